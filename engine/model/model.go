@@ -1,0 +1,63 @@
+// Package model defines what the engine needs from a language model: one
+// request in, one whole response out, with optional streaming of deltas.
+// Providers live in subpackages (script, openai).
+package model
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/docket-engine/docket/events"
+)
+
+// Tool kinds: a function tool takes JSON arguments, a custom tool takes free
+// text (apply_patch is custom).
+const (
+	ToolFunction = "function"
+	ToolCustom   = "custom"
+)
+
+// ToolSpec is what the model sees of a tool.
+type ToolSpec struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Kind        string          `json:"kind"`
+	Parameters  json.RawMessage `json:"parameters,omitempty"` // JSON Schema, function tools
+}
+
+// Request is one call to the model: the whole conversation so far.
+type Request struct {
+	Model             string
+	Instructions      string
+	Items             []events.Item
+	Tools             []ToolSpec
+	ParallelToolCalls bool
+	// Temperature is nil for the provider's default.
+	Temperature *float64
+}
+
+// Response is the model's whole answer to one Request.
+type Response struct {
+	ID       string
+	Items    []events.Item
+	Usage    events.Usage
+	Attempts int // how many HTTP attempts it took; 1 when none was retried
+}
+
+// Stream event kinds.
+const (
+	DeltaText      = "text"
+	DeltaReasoning = "reasoning"
+)
+
+// Delta is a streamed fragment of a response, for live display only: the
+// engine acts on the whole Response.
+type Delta struct {
+	Kind string
+	Text string
+}
+
+// Model answers requests. Implementations must honour ctx cancellation.
+type Model interface {
+	Respond(ctx context.Context, req Request, onDelta func(Delta)) (Response, error)
+}

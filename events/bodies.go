@@ -1,0 +1,244 @@
+package events
+
+// FormatVersion is the journal format this build writes and the newest it
+// can read.
+const FormatVersion = 1
+
+// Setting is one configuration key and its value, rendered as TOML text.
+// Settings are kept as a sorted slice, never a map.
+type Setting struct {
+	Key   string `msgpack:"key"`
+	Value string `msgpack:"value"`
+}
+
+// RuleSource is one rules file in force when a session started, with its
+// whole text, so a journal replays without the files that produced it.
+type RuleSource struct {
+	Path string `msgpack:"path"`
+	Text string `msgpack:"text"`
+}
+
+// SessionConfig is the decision-relevant configuration of a session.
+type SessionConfig struct {
+	ApprovalPolicy        string   `msgpack:"approval_policy"`
+	SandboxMode           string   `msgpack:"sandbox_mode"`
+	WritableRoots         []string `msgpack:"writable_roots,omitempty"`
+	NetworkAccess         bool     `msgpack:"network_access,omitempty"`
+	ExcludeTmpdirEnvVar   bool     `msgpack:"exclude_tmpdir_env_var,omitempty"`
+	ExcludeSlashTmp       bool     `msgpack:"exclude_slash_tmp,omitempty"`
+	TmpdirEnv             string   `msgpack:"tmpdir_env,omitempty"`
+	RequireProtectedPaths bool     `msgpack:"require_protected_paths,omitempty"`
+	Model                 string   `msgpack:"model,omitempty"`
+	ModelProvider         string   `msgpack:"model_provider,omitempty"`
+	ToolOutputMaxBytes    int64    `msgpack:"tool_output_max_bytes,omitempty"`
+	ApprovalTimeoutSec    int64    `msgpack:"approval_timeout_sec,omitempty"`
+}
+
+// SessionStarted opens every journal. It carries the format version, the
+// configuration and the rules in force.
+type SessionStarted struct {
+	Version       uint32        `msgpack:"version"`
+	SessionID     string        `msgpack:"session_id"`
+	DocketVersion string        `msgpack:"docket_version"`
+	StartedAt     int64         `msgpack:"started_at"`
+	Cwd           string        `msgpack:"cwd"`
+	Config        SessionConfig `msgpack:"config"`
+	Settings      []Setting     `msgpack:"settings,omitempty"`
+	Rules         []RuleSource  `msgpack:"rules,omitempty"`
+	RulesDigest   string        `msgpack:"rules_digest,omitempty"`
+	Instructions  string        `msgpack:"instructions,omitempty"`
+}
+
+// UserTurn records a prompt from the user that starts a turn.
+type UserTurn struct {
+	TurnID string `msgpack:"turn_id"`
+	Text   string `msgpack:"text"`
+}
+
+// ModelResponse records the model's whole answer to one request.
+type ModelResponse struct {
+	TurnID     string `msgpack:"turn_id"`
+	Request    int    `msgpack:"request"`
+	ResponseID string `msgpack:"response_id,omitempty"`
+	Items      []Item `msgpack:"items"`
+	Usage      Usage  `msgpack:"usage"`
+	Attempts   int    `msgpack:"attempts,omitempty"`
+	Error      string `msgpack:"error,omitempty"`
+}
+
+// Approval phases.
+const (
+	PhaseInitial = "initial"
+	PhaseRetry   = "retry"
+)
+
+// Decision sources.
+const (
+	SourceUser      = "user"
+	SourceFlag      = "decisions_flag"
+	SourceTimeout   = "timeout"
+	SourceEngine    = "engine"
+	SourceApprover  = "approver"
+	SourceNoAnswer  = "no_approver"
+	SourceTerminal  = "terminal"
+	SourceCancelled = "cancelled"
+)
+
+// Decision records an answer to an approval request.
+type Decision struct {
+	CallID    string   `msgpack:"call_id"`
+	RequestID string   `msgpack:"request_id"`
+	Phase     string   `msgpack:"phase"`
+	Decision  string   `msgpack:"decision"`
+	Source    string   `msgpack:"source"`
+	At        int64    `msgpack:"at"`
+	Amendment []string `msgpack:"amendment,omitempty"`
+}
+
+// DenialEvidence explains why a failed sandboxed run is judged a sandbox
+// denial rather than an ordinary failure.
+type DenialEvidence struct {
+	Reason  string `msgpack:"reason" json:"reason"`
+	Errno   string `msgpack:"errno,omitempty" json:"errno,omitempty"`
+	Path    string `msgpack:"path,omitempty" json:"path,omitempty"`
+	Signal  string `msgpack:"signal,omitempty" json:"signal,omitempty"`
+	Message string `msgpack:"message,omitempty" json:"message,omitempty"`
+}
+
+// ExecOutcome records what running a call produced: a process's exit, a
+// patch's application, or an MCP tool's result.
+type ExecOutcome struct {
+	CallID       string          `msgpack:"call_id"`
+	Attempt      int             `msgpack:"attempt"`
+	ExitCode     int             `msgpack:"exit_code"`
+	Signal       string          `msgpack:"signal,omitempty"`
+	DurationNs   int64           `msgpack:"duration_ns"`
+	Stdout       string          `msgpack:"stdout,omitempty"`
+	Stderr       string          `msgpack:"stderr,omitempty"`
+	Output       string          `msgpack:"output,omitempty"`
+	Truncated    bool            `msgpack:"truncated,omitempty"`
+	TimedOut     bool            `msgpack:"timed_out,omitempty"`
+	Denial       *DenialEvidence `msgpack:"denial,omitempty"`
+	Layers       []string        `msgpack:"layers,omitempty"`
+	Error        string          `msgpack:"error,omitempty"`
+	SandboxError string          `msgpack:"sandbox_error,omitempty"`
+	Structured   string          `msgpack:"structured,omitempty"`
+	IsError      bool            `msgpack:"is_error,omitempty"`
+}
+
+// RiskAssessment records the model's assessment of a denied command.
+type RiskAssessment struct {
+	CallID      string `msgpack:"call_id"`
+	RiskLevel   string `msgpack:"risk_level,omitempty"`
+	Description string `msgpack:"description,omitempty"`
+	Error       string `msgpack:"error,omitempty"`
+}
+
+// Transition records one move of a call's state machine.
+type Transition struct {
+	CallID string `msgpack:"call_id"`
+	From   string `msgpack:"from"`
+	Event  string `msgpack:"event"`
+	To     string `msgpack:"to"`
+	Cause  string `msgpack:"cause"`
+	Reason string `msgpack:"reason"`
+}
+
+// Approval request kinds.
+const (
+	ApprovalExec  = "exec"
+	ApprovalPatch = "patch"
+	ApprovalMCP   = "mcp"
+)
+
+// ApprovalRequested records that an approval request went out.
+type ApprovalRequested struct {
+	CallID            string          `msgpack:"call_id"`
+	TurnID            string          `msgpack:"turn_id"`
+	RequestID         string          `msgpack:"request_id"`
+	Phase             string          `msgpack:"phase"`
+	Kind              string          `msgpack:"kind"`
+	Command           []string        `msgpack:"command,omitempty"`
+	Cwd               string          `msgpack:"cwd"`
+	Reason            string          `msgpack:"reason,omitempty"`
+	ProposedAmendment []string        `msgpack:"proposed_amendment,omitempty"`
+	Keys              []string        `msgpack:"keys"`
+	Paths             []string        `msgpack:"paths,omitempty"`
+	Risk              *RiskAssessment `msgpack:"risk,omitempty"`
+}
+
+// SandboxPlan is what a run is allowed to do. Mode "none" means no sandbox.
+type SandboxPlan struct {
+	Mode                  string   `msgpack:"mode" json:"mode"`
+	WritableRoots         []string `msgpack:"writable_roots,omitempty" json:"writable_roots,omitempty"`
+	ReadOnlySubpaths      []string `msgpack:"read_only_subpaths,omitempty" json:"read_only_subpaths,omitempty"`
+	Network               bool     `msgpack:"network,omitempty" json:"network"`
+	RequireProtectedPaths bool     `msgpack:"require_protected_paths,omitempty" json:"require_protected_paths,omitempty"`
+}
+
+// Sandboxed reports whether the plan restricts the process at all.
+func (p SandboxPlan) Sandboxed() bool { return p.Mode != "" && p.Mode != "none" }
+
+// ExecStarted is the write-ahead record: it is durable before the process
+// (or patch write, or MCP call) starts.
+type ExecStarted struct {
+	CallID    string      `msgpack:"call_id"`
+	Attempt   int         `msgpack:"attempt"`
+	Tool      string      `msgpack:"tool"`
+	Argv      []string    `msgpack:"argv,omitempty"`
+	Cwd       string      `msgpack:"cwd"`
+	Sandbox   SandboxPlan `msgpack:"sandbox"`
+	TimeoutMs int64       `msgpack:"timeout_ms,omitempty"`
+	Input     string      `msgpack:"input,omitempty"`
+	Server    string      `msgpack:"server,omitempty"`
+	MCPTool   string      `msgpack:"mcp_tool,omitempty"`
+}
+
+// ToolOutput records the result text sent back to the model for a call.
+type ToolOutput struct {
+	CallID  string `msgpack:"call_id"`
+	Type    string `msgpack:"type"`
+	Output  string `msgpack:"output"`
+	Success bool   `msgpack:"success"`
+}
+
+// ModelRequest records that a request was sent to the model.
+type ModelRequest struct {
+	TurnID    string `msgpack:"turn_id"`
+	Request   int    `msgpack:"request"`
+	Digest    string `msgpack:"digest"`
+	ItemCount int    `msgpack:"item_count"`
+	Model     string `msgpack:"model,omitempty"`
+}
+
+// Grant records approval keys granted for the rest of the session.
+type Grant struct {
+	CallID    string   `msgpack:"call_id"`
+	RequestID string   `msgpack:"request_id"`
+	Keys      []string `msgpack:"keys"`
+}
+
+// RuleAmended records a prefix rule the user chose to save.
+type RuleAmended struct {
+	CallID  string   `msgpack:"call_id"`
+	Pattern []string `msgpack:"pattern"`
+	Line    string   `msgpack:"line"`
+	File    string   `msgpack:"file"`
+	Written bool     `msgpack:"written"`
+}
+
+// Turn statuses.
+const (
+	TurnCompleted = "completed"
+	TurnFailed    = "failed"
+	TurnAborted   = "aborted"
+	TurnParked    = "parked"
+)
+
+// TurnEnded closes a turn.
+type TurnEnded struct {
+	TurnID  string `msgpack:"turn_id"`
+	Status  string `msgpack:"status"`
+	Message string `msgpack:"message,omitempty"`
+	Usage   Usage  `msgpack:"usage"`
+}

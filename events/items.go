@@ -1,0 +1,43 @@
+package events
+
+// Item types, following the Responses API's output-item shapes.
+const (
+	ItemMessage              = "message"
+	ItemReasoning            = "reasoning"
+	ItemFunctionCall         = "function_call"
+	ItemCustomToolCall       = "custom_tool_call"
+	ItemFunctionCallOutput   = "function_call_output"
+	ItemCustomToolCallOutput = "custom_tool_call_output"
+)
+
+// Item is one conversation item: a message, a reasoning summary, a tool call
+// or a tool call's output. Which fields are set depends on Type.
+type Item struct {
+	Type      string `msgpack:"type" json:"type"`
+	ID        string `msgpack:"id,omitempty" json:"id,omitempty"`
+	Role      string `msgpack:"role,omitempty" json:"role,omitempty"`
+	Text      string `msgpack:"text,omitempty" json:"text,omitempty"`
+	CallID    string `msgpack:"call_id,omitempty" json:"call_id,omitempty"`
+	Name      string `msgpack:"name,omitempty" json:"name,omitempty"`
+	Arguments string `msgpack:"arguments,omitempty" json:"arguments,omitempty"`
+	Input     string `msgpack:"input,omitempty" json:"input,omitempty"`
+	Output    string `msgpack:"output,omitempty" json:"output,omitempty"`
+}
+
+// Usage counts the tokens of one model response or one turn.
+type Usage struct {
+	InputTokens       int64 `msgpack:"input_tokens,omitempty" json:"input_tokens"`
+	CachedInputTokens int64 `msgpack:"cached_input_tokens,omitempty" json:"cached_input_tokens"`
+	OutputTokens      int64 `msgpack:"output_tokens,omitempty" json:"output_tokens"`
+	ReasoningTokens   int64 `msgpack:"reasoning_tokens,omitempty" json:"reasoning_output_tokens,omitempty"`
+}
+
+// Add returns the sum of two usages.
+func (u Usage) Add(o Usage) Usage {
+	return Usage{
+		InputTokens:       u.InputTokens + o.InputTokens,
+		CachedInputTokens: u.CachedInputTokens + o.CachedInputTokens,
+		OutputTokens:      u.OutputTokens + o.OutputTokens,
+		ReasoningTokens:   u.ReasoningTokens + o.ReasoningTokens,
+	}
+}
