@@ -47,6 +47,23 @@ type SessionStarted struct {
 	Rules         []RuleSource  `msgpack:"rules,omitempty"`
 	RulesDigest   string        `msgpack:"rules_digest,omitempty"`
 	Instructions  string        `msgpack:"instructions,omitempty"`
+	// Plan is the workspace sandbox plan computed once at start (writable
+	// roots, protected subpaths), so replay does not depend on the disk.
+	Plan SandboxPlan `msgpack:"plan"`
+	// Tools lists the tools the model was offered, MCP provenance included.
+	Tools []ToolInfo `msgpack:"tools,omitempty"`
+}
+
+// ToolInfo records one tool offered to the model and where it routes.
+type ToolInfo struct {
+	Name         string `msgpack:"name"`
+	Kind         string `msgpack:"kind"`
+	Server       string `msgpack:"server,omitempty"`
+	RawName      string `msgpack:"raw_name,omitempty"`
+	ReadOnly     bool   `msgpack:"read_only,omitempty"`
+	Destructive  bool   `msgpack:"destructive,omitempty"`
+	Approval     string `msgpack:"approval,omitempty"`
+	ParallelSafe bool   `msgpack:"parallel_safe,omitempty"`
 }
 
 // UserTurn records a prompt from the user that starts a turn.

@@ -115,6 +115,13 @@ func Unmarshal(b []byte) (Record, error) {
 	if len(b) == 0 {
 		return r, &CorruptError{Reason: "empty record"}
 	}
+	size, err := wellFormed(b)
+	if err != nil {
+		return r, &CorruptError{Reason: "malformed envelope: " + err.Error()}
+	}
+	if size < len(b) {
+		return r, &CorruptError{Reason: fmt.Sprintf("%d trailing bytes after the envelope", len(b)-size)}
+	}
 	dec := msgpack.NewDecoder(bytes.NewReader(b))
 	n, err := dec.DecodeArrayLen()
 	if err != nil {
@@ -146,6 +153,11 @@ func Unmarshal(b []byte) (Record, error) {
 	if got := Checksum(r.Seq, r.Kind, r.At, r.CallID, r.Body); got != r.CRC {
 		return r, &CorruptError{Seq: r.Seq, Reason: fmt.Sprintf("CRC-32C mismatch: stored %08x, computed %08x", r.CRC, got)}
 	}
+	// Marshal is the only writer, so any other encoding of the same values
+	// (a widened integer header, say) is damage the CRC cannot see.
+	if canon, err := r.Marshal(); err != nil || !bytes.Equal(canon, b) {
+		return r, &CorruptError{Seq: r.Seq, Reason: "envelope is not in canonical form"}
+	}
 	return r, nil
 }
 
@@ -164,8 +176,16 @@ func (r Record) Decode() (any, error) {
 	return body, nil
 }
 
-// DecodeBody decodes msgpack bytes into a body pointer.
+// DecodeBody decodes msgpack bytes into a body pointer. The bytes must hold
+// exactly one well-formed msgpack value.
 func DecodeBody(b []byte, body any) error {
+	size, err := wellFormed(b)
+	if err != nil {
+		return fmt.Errorf("malformed body: %w", err)
+	}
+	if size < len(b) {
+		return fmt.Errorf("%d trailing bytes after the body", len(b)-size)
+	}
 	dec := msgpack.NewDecoder(bytes.NewReader(b))
 	dec.SetCustomStructTag("msgpack")
 	return dec.Decode(body)

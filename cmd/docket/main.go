@@ -5,14 +5,18 @@ package main
 import (
 	"os"
 
+	"github.com/docket-engine/docket/engine/patch"
 	"github.com/docket-engine/docket/sandbox"
 )
 
 func main() {
-	// The sandbox helper re-executes this binary; it must not go through
-	// cobra, both for start-up time and because it restricts itself.
-	if sandbox.IsHelper(os.Args) {
+	// Helper modes re-execute this binary; they must not go through cobra,
+	// both for start-up time and because the sandbox helper restricts itself.
+	switch {
+	case sandbox.IsHelper(os.Args):
 		os.Exit(sandbox.HelperMain(os.Args))
+	case patch.IsHelper(os.Args):
+		os.Exit(patch.HelperMain(os.Args))
 	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

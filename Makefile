@@ -1,0 +1,45 @@
+# Docket's build, test, demo and benchmark entry points.
+GO      ?= go
+BIN     := bin/docket
+PKGS    := ./...
+
+.PHONY: all build demo test vet race fuzz bench bench-journal bench-sandbox bench-engine clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/docket
+
+# The main job: a scripted session in a scratch workspace, no network needed.
+demo: build
+	./scripts/demo.sh $(BIN)
+
+vet:
+	$(GO) vet $(PKGS)
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
+
+race:
+	$(GO) test -race -timeout 20m $(PKGS)
+
+# What CI runs: static checks, the whole suite under the race detector, and
+# the demo end to end.
+test: vet race demo
+
+# Short fuzzing pass over every fuzz target (FUZZTIME per target).
+FUZZTIME ?= 20s
+fuzz:
+	./scripts/fuzz.sh $(FUZZTIME)
+
+bench: bench-journal bench-engine bench-sandbox
+
+bench-journal:
+	$(GO) test -run '^$$' -bench . -benchtime 2s ./journal/ ./events/ ./states/... ./replay/...
+
+bench-engine:
+	$(GO) test -run '^$$' -bench . -benchtime 2s ./engine/...
+
+bench-sandbox: build
+	./scripts/bench-sandbox.sh $(BIN)
+
+clean:
+	rm -rf bin

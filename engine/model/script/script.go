@@ -1,0 +1,221 @@
+// Package script is the scripted model provider of CLI.md: a JSON Lines file
+// whose every line is the model's whole response to one request. It lets a
+// session run with no network and no API key (the demo, the tests).
+package script
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+
+	"github.com/docket-engine/docket/engine/model"
+	"github.com/docket-engine/docket/events"
+)
+
+// ErrExhausted is returned when the script has no line left for a request.
+var ErrExhausted = errors.New("model script exhausted")
+
+// LineError names the script file and line that could not be parsed.
+type LineError struct {
+	File string
+	Line int
+	Err  error
+}
+
+func (e *LineError) Error() string { return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err) }
+
+// Unwrap returns the parse error.
+func (e *LineError) Unwrap() error { return e.Err }
+
+// Model replays the script's responses in order.
+type Model struct {
+	mu        sync.Mutex
+	responses []model.Response
+	next      int
+}
+
+// Load parses a script file.
+func Load(path string) (*Model, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("model script: %w", err)
+	}
+	return Parse(path, b)
+}
+
+// Parse parses script text; name is used in errors.
+func Parse(name string, b []byte) (*Model, error) {
+	m := &Model{}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 0, 64*1024), 64<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		text := bytes.TrimSpace(sc.Bytes())
+		if len(text) == 0 || text[0] == '#' {
+			continue
+		}
+		resp, err := parseLine(text)
+		if err != nil {
+			return nil, &LineError{File: name, Line: line, Err: err}
+		}
+		m.responses = append(m.responses, resp)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, &LineError{File: name, Line: line + 1, Err: err}
+	}
+	return m, nil
+}
+
+type rawLine struct {
+	ID     string          `json:"id"`
+	Output []rawItem       `json:"output"`
+	Usage  *events.Usage   `json:"usage"`
+	Extra  json.RawMessage `json:"-"`
+}
+
+type rawItem struct {
+	Type      string          `json:"type"`
+	ID        string          `json:"id"`
+	CallID    string          `json:"call_id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+	Input     *string         `json:"input"`
+	Content   json.RawMessage `json:"content"`
+	Text      string          `json:"text"`
+	Summary   json.RawMessage `json:"summary"`
+	Role      string          `json:"role"`
+}
+
+func parseLine(text []byte) (model.Response, error) {
+	var rl rawLine
+	dec := json.NewDecoder(bytes.NewReader(text))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rl); err != nil {
+		return model.Response{}, fmt.Errorf("not a JSON response object: %w", err)
+	}
+	if rl.Output == nil {
+		return model.Response{}, errors.New(`missing "output" array`)
+	}
+	resp := model.Response{ID: rl.ID, Attempts: 1}
+	if rl.Usage != nil {
+		resp.Usage = *rl.Usage
+	}
+	for i, it := range rl.Output {
+		item, err := convert(it)
+		if err != nil {
+			return model.Response{}, fmt.Errorf("output[%d]: %w", i, err)
+		}
+		resp.Items = append(resp.Items, item)
+	}
+	return resp, nil
+}
+
+func convert(it rawItem) (events.Item, error) {
+	switch it.Type {
+	case events.ItemMessage:
+		text, err := textOf(it.Content)
+		if err != nil {
+			return events.Item{}, fmt.Errorf("message content: %w", err)
+		}
+		if text == "" {
+			text = it.Text
+		}
+		role := it.Role
+		if role == "" {
+			role = "assistant"
+		}
+		return events.Item{Type: it.Type, ID: it.ID, Role: role, Text: text}, nil
+	case events.ItemReasoning:
+		text := it.Text
+		if text == "" {
+			t, err := textOf(it.Summary)
+			if err != nil {
+				return events.Item{}, fmt.Errorf("reasoning summary: %w", err)
+			}
+			text = t
+		}
+		return events.Item{Type: it.Type, ID: it.ID, Text: text}, nil
+	case events.ItemFunctionCall:
+		if it.CallID == "" || it.Name == "" {
+			return events.Item{}, errors.New("function_call needs call_id and name")
+		}
+		args := string(it.Arguments)
+		if len(it.Arguments) > 0 && it.Arguments[0] == '"' {
+			// arguments given as a string holding JSON, as the API sends it
+			if err := json.Unmarshal(it.Arguments, &args); err != nil {
+				return events.Item{}, err
+			}
+		}
+		return events.Item{Type: it.Type, ID: it.ID, CallID: it.CallID, Name: it.Name, Arguments: args}, nil
+	case events.ItemCustomToolCall:
+		if it.CallID == "" || it.Name == "" || it.Input == nil {
+			return events.Item{}, errors.New("custom_tool_call needs call_id, name and input")
+		}
+		return events.Item{Type: it.Type, ID: it.ID, CallID: it.CallID, Name: it.Name, Input: *it.Input}, nil
+	case "":
+		return events.Item{}, errors.New(`item has no "type"`)
+	}
+	return events.Item{}, fmt.Errorf("unsupported item type %q", it.Type)
+}
+
+// textOf accepts a plain string or an array of {type, text} parts.
+func textOf(raw json.RawMessage) (string, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		return s, nil
+	}
+	var parts []struct {
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return "", errors.New("want a string or an array of {text} parts")
+	}
+	var b bytes.Buffer
+	for _, p := range parts {
+		b.WriteString(p.Text)
+	}
+	return b.String(), nil
+}
+
+// Len returns how many responses the script holds.
+func (m *Model) Len() int { return len(m.responses) }
+
+// Skip moves past the first n responses: a resumed session has already
+// consumed them, and their answers are in its journal.
+func (m *Model) Skip(n int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.next = min(n, len(m.responses))
+}
+
+// Respond returns the next scripted response.
+func (m *Model) Respond(ctx context.Context, req model.Request, onDelta func(model.Delta)) (model.Response, error) {
+	if err := ctx.Err(); err != nil {
+		return model.Response{}, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.next >= len(m.responses) {
+		return model.Response{}, ErrExhausted
+	}
+	r := m.responses[m.next]
+	m.next++
+	r.Items = append([]events.Item(nil), r.Items...)
+	if onDelta != nil {
+		for _, it := range r.Items {
+			if it.Type == events.ItemMessage && it.Text != "" {
+				onDelta(model.Delta{Kind: model.DeltaText, Text: it.Text})
+			}
+		}
+	}
+	return r, nil
+}

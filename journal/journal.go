@@ -1,0 +1,300 @@
+package journal
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/docket-engine/docket/events"
+	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+)
+
+var (
+	bucketRecords = []byte("records")
+	bucketCalls   = []byte("calls")
+	bucketMeta    = []byte("meta")
+	keySessionID  = []byte("session_id")
+	keyFormat     = []byte("format")
+	magicFormat   = []byte("docket-journal/1")
+)
+
+// LockTimeout is how long Open waits for another process to let go of a
+// session before it reports InUseError.
+const LockTimeout = time.Second
+
+// Journal is one session's open journal file. It is safe for concurrent use.
+type Journal struct {
+	path      string
+	sessionID string
+	db        *bolt.DB
+	readOnly  bool
+
+	mu      sync.Mutex
+	next    uint64 // seq the next Append gets
+	pending []events.Record
+	commits atomic.Uint64
+}
+
+// Create makes a new journal for session id under home and opens it for
+// writing. It fails if the file already exists.
+func Create(home, id string, started time.Time) (*Journal, error) {
+	path := SessionPath(home, id, started)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("create journal directory: %w", err)
+	}
+	if _, err := os.Stat(path); err == nil {
+		return nil, fmt.Errorf("create journal %s: already exists", path)
+	}
+	j, err := open(path, id, false, true)
+	if err != nil {
+		return nil, err
+	}
+	return j, nil
+}
+
+// Open opens an existing journal for appending (to resume its session).
+func Open(path string) (*Journal, error) {
+	return open(path, idFromPath(path), false, false)
+}
+
+// OpenReadOnly opens an existing journal for reading. It shares the file
+// with other readers but not with a writer.
+func OpenReadOnly(path string) (*Journal, error) {
+	return open(path, idFromPath(path), true, false)
+}
+
+func idFromPath(path string) string { return strings.TrimSuffix(filepath.Base(path), Ext) }
+
+func lockPath(path string) string { return path + ".pid" }
+
+func open(path, id string, readOnly, create bool) (j *Journal, err error) {
+	if !create {
+		if err := checkFile(path); err != nil {
+			return nil, err
+		}
+	}
+	opts := &bolt.Options{Timeout: LockTimeout, ReadOnly: readOnly, FreelistType: bolt.FreelistMapType}
+	db, err := safeOpen(path, opts)
+	if err != nil {
+		if errors.Is(err, berrors.ErrTimeout) {
+			return nil, &InUseError{SessionID: id, Path: path, PID: readPID(path)}
+		}
+		return nil, &NotJournalError{Path: path, Reason: err.Error()}
+	}
+	j = &Journal{path: path, sessionID: id, db: db, readOnly: readOnly, next: 1}
+	defer func() {
+		if err != nil {
+			db.Close()
+		}
+	}()
+	if create {
+		err = db.Update(func(tx *bolt.Tx) error {
+			for _, b := range [][]byte{bucketRecords, bucketCalls, bucketMeta} {
+				if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+					return err
+				}
+			}
+			m := tx.Bucket(bucketMeta)
+			if err := m.Put(keyFormat, magicFormat); err != nil {
+				return err
+			}
+			return m.Put(keySessionID, []byte(id))
+		})
+		if err != nil {
+			return nil, fmt.Errorf("initialise journal %s: %w", path, err)
+		}
+		j.commits.Add(1)
+	} else {
+		if err := j.check(); err != nil {
+			return nil, err
+		}
+	}
+	if !readOnly {
+		_ = os.WriteFile(lockPath(path), []byte(strconv.Itoa(os.Getpid())), 0o600)
+	}
+	return j, nil
+}
+
+// checkFile rejects what bbolt would misreport: a directory, an empty file.
+func checkFile(path string) error {
+	info, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("open journal: %w", err)
+	}
+	if info.IsDir() {
+		return &NotJournalError{Path: path, Reason: "it is a directory"}
+	}
+	if info.Size() == 0 {
+		return &NotJournalError{Path: path, Reason: "the file is empty"}
+	}
+	return nil
+}
+
+// safeOpen opens bbolt, turning a panic or fault on a damaged file into an
+// error.
+func safeOpen(path string, opts *bolt.Options) (db *bolt.DB, err error) {
+	err = guard(func() error {
+		var e error
+		db, e = bolt.Open(path, 0o600, opts)
+		return e
+	})
+	return db, err
+}
+
+// check verifies the meta bucket and finds the next seq.
+func (j *Journal) check() error {
+	return guard(func() error {
+		return j.db.View(func(tx *bolt.Tx) error {
+			m := tx.Bucket(bucketMeta)
+			if m == nil || string(m.Get(keyFormat)) != string(magicFormat) {
+				return &NotJournalError{Path: j.path, Reason: "no docket meta bucket (a foreign bbolt file?)"}
+			}
+			if id := m.Get(keySessionID); len(id) > 0 {
+				j.sessionID = string(id)
+			}
+			rb := tx.Bucket(bucketRecords)
+			if rb == nil {
+				return &NotJournalError{Path: j.path, Reason: "no records bucket"}
+			}
+			if k, _ := rb.Cursor().Last(); len(k) == 8 {
+				j.next = binary.BigEndian.Uint64(k) + 1
+			}
+			return nil
+		})
+	})
+}
+
+func readPID(path string) int {
+	b, err := os.ReadFile(lockPath(path))
+	if err != nil {
+		return 0
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	return pid
+}
+
+// Path returns the journal's file path.
+func (j *Journal) Path() string { return j.path }
+
+// SessionID returns the session id recorded in the file.
+func (j *Journal) SessionID() string { return j.sessionID }
+
+// Commits returns how many durable commits this handle has made.
+func (j *Journal) Commits() uint64 { return j.commits.Load() }
+
+// NextSeq returns the seq the next Append will get.
+func (j *Journal) NextSeq() uint64 {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.next
+}
+
+// Pending returns how many appended records await a commit.
+func (j *Journal) Pending() int {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return len(j.pending)
+}
+
+// Append buffers a record. It is not durable until Commit returns.
+func (j *Journal) Append(at time.Time, callID string, body any) (events.Record, error) {
+	if j.readOnly {
+		return events.Record{}, fmt.Errorf("journal %s is open read-only", j.path)
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	r, err := events.NewRecord(j.next, at.UnixNano(), callID, body)
+	if err != nil {
+		return events.Record{}, err
+	}
+	j.pending = append(j.pending, r)
+	j.next++
+	return r, nil
+}
+
+// Commit makes every buffered record durable in one bbolt Update (one
+// fsync). With nothing buffered it does nothing and counts nothing.
+func (j *Journal) Commit() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if len(j.pending) == 0 {
+		return nil
+	}
+	err := j.db.Update(func(tx *bolt.Tx) error {
+		rb, cb := tx.Bucket(bucketRecords), tx.Bucket(bucketCalls)
+		rb.FillPercent = 1.0 // keys only ever grow: pack pages full
+		for _, r := range j.pending {
+			b, err := r.Marshal()
+			if err != nil {
+				return err
+			}
+			if err := rb.Put(seqKey(r.Seq), b); err != nil {
+				return err
+			}
+			if r.CallID != "" {
+				if err := cb.Put(callKey(r.CallID, r.Seq), nil); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("commit journal %s: %w", j.path, err)
+	}
+	j.pending = j.pending[:0]
+	j.commits.Add(1)
+	return nil
+}
+
+// AppendDurable appends a record and commits it with everything buffered.
+func (j *Journal) AppendDurable(at time.Time, callID string, body any) (events.Record, error) {
+	r, err := j.Append(at, callID, body)
+	if err != nil {
+		return r, err
+	}
+	return r, j.Commit()
+}
+
+// Close commits what is buffered and closes the file.
+func (j *Journal) Close() error {
+	var err error
+	if !j.readOnly {
+		err = j.Commit()
+		os.Remove(lockPath(j.path))
+	}
+	return errors.Join(err, j.db.Close())
+}
+
+// Abandon closes the file without committing buffered records, as a crash
+// would. Tests use it.
+func (j *Journal) Abandon() error {
+	j.mu.Lock()
+	j.pending = nil
+	j.mu.Unlock()
+	if !j.readOnly {
+		os.Remove(lockPath(j.path))
+	}
+	return j.db.Close()
+}
+
+func seqKey(seq uint64) []byte {
+	var k [8]byte
+	binary.BigEndian.PutUint64(k[:], seq)
+	return k[:]
+}
+
+func callKey(callID string, seq uint64) []byte {
+	k := make([]byte, 0, len(callID)+9)
+	k = append(k, callID...)
+	k = append(k, 0)
+	return append(k, seqKey(seq)...)
+}

@@ -1,0 +1,60 @@
+package states
+
+// Cause is the short stable code that says why a transition happened; it is
+// the audit's answer to "why".
+type Cause string
+
+// Causes, as DESIGN.md section 2 lists them, plus the few the engine needs
+// for invalid calls and completed runs.
+const (
+	CausePolicySkip             Cause = "policy_skip"
+	CauseRuleAllow              Cause = "rule_allow"
+	CauseRulePrompt             Cause = "rule_prompt"
+	CauseRuleForbidden          Cause = "rule_forbidden"
+	CauseKnownSafe              Cause = "known_safe"
+	CauseSessionGrant           Cause = "session_grant"
+	CauseUserApproved           Cause = "user_approved"
+	CauseUserApprovedForSession Cause = "user_approved_for_session"
+	CauseUserAmendment          Cause = "user_amendment"
+	CauseUserDenied             Cause = "user_denied"
+	CauseUserAbort              Cause = "user_abort"
+	CauseApprovalTimeout        Cause = "approval_timeout"
+	CauseEscalationRequested    Cause = "escalation_requested"
+	CauseDangerFullAccess       Cause = "danger_full_access"
+	CauseExternalSandbox        Cause = "external_sandbox"
+	CauseNoSandboxNeeded        Cause = "no_sandbox_needed"
+	CauseSandboxUnavailable     Cause = "sandbox_unavailable"
+	CauseSandboxDenial          Cause = "sandbox_denial"
+	CauseRetryNotAllowed        Cause = "retry_not_allowed"
+	CauseAlreadyApproved        Cause = "already_approved"
+	CauseOutOfProcess           Cause = "out_of_process"
+	CauseCrashRecovery          Cause = "crash_recovery"
+	CauseNeedsApproval          Cause = "needs_approval"
+	CauseDangerous              Cause = "dangerous_command"
+	CausePolicyForbidden        Cause = "policy_forbidden"
+	CauseNoApprover             Cause = "no_approver"
+	CauseInvalidCall            Cause = "invalid_call"
+	CauseCompleted              Cause = "completed"
+	CauseCancelled              Cause = "cancelled"
+)
+
+// UserDecided reports whether c records a choice the user made (rather than a
+// rule, a policy or the engine). The audit and replay's invariant 3 rest on it.
+func (c Cause) UserDecided() bool {
+	switch c {
+	case CauseUserApproved, CauseUserApprovedForSession, CauseUserAmendment, CauseSessionGrant, CauseAlreadyApproved:
+		return true
+	}
+	return false
+}
+
+// JustifiesUnsandboxed reports whether c is a sufficient reason for a call to
+// reach unsandboxed (invariant 3). The model's own escalation request is not.
+func (c Cause) JustifiesUnsandboxed() bool {
+	switch c {
+	case CauseUserApproved, CauseUserApprovedForSession, CauseUserAmendment, CauseSessionGrant,
+		CauseAlreadyApproved, CauseRuleAllow, CauseDangerFullAccess, CauseExternalSandbox, CauseOutOfProcess:
+		return true
+	}
+	return false
+}

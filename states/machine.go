@@ -1,0 +1,96 @@
+package states
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/docket-engine/docket/events"
+	"github.com/looplab/fsm"
+)
+
+// Sink accepts a transition record before the machine moves. The engine's
+// sink appends it to the journal; an error leaves the machine where it was.
+type Sink interface {
+	RecordTransition(events.Transition) error
+}
+
+// SinkFunc adapts a function to Sink.
+type SinkFunc func(events.Transition) error
+
+// RecordTransition calls f.
+func (f SinkFunc) RecordTransition(t events.Transition) error { return f(t) }
+
+// InvalidTransitionError is returned for an event the table does not allow
+// from the call's current state. The engine treats it as a bug.
+type InvalidTransitionError struct {
+	CallID string
+	State  State
+	Event  Event
+}
+
+func (e *InvalidTransitionError) Error() string {
+	return fmt.Sprintf("call %s: event %q is not allowed in state %q", e.CallID, e.Event, e.State)
+}
+
+// Call is the state machine of one tool call.
+type Call struct {
+	id   string
+	fsm  *fsm.FSM
+	sink Sink
+}
+
+func descs() fsm.Events {
+	t := Table()
+	out := make(fsm.Events, 0, len(t))
+	for _, e := range t {
+		src := make([]string, len(e.From))
+		for i, s := range e.From {
+			src[i] = string(s)
+		}
+		out = append(out, fsm.EventDesc{Name: string(e.Event), Src: src, Dst: string(e.To)})
+	}
+	return out
+}
+
+// NewCall returns a machine for call id in wantsApproval.
+func NewCall(id string, sink Sink) *Call {
+	return Restore(id, WantsApproval, sink)
+}
+
+// Restore returns a machine for call id in state s, as rebuilt from a journal.
+func Restore(id string, s State, sink Sink) *Call {
+	return &Call{id: id, fsm: fsm.NewFSM(string(s), descs(), nil), sink: sink}
+}
+
+// ID returns the call id.
+func (c *Call) ID() string { return c.id }
+
+// Current returns the call's state.
+func (c *Call) Current() State { return State(c.fsm.Current()) }
+
+// Can reports whether ev is allowed now.
+func (c *Call) Can(ev Event) bool { return c.fsm.Can(string(ev)) }
+
+// Fire moves the call by ev. The transition record goes to the sink first;
+// only if the sink accepts it does the machine move.
+func (c *Call) Fire(ctx context.Context, ev Event, cause Cause, reason string) (events.Transition, error) {
+	from := c.Current()
+	to, ok := Next(from, ev)
+	if !ok || !c.fsm.Can(string(ev)) {
+		return events.Transition{}, &InvalidTransitionError{CallID: c.id, State: from, Event: ev}
+	}
+	t := events.Transition{CallID: c.id, From: string(from), Event: string(ev), To: string(to), Cause: string(cause), Reason: reason}
+	if c.sink != nil {
+		if err := c.sink.RecordTransition(t); err != nil {
+			return events.Transition{}, fmt.Errorf("call %s: record %s: %w", c.id, ev, err)
+		}
+	}
+	if err := c.fsm.Event(ctx, string(ev)); err != nil {
+		var nt fsm.NoTransitionError
+		if !errors.As(err, &nt) {
+			return t, fmt.Errorf("call %s: fsm %s: %w", c.id, ev, err)
+		}
+	}
+	return t, nil
+}
