@@ -1,0 +1,5 @@
+def first():
+    return 1
+
+def second():
+    return 2

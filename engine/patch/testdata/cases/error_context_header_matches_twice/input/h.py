@@ -1,0 +1,6 @@
+class A:
+    def f():
+        pass
+class B:
+    def f():
+        pass

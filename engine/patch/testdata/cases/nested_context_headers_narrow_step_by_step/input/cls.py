@@ -1,0 +1,11 @@
+class A:
+    def __init__(self):
+        self.x = 0
+
+class B:
+    def __init__(self):
+        self.x = 0
+
+class C:
+    def __init__(self):
+        self.x = 0
