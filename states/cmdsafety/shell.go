@@ -1,0 +1,210 @@
+package cmdsafety
+
+import (
+	"path"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// ShellScript reports whether argv is exactly `SHELL -c SCRIPT` or
+// `SHELL -lc SCRIPT` for bash, sh or zsh (by basename), and returns the
+// shell's basename and the script.
+func ShellScript(argv []string) (shell, script string, ok bool) {
+	if len(argv) != 3 || (argv[1] != "-c" && argv[1] != "-lc") {
+		return "", "", false
+	}
+	switch name := path.Base(argv[0]); name {
+	case "bash", "sh", "zsh":
+		return name, argv[2], true
+	}
+	return "", "", false
+}
+
+// Commands splits argv into the plain commands it runs. An argv that is not a
+// shell wrapper is returned as its own single command. For a wrapper, ok is
+// false when the script is empty or contains anything dynamic (see the package
+// documentation); the caller must then treat argv as one opaque command.
+func Commands(argv []string) ([][]string, bool) {
+	if len(argv) == 0 {
+		return nil, false
+	}
+	shell, script, isShell := ShellScript(argv)
+	if !isShell {
+		return [][]string{argv}, true
+	}
+	f, err := parse(shell, script)
+	if err != nil {
+		return nil, false
+	}
+	var out [][]string
+	for _, st := range f.Stmts {
+		if !plainStmt(st, &out) {
+			return nil, false
+		}
+	}
+	return out, len(out) > 0
+}
+
+// Segments is Commands with the fallback applied: a dynamic script is one
+// opaque command, the argv itself.
+func Segments(argv []string) (segments [][]string, plain bool) {
+	if cmds, ok := Commands(argv); ok {
+		return cmds, true
+	}
+	return [][]string{argv}, false
+}
+
+// LiteralCommands returns, for a shell wrapper whose script parses, every
+// simple command anywhere in it (inside substitutions, conditionals, loops,
+// subshells) whose program name is a literal word. Each command is cut at its
+// first non-literal word. It is used to find forced rm and prompt/forbidden
+// rules in scripts too dynamic to split. A non-wrapper argv yields nil.
+func LiteralCommands(argv []string) [][]string {
+	shell, script, ok := ShellScript(argv)
+	if !ok {
+		return nil
+	}
+	f, err := parse(shell, script)
+	if err != nil {
+		return nil
+	}
+	var out [][]string
+	syntax.Walk(f, func(n syntax.Node) bool {
+		call, ok := n.(*syntax.CallExpr)
+		if !ok || len(call.Args) == 0 {
+			return true
+		}
+		var words []string
+		for _, w := range call.Args {
+			s, ok := literalWord(w)
+			if !ok {
+				break
+			}
+			words = append(words, s)
+		}
+		if len(words) > 0 {
+			out = append(out, words)
+		}
+		return true
+	})
+	return out
+}
+
+func parse(shell, script string) (*syntax.File, error) {
+	lang := syntax.LangBash
+	switch shell {
+	case "sh":
+		lang = syntax.LangPOSIX
+	case "zsh":
+		lang = syntax.LangZsh
+	}
+	return syntax.NewParser(syntax.Variant(lang)).Parse(strings.NewReader(script), "")
+}
+
+func plainStmt(st *syntax.Stmt, out *[][]string) bool {
+	if st == nil || st.Negated || st.Background || st.Coprocess || st.Disown || len(st.Redirs) > 0 {
+		return false
+	}
+	switch c := st.Cmd.(type) {
+	case *syntax.CallExpr:
+		if len(c.Assigns) > 0 || len(c.Args) == 0 {
+			return false
+		}
+		words := make([]string, 0, len(c.Args))
+		for _, w := range c.Args {
+			s, ok := literalWord(w)
+			if !ok {
+				return false
+			}
+			words = append(words, s)
+		}
+		*out = append(*out, words)
+		return true
+	case *syntax.BinaryCmd:
+		switch c.Op {
+		case syntax.AndStmt, syntax.OrStmt, syntax.Pipe:
+			return plainStmt(c.X, out) && plainStmt(c.Y, out)
+		}
+	}
+	return false
+}
+
+// literalWord returns the value a word has after quote removal, or false if
+// the word is subject to any expansion.
+func literalWord(w *syntax.Word) (string, bool) {
+	var b strings.Builder
+	for i, part := range w.Parts {
+		switch p := part.(type) {
+		case *syntax.Lit:
+			v := p.Value
+			if strings.ContainsAny(v, "*?[]{}") {
+				return "", false
+			}
+			if i == 0 && (strings.HasPrefix(v, "~") || strings.HasPrefix(v, "=")) {
+				return "", false
+			}
+			if !unescapeUnquoted(&b, v) {
+				return "", false
+			}
+		case *syntax.SglQuoted:
+			if p.Dollar {
+				return "", false
+			}
+			b.WriteString(p.Value)
+		case *syntax.DblQuoted:
+			if p.Dollar {
+				return "", false
+			}
+			for _, q := range p.Parts {
+				lit, ok := q.(*syntax.Lit)
+				if !ok {
+					return "", false
+				}
+				unescapeDouble(&b, lit.Value)
+			}
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
+}
+
+// unescapeUnquoted applies backslash removal outside quotes.
+func unescapeUnquoted(b *strings.Builder, v string) bool {
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if c != '\\' {
+			b.WriteByte(c)
+			continue
+		}
+		if i+1 == len(v) {
+			return false
+		}
+		i++
+		if v[i] != '\n' {
+			b.WriteByte(v[i])
+		}
+	}
+	return true
+}
+
+// unescapeDouble applies backslash removal inside double quotes, where a
+// backslash only escapes $ ` " \ and newline.
+func unescapeDouble(b *strings.Builder, v string) {
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if c == '\\' && i+1 < len(v) {
+			switch v[i+1] {
+			case '$', '`', '"', '\\':
+				b.WriteByte(v[i+1])
+				i++
+				continue
+			case '\n':
+				i++
+				continue
+			}
+		}
+		b.WriteByte(c)
+	}
+}

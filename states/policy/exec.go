@@ -1,0 +1,182 @@
+package policy
+
+import (
+	"fmt"
+
+	"github.com/docket-engine/docket/states/cmdsafety"
+	"github.com/docket-engine/docket/states/rules"
+)
+
+// ExecInput is everything the requirement of a shell call depends on.
+type ExecInput struct {
+	Argv               []string
+	Approval           ApprovalPolicy
+	Sandbox            SandboxPolicy
+	Rules              *rules.Set // nil: no rules
+	SandboxPermissions SandboxPermissions
+	Justification      string
+}
+
+// ExecRequirement decides a shell call's requirement by DESIGN.md section 3's
+// ordered list; the first step that applies wins:
+//
+//  1. rules: forbidden → Forbidden; prompt → NeedsApproval (Forbidden under
+//     never); every command allowed → Skip bypassing the sandbox;
+//  2. an escalation request under a restricting mode → NeedsApproval with the
+//     model's justification (Forbidden under never);
+//  3. known-safe (commands allowed by a rule count as safe) → Skip;
+//  4. dangerous → NeedsApproval; Forbidden under never, except that
+//     danger-full-access and external-sandbox fall through to step 5;
+//  5. untrusted → NeedsApproval; on-failure, on-request, never → Skip.
+func ExecRequirement(in ExecInput) Requirement {
+	approval, mode := normalize(in.Approval, in.Sandbox.Mode)
+	ev := in.Rules.Evaluate(in.Argv)
+	r := Requirement{
+		Rules:     ev,
+		KnownSafe: cmdsafety.IsKnownSafe(in.Argv),
+		Dangerous: cmdsafety.IsDangerous(in.Argv),
+	}
+
+	// 1. Rules.
+	switch ev.Decision {
+	case rules.Forbidden:
+		m, _ := ev.Strictest()
+		r.Kind, r.Cause, r.Reason = Forbidden, CauseRuleForbidden, ruleReason("forbidden by rule", m)
+		return r
+	case rules.Prompt:
+		m, _ := ev.Strictest()
+		r.Cause = CauseRulePrompt
+		if approval == Never {
+			r.Kind, r.Reason = Forbidden, ruleReason("approval required by rule", m)+"; the approval policy is never"
+			return r
+		}
+		r.Kind, r.Reason = NeedsApproval, ruleReason("approval required by rule", m)
+		return r
+	}
+	if ev.AllAllowed() {
+		m, _ := ev.Strictest()
+		r.Kind, r.Cause, r.BypassSandbox, r.Reason = Skip, CauseRuleAllow, true, ruleReason("allowed by rule", m)
+		return r
+	}
+
+	proposal := proposeAmendment(ev)
+
+	// 2. The model asked to run outside the sandbox.
+	if in.SandboxPermissions == RequireEscalated && mode.Restricting() {
+		reason := in.Justification
+		if reason == "" {
+			reason = "the model asked to run this command without the sandbox"
+		}
+		r.Cause = CauseEscalationRequested
+		if approval == Never {
+			r.Kind, r.Reason = Forbidden, reason+"; escalation needs approval but the approval policy is never"
+			return r
+		}
+		r.Kind, r.Reason, r.ProposedAmendment = NeedsApproval, reason, proposal
+		return r
+	}
+
+	// 3. Known-safe: every command is known-safe or explicitly allowed.
+	if allSafeOrAllowed(ev) {
+		r.Kind, r.Cause, r.Reason, r.ProposedAmendment = Skip, CauseKnownSafe, "known-safe command", proposal
+		return r
+	}
+
+	// 4. Dangerous.
+	if dangerous(ev) && !(approval == Never && !mode.Restricting()) {
+		r.Cause = CauseDangerousCommand
+		reason := "the command forcibly removes files (rm -f)"
+		if approval == Never {
+			r.Kind, r.Reason = Forbidden, reason+"; it needs approval but the approval policy is never"
+			return r
+		}
+		r.Kind, r.Reason, r.ProposedAmendment = NeedsApproval, reason, proposal
+		return r
+	}
+
+	// 5. By policy.
+	if approval == Untrusted {
+		r.Kind, r.Cause, r.Reason, r.ProposedAmendment = NeedsApproval, CauseUntrustedPolicy,
+			"approval policy is untrusted and the command is not known-safe", proposal
+		return r
+	}
+	r.Kind, r.Cause, r.ProposedAmendment = Skip, CausePolicySkip, proposal
+	return r
+}
+
+// normalize fails closed on unknown values: an unknown approval policy asks
+// like untrusted, an unknown mode confines like read-only.
+func normalize(p ApprovalPolicy, m SandboxMode) (ApprovalPolicy, SandboxMode) {
+	switch p {
+	case Untrusted, OnFailure, OnRequest, Never:
+	default:
+		p = Untrusted
+	}
+	switch m {
+	case ReadOnly, WorkspaceWrite, DangerFullAccess, ExternalSandbox:
+	default:
+		m = ReadOnly
+	}
+	return p, m
+}
+
+func ruleReason(what string, m rules.Match) string {
+	s := fmt.Sprintf("%s %s:%d", what, m.File, m.Line)
+	if m.Justification != "" {
+		s += ": " + m.Justification
+	}
+	return s
+}
+
+// allSafeOrAllowed reports whether each segment is explicitly allowed or a
+// known-safe plain command.
+func allSafeOrAllowed(ev rules.Evaluation) bool {
+	if len(ev.Segments) == 0 {
+		return false
+	}
+	for _, s := range ev.Segments {
+		if s.Allowed() {
+			continue
+		}
+		if !ev.Plain || !cmdsafety.IsKnownSafe(s.Command) {
+			return false
+		}
+	}
+	return true
+}
+
+// dangerous reports whether a segment no rule matched forcibly removes files.
+func dangerous(ev rules.Evaluation) bool {
+	for _, s := range ev.Segments {
+		if s.Decision == rules.None && cmdsafety.IsDangerous(s.Command) {
+			return true
+		}
+	}
+	return false
+}
+
+// proposeAmendment picks the first segment no rule allowed that is not
+// known-safe (else the first not allowed) and proposes it, unless the script
+// is dynamic or the prefix over-broad.
+func proposeAmendment(ev rules.Evaluation) []string {
+	if !ev.Plain {
+		return nil
+	}
+	var pick []string
+	for _, s := range ev.Segments {
+		if s.Allowed() {
+			continue
+		}
+		if pick == nil {
+			pick = s.Command
+		}
+		if !cmdsafety.IsKnownSafe(s.Command) {
+			pick = s.Command
+			break
+		}
+	}
+	if pick == nil {
+		return nil
+	}
+	return rules.ProposeAmendment(pick)
+}

@@ -1,0 +1,53 @@
+package policy
+
+import (
+	"path/filepath"
+
+	"github.com/docket-engine/docket/events"
+)
+
+// PatchRequirement decides an apply_patch call from the absolute paths it
+// writes (adds, updates, deletes, move targets) and the sandbox plan of the
+// session: untrusted → NeedsApproval; danger-full-access or external-sandbox
+// → Skip; every path inside the plan's writable roots and outside its
+// read-only subpaths → Skip, the write running sandboxed; otherwise
+// NeedsApproval, Forbidden under never ("writing outside of the project").
+func PatchRequirement(paths []string, ap ApprovalPolicy, sb SandboxPolicy, plan events.SandboxPlan) Requirement {
+	approval, mode := normalize(ap, sb.Mode)
+	switch {
+	case approval == Untrusted:
+		return Requirement{Kind: NeedsApproval, Cause: CauseUntrustedPolicy, Reason: "approval policy is untrusted"}
+	case mode == DangerFullAccess:
+		return Requirement{Kind: Skip, Cause: CauseDangerFullAccess}
+	case mode == ExternalSandbox:
+		return Requirement{Kind: Skip, Cause: CauseExternalSandbox}
+	}
+	if PathsWritable(paths, plan) {
+		return Requirement{Kind: Skip, Cause: CausePolicySkip}
+	}
+	const reason = "writing outside of the project"
+	if approval == Never {
+		return Requirement{Kind: Forbidden, Cause: CauseOutsideWritableRoots, Reason: reason + "; the approval policy is never"}
+	}
+	return Requirement{Kind: NeedsApproval, Cause: CauseOutsideWritableRoots, Reason: reason}
+}
+
+// PathsWritable reports whether a plan lets every path be written: each is
+// absolute and, resolved like the kernel would (symlinks, ".."), inside a
+// writable root and outside the read-only subpaths. No paths, or a plan
+// without writable roots, is not writable.
+func PathsWritable(paths []string, plan events.SandboxPlan) bool {
+	if len(plan.WritableRoots) == 0 || len(paths) == 0 {
+		return false
+	}
+	for _, p := range paths {
+		if !filepath.IsAbs(p) {
+			return false
+		}
+		c := Canonical(p)
+		if !within(c, plan.WritableRoots) || within(c, plan.ReadOnlySubpaths) {
+			return false
+		}
+	}
+	return true
+}

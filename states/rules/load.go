@@ -1,0 +1,229 @@
+package rules
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"go.starlark.net/resolve"
+	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
+
+	"github.com/docket-engine/docket/events"
+)
+
+// DefaultMaxSteps bounds the Starlark steps one file may take; a rules file
+// needs a few dozen per rule, so this only stops runaway loops.
+const DefaultMaxSteps = 10_000_000
+
+// LoadOptions tune loading.
+type LoadOptions struct {
+	// Lenient skips a file that fails to load (see Set.Skipped) instead of
+	// failing the whole set.
+	Lenient bool
+	// UserHome expands `~/` in host_executable paths; empty disables them.
+	UserHome string
+	// MaxSteps overrides DefaultMaxSteps when non-zero.
+	MaxSteps uint64
+}
+
+// Load reads and evaluates the files in order. Unless opts.Lenient, any
+// failing file fails the whole set (fail closed) and the error names every
+// failing file and line.
+func Load(paths []string, opts LoadOptions) (*Set, error) {
+	srcs := make([]events.RuleSource, 0, len(paths))
+	var unreadable []*LoadError
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			msg := err.Error()
+			var pe *os.PathError
+			if errors.As(err, &pe) {
+				msg = pe.Err.Error()
+			}
+			unreadable = append(unreadable, &LoadError{File: p, Msg: "cannot read rules file: " + msg, Err: err})
+			continue
+		}
+		srcs = append(srcs, events.RuleSource{Path: p, Text: string(b)})
+	}
+	set, err := LoadSources(srcs, opts)
+	if opts.Lenient {
+		set.skipped = append(unreadable, set.skipped...)
+		return set, nil
+	}
+	if len(unreadable) == 0 {
+		return set, err
+	}
+	errs := make([]error, 0, len(unreadable)+1)
+	for _, e := range unreadable {
+		errs = append(errs, e)
+	}
+	return nil, errors.Join(append(errs, err)...)
+}
+
+// LoadSources evaluates rules texts as if they were files, e.g. the rules a
+// journal recorded when its session started.
+func LoadSources(srcs []events.RuleSource, opts LoadOptions) (*Set, error) {
+	set := &Set{byProgram: map[string][]*Rule{}, hosts: map[string][]string{}, userHome: opts.UserHome}
+	var errs []error
+	for _, src := range srcs {
+		f, err := evalFile(src, set, opts)
+		if err != nil {
+			var le *LoadError
+			if !errors.As(err, &le) {
+				le = &LoadError{File: src.Path, Msg: err.Error(), Err: err}
+			}
+			if opts.Lenient {
+				set.skipped = append(set.skipped, le)
+				continue
+			}
+			errs = append(errs, le)
+			continue
+		}
+		f.commit(set)
+		set.sources = append(set.sources, src)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return set, nil
+}
+
+// fileRules collects what one file declares; it joins the set only if the
+// whole file loads.
+type fileRules struct {
+	path    string
+	rules   []*Rule
+	hosts   map[string][]string
+	network []NetworkRule
+	checks  []exampleCheck
+}
+
+func (f *fileRules) commit(set *Set) {
+	for _, r := range f.rules {
+		set.add(r)
+	}
+	for name, paths := range f.hosts {
+		set.hosts[name] = mergeUnique(set.hosts[name], paths)
+	}
+	set.network = append(set.network, f.network...)
+}
+
+func mergeUnique(a, b []string) []string {
+	out := append([]string(nil), a...)
+	for _, p := range b {
+		dup := false
+		for _, q := range out {
+			dup = dup || p == q
+		}
+		if !dup {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func evalFile(src events.RuleSource, set *Set, opts LoadOptions) (*fileRules, error) {
+	f := &fileRules{path: src.Path, hosts: map[string][]string{}}
+	thread := &starlark.Thread{
+		Name:  "rules " + src.Path,
+		Print: func(*starlark.Thread, string) {},
+		Load: func(*starlark.Thread, string) (starlark.StringDict, error) {
+			return nil, errors.New("load() is not supported in rules files")
+		},
+	}
+	steps := opts.MaxSteps
+	if steps == 0 {
+		steps = DefaultMaxSteps
+	}
+	thread.SetMaxExecutionSteps(steps)
+	predeclared := starlark.StringDict{
+		"prefix_rule":     starlark.NewBuiltin("prefix_rule", f.prefixRule),
+		"host_executable": starlark.NewBuiltin("host_executable", f.hostExecutable),
+		"network_rule":    starlark.NewBuiltin("network_rule", f.networkRule),
+	}
+	fileOpts := &syntax.FileOptions{Set: true, While: true, TopLevelControl: true, GlobalReassign: true}
+	if _, err := starlark.ExecFileOptions(fileOpts, thread, src.Path, src.Text, predeclared); err != nil {
+		return nil, starlarkError(src.Path, err)
+	}
+	if err := f.checkExamples(set); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// starlarkError turns a go.starlark.net error into a LoadError naming the
+// file and line.
+func starlarkError(file string, err error) error {
+	var se syntax.Error
+	if errors.As(err, &se) {
+		return &LoadError{File: file, Line: int(se.Pos.Line), Col: int(se.Pos.Col), Msg: se.Msg, Err: err}
+	}
+	var rl resolve.ErrorList
+	if errors.As(err, &rl) && len(rl) > 0 {
+		return &LoadError{File: file, Line: int(rl[0].Pos.Line), Col: int(rl[0].Pos.Col), Msg: rl[0].Msg, Err: err}
+	}
+	var ee *starlark.EvalError
+	if errors.As(err, &ee) {
+		le := &LoadError{File: file, Msg: ee.Msg, Err: err}
+		for i := len(ee.CallStack) - 1; i >= 0; i-- {
+			pos := ee.CallStack[i].Pos
+			if pos.Filename() == file && pos.Line > 0 {
+				le.Line, le.Col = int(pos.Line), int(pos.Col)
+				break
+			}
+		}
+		return le
+	}
+	return &LoadError{File: file, Msg: err.Error(), Err: err}
+}
+
+// callerLine is the line of the rules-file call currently running a builtin.
+func callerLine(thread *starlark.Thread) int {
+	if thread.CallStackDepth() < 2 {
+		return 0
+	}
+	return int(thread.CallFrame(1).Pos.Line)
+}
+
+var errNotString = errors.New("must be a string")
+
+func asString(v starlark.Value) (string, error) {
+	s, ok := starlark.AsString(v)
+	if !ok {
+		return "", fmt.Errorf("%w (got %s)", errNotString, v.Type())
+	}
+	return s, nil
+}
+
+// iterate returns the elements of a list or tuple.
+func iterate(v starlark.Value) ([]starlark.Value, bool) {
+	switch x := v.(type) {
+	case *starlark.List:
+		out := make([]starlark.Value, x.Len())
+		for i := range out {
+			out[i] = x.Index(i)
+		}
+		return out, true
+	case starlark.Tuple:
+		return x, true
+	}
+	return nil, false
+}
+
+// stringList returns the strings of a list or tuple.
+func stringList(v starlark.Value) ([]string, error) {
+	elems, ok := iterate(v)
+	if !ok {
+		return nil, fmt.Errorf("must be a list of strings (got %s)", v.Type())
+	}
+	out := make([]string, len(elems))
+	for i, e := range elems {
+		s, err := asString(e)
+		if err != nil {
+			return nil, fmt.Errorf("element %d %w", i, err)
+		}
+		out[i] = s
+	}
+	return out, nil
+}
