@@ -1,0 +1,85 @@
+package engine
+
+import (
+	"sync"
+	"time"
+
+	"github.com/docket-engine/docket/events"
+)
+
+// recorder serialises appends and groups durable commits: a caller that
+// needs its records durable waits for a commit that covers them, and calls
+// that arrive while a commit is in flight share the next one.
+type recorder struct {
+	log   Log
+	clock Clock
+
+	mu         sync.Mutex
+	cond       *sync.Cond
+	committing bool
+	appended   uint64 // seq of the last append
+	durable    uint64 // seq of the last durable record
+	onRecord   func(events.Record)
+}
+
+func newRecorder(log Log, clock Clock, onRecord func(events.Record)) *recorder {
+	r := &recorder{log: log, clock: clock, onRecord: onRecord}
+	r.cond = sync.NewCond(&r.mu)
+	return r
+}
+
+func (r *recorder) now() time.Time { return r.clock.Now() }
+
+// append buffers one record.
+func (r *recorder) append(callID string, body any) (events.Record, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rec, err := r.log.Append(r.clock.Now(), callID, body)
+	if err != nil {
+		return rec, err
+	}
+	if rec.Seq > r.appended {
+		r.appended = rec.Seq
+	}
+	if r.onRecord != nil {
+		r.onRecord(rec)
+	}
+	return rec, nil
+}
+
+// sync makes every record appended so far durable, sharing a commit with
+// concurrent callers where it can.
+func (r *recorder) sync() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	target := r.appended
+	for r.durable < target {
+		if r.committing {
+			r.cond.Wait()
+			continue
+		}
+		r.committing = true
+		upTo := r.appended
+		r.mu.Unlock()
+		err := r.log.Commit()
+		r.mu.Lock()
+		r.committing = false
+		r.cond.Broadcast()
+		if err != nil {
+			return err
+		}
+		if upTo > r.durable {
+			r.durable = upTo
+		}
+	}
+	return nil
+}
+
+// appendDurable appends a record and waits until it is durable.
+func (r *recorder) appendDurable(callID string, body any) (events.Record, error) {
+	rec, err := r.append(callID, body)
+	if err != nil {
+		return rec, err
+	}
+	return rec, r.sync()
+}

@@ -1,0 +1,215 @@
+package engine
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sync"
+
+	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/sandbox"
+	"github.com/docket-engine/docket/states"
+	"github.com/docket-engine/docket/states/approval"
+	"github.com/docket-engine/docket/states/cmdsafety"
+	"github.com/docket-engine/docket/states/policy"
+	"github.com/docket-engine/docket/states/rules"
+)
+
+// Amender saves an approved prefix rule (approved_execpolicy_amendment).
+type Amender interface {
+	Amend(pattern []string) (line, file string, written bool, err error)
+}
+
+// FileAmender appends amendments to $DOCKET_HOME/rules/default.rules.
+type FileAmender struct{ Home string }
+
+// Amend appends the rule under a file lock, once.
+func (a FileAmender) Amend(pattern []string) (string, string, bool, error) {
+	line, written, err := rules.Amend(a.Home, pattern)
+	return line, rules.DefaultRulesFile(a.Home), written, err
+}
+
+// NoopAmender records amendments without writing a file (replay).
+type NoopAmender struct{}
+
+// Amend returns the line it would write.
+func (NoopAmender) Amend(pattern []string) (string, string, bool, error) {
+	line, err := rules.FormatAllowRule(pattern)
+	return line, "", false, err
+}
+
+// Decider is the session's view of the decision logic: policies, rules in
+// force (with amendments), and session grants. It is safe for concurrent use.
+type Decider struct {
+	approval policy.ApprovalPolicy
+	sandbox  policy.SandboxPolicy
+	plan     events.SandboxPlan
+	cwd      string
+	amender  Amender
+
+	mu    sync.Mutex
+	rules *rules.Set
+	store *approval.Store
+}
+
+// NewDecider builds the decision logic for a session from its recorded
+// configuration and rule sources.
+func NewDecider(sc events.SessionConfig, cwd string, plan events.SandboxPlan, srcs []events.RuleSource, home string, amender Amender) (*Decider, error) {
+	ap, err := policy.ParseApprovalPolicy(sc.ApprovalPolicy)
+	if err != nil {
+		return nil, err
+	}
+	mode, err := policy.ParseSandboxMode(sc.SandboxMode)
+	if err != nil {
+		return nil, err
+	}
+	set, err := rules.LoadSources(srcs, rules.LoadOptions{})
+	if err != nil {
+		return nil, err
+	}
+	if amender == nil {
+		amender = FileAmender{Home: home}
+	}
+	sp := policy.SandboxPolicy{Mode: mode, WritableRoots: sc.WritableRoots, NetworkAccess: sc.NetworkAccess,
+		ExcludeTmpdirEnvVar: sc.ExcludeTmpdirEnvVar, ExcludeSlashTmp: sc.ExcludeSlashTmp}
+	return &Decider{approval: ap, sandbox: sp, plan: plan, cwd: cwd, amender: amender, rules: set, store: approval.NewStore()}, nil
+}
+
+// RulesDigest fingerprints the rule sources in force.
+func RulesDigest(srcs []events.RuleSource) string {
+	h := sha256.New()
+	for _, s := range srcs {
+		fmt.Fprintf(h, "%s\x00%d\x00%s", s.Path, len(s.Text), s.Text)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func (d *Decider) ruleSet() *rules.Set {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.rules
+}
+
+// ExecRequirement decides a shell command's requirement.
+func (d *Decider) ExecRequirement(argv []string, escalated bool, justification string) Requirement {
+	perms := policy.UseDefault
+	if escalated {
+		perms = policy.RequireEscalated
+	}
+	r := policy.ExecRequirement(policy.ExecInput{Argv: argv, Approval: d.approval, Sandbox: d.sandbox,
+		Rules: d.ruleSet(), SandboxPermissions: perms, Justification: justification})
+	return fromPolicy(r)
+}
+
+// PatchRequirement decides an apply_patch call's requirement from the
+// absolute paths it touches.
+func (d *Decider) PatchRequirement(paths []string) Requirement {
+	return fromPolicy(policy.PatchRequirement(paths, d.approval, d.sandbox, d.plan))
+}
+
+// DefaultRequirement is the fallback table for tools with no rule of their own.
+func (d *Decider) DefaultRequirement() Requirement {
+	return fromPolicy(policy.DefaultRequirement(d.approval, d.sandbox.Mode))
+}
+
+// Approval returns the session's approval policy.
+func (d *Decider) Approval() policy.ApprovalPolicy { return d.approval }
+
+func fromPolicy(r policy.Requirement) Requirement {
+	return Requirement{Kind: r.Kind.String(), BypassSandbox: r.BypassSandbox, Reason: r.Reason,
+		ProposedAmendment: r.ProposedAmendment, Cause: states.Cause(r.Cause)}
+}
+
+// ExecKey is the approval key of a shell command.
+func (d *Decider) ExecKey(argv []string, cwd, perms string) string {
+	return approval.ExecKey(argv, cwd, perms)
+}
+
+// PatchKey is the approval key of one file an apply_patch call touches.
+func (d *Decider) PatchKey(path string) string { return approval.PatchKey(path) }
+
+// MCPKey is the approval key of an MCP tool.
+func (d *Decider) MCPKey(server, tool string) string { return approval.MCPKey(server, tool) }
+
+// AllGranted reports whether every key was granted for the session.
+func (d *Decider) AllGranted(keys []string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(keys) > 0 && d.store.AllGranted(keys)
+}
+
+// Grant grants each key for the rest of the session.
+func (d *Decider) Grant(keys []string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.store.Grant(keys...)
+}
+
+// Amend saves an allow rule for pattern and makes it effective at once.
+func (d *Decider) Amend(callID string, pattern []string) (events.RuleAmended, error) {
+	line, file, written, err := d.amender.Amend(pattern)
+	if err != nil {
+		return events.RuleAmended{}, err
+	}
+	d.AddAllowRule(pattern)
+	return events.RuleAmended{CallID: callID, Pattern: pattern, Line: line, File: file, Written: written}, nil
+}
+
+// AddAllowRule adds an allow prefix rule to the rules in force.
+func (d *Decider) AddAllowRule(pattern []string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.rules = d.rules.WithAllowRule(pattern)
+}
+
+// SandboxFor selects the sandbox for a call that may run: none under
+// danger-full-access and external-sandbox, for an allow rule's bypass, for
+// out-of-process tools, or for an escalation the user approved; otherwise
+// the session's plan. The cause says why, for the transition.
+func (d *Decider) SandboxFor(p *Plan, req Requirement, userApproved bool) (events.SandboxPlan, states.Cause) {
+	none := events.SandboxPlan{Mode: "none"}
+	switch {
+	case p.OutOfProcess:
+		return none, states.CauseOutOfProcess
+	case d.sandbox.Mode == policy.DangerFullAccess:
+		return none, states.CauseDangerFullAccess
+	case d.sandbox.Mode == policy.ExternalSandbox:
+		return none, states.CauseExternalSandbox
+	case req.BypassSandbox:
+		return none, states.CauseRuleAllow
+	case userApproved && p.Escalated:
+		return none, states.CauseUserApproved
+	}
+	cause := req.Cause
+	if cause == "" {
+		cause = states.CausePolicySkip
+	}
+	return d.plan, cause
+}
+
+// RetryAllowed applies the retry rule after a sandbox denial.
+func (d *Decider) RetryAllowed(p *Plan) (bool, string) {
+	kind := policy.ToolShell
+	if p.ApprovalKind == events.ApprovalPatch {
+		kind = policy.ToolApplyPatch
+	}
+	ok := p.Retryable && policy.RetryAllowed(d.approval, kind)
+	if ok {
+		return true, ""
+	}
+	return false, fmt.Sprintf("under approval policy %s the sandbox's refusal is returned to the model", d.approval)
+}
+
+// Classify says whether a failed sandboxed run was a sandbox denial.
+func (d *Decider) Classify(out events.ExecOutcome, plan events.SandboxPlan) *events.DenialEvidence {
+	return sandbox.Classify(out, plan)
+}
+
+// Parsed splits a simple shell script into its commands, for display.
+func (d *Decider) Parsed(argv []string) [][]string {
+	cmds, ok := cmdsafety.Commands(argv)
+	if !ok {
+		return nil
+	}
+	return cmds
+}

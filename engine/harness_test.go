@@ -1,0 +1,149 @@
+package engine_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/docket-engine/docket/engine"
+	"github.com/docket-engine/docket/engine/model/script"
+	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/journal"
+	"github.com/docket-engine/docket/states/policy"
+)
+
+// fixture is one session in a temp home and workspace, with a real journal
+// and the real sandboxed runner.
+type fixture struct {
+	t       *testing.T
+	home    string
+	ws      string
+	outside string // a directory outside every writable root
+	j       *journal.Journal
+	s       *engine.Session
+	asked   []engine.ApprovalRequest
+	notices []engine.Notice
+	mu      sync.Mutex
+}
+
+// scriptedApprover answers in order and records what it was asked.
+type scriptedApprover struct {
+	f       *fixture
+	answers []string
+}
+
+func (a *scriptedApprover) Decide(ctx context.Context, req engine.ApprovalRequest) (engine.Answer, error) {
+	a.f.mu.Lock()
+	defer a.f.mu.Unlock()
+	a.f.asked = append(a.f.asked, req)
+	if len(a.answers) == 0 {
+		return engine.Answer{}, engine.ErrNoDecision
+	}
+	d := a.answers[0]
+	a.answers = a.answers[1:]
+	return engine.Answer{Decision: d, Source: events.SourceUser}, nil
+}
+
+type setup struct {
+	approval string
+	mode     string
+	script   string
+	answers  []string
+	runner   engine.Runner
+}
+
+func newFixture(t *testing.T, st setup) *fixture {
+	t.Helper()
+	f := &fixture{t: t, home: t.TempDir(), ws: t.TempDir()}
+	out, err := os.MkdirTemp("/var/tmp", "docket-outside-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(out) })
+	f.outside = out
+	mdl, err := script.Parse("script", []byte(strings.ReplaceAll(strings.ReplaceAll(st.script, "$OUT", out), "$WS", f.ws)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := events.SessionConfig{ApprovalPolicy: st.approval, SandboxMode: st.mode, TmpdirEnv: os.Getenv("TMPDIR")}
+	plan, err := sessionPlan(sc, f.ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runner := st.runner
+	if runner == nil {
+		exe, _ := os.Executable()
+		runner = &engine.ProcessRunner{HelperPath: exe}
+	}
+	id := "sess-" + filepath.Base(f.ws)
+	f.j, err = journal.Create(f.home, id, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.j.Close() })
+	f.s, err = engine.Start(engine.Config{
+		SessionID: id, Home: f.home, Cwd: f.ws, Session: sc, Plan: plan,
+		Model: mdl, Approver: &scriptedApprover{f: f, answers: st.answers}, Runner: runner,
+		Observer: engine.ObserverFunc(func(n engine.Notice) { f.mu.Lock(); f.notices = append(f.notices, n); f.mu.Unlock() }),
+		Tools:    []engine.Tool{engine.ShellTool{}, engine.ApplyPatchTool{}},
+	}, f.j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func sessionPlan(sc events.SessionConfig, cwd string) (events.SandboxPlan, error) {
+	mode, err := policy.ParseSandboxMode(sc.SandboxMode)
+	if err != nil {
+		return events.SandboxPlan{}, err
+	}
+	sp := policy.SandboxPolicy{Mode: mode, WritableRoots: sc.WritableRoots, NetworkAccess: sc.NetworkAccess}
+	return policy.SandboxPlan(sp, cwd, sc.TmpdirEnv, false), nil
+}
+
+func (f *fixture) turn(prompt string) engine.TurnResult {
+	f.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := f.s.Turn(ctx, prompt)
+	if err != nil {
+		f.t.Fatalf("turn: %v", err)
+	}
+	return res
+}
+
+// records returns the journal's decoded bodies of one kind for a call.
+func (f *fixture) transitions(callID string) []events.Transition {
+	f.t.Helper()
+	recs, err := f.j.Call(callID)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	var out []events.Transition
+	for _, r := range recs {
+		if r.Kind == events.KindTransition {
+			b, _ := r.Decode()
+			out = append(out, *b.(*events.Transition))
+		}
+	}
+	return out
+}
+
+// path renders a call's transitions as "event:cause" steps.
+func (f *fixture) path(callID string) string {
+	var parts []string
+	for _, t := range f.transitions(callID) {
+		parts = append(parts, t.Event+":"+t.Cause)
+	}
+	return strings.Join(parts, " ")
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}

@@ -1,0 +1,73 @@
+package engine
+
+import "github.com/docket-engine/docket/events"
+
+// Notice types, one per thing a client may want to show.
+const (
+	NoticeTurnStarted   = "turn.started"
+	NoticeTurnCompleted = "turn.completed"
+	NoticeTurnFailed    = "turn.failed"
+	NoticeMessage       = "message"
+	NoticeReasoning     = "reasoning"
+	NoticeTextDelta     = "text.delta"
+	NoticeCallStarted   = "call.started"
+	NoticeCallOutput    = "call.output"
+	NoticeCallCompleted = "call.completed"
+	NoticeTransition    = "call.transition"
+	NoticeApproval      = "approval.requested"
+	NoticeParked        = "session.parked"
+	NoticeError         = "error"
+)
+
+// Call statuses in NoticeCallCompleted, as Codex's exec events spell them.
+const (
+	StatusCompleted = "completed"
+	StatusFailed    = "failed"
+	StatusDeclined  = "declined"
+)
+
+// Notice is one thing that happened, for a client to render. Which fields
+// are set depends on Type.
+type Notice struct {
+	Type       string
+	SessionID  string
+	TurnID     string
+	CallID     string
+	Tool       string // shell, apply_patch, or a qualified MCP name
+	Command    []string
+	Cwd        string
+	Changes    []FileChange
+	Server     string
+	MCPTool    string
+	Arguments  string
+	Text       string
+	Stream     string
+	ExitCode   int
+	Status     string
+	Seq        uint64
+	Transition *events.Transition
+	Approval   *events.ApprovalRequested
+	Usage      events.Usage
+}
+
+// FileChange is one file an apply_patch call touches.
+type FileChange struct {
+	Path string `json:"path"`
+	Kind string `json:"kind"` // add, delete, update
+}
+
+// Observer receives notices. It is called from the engine's goroutines,
+// possibly concurrently; implementations serialise as they need.
+type Observer interface {
+	Notify(Notice)
+}
+
+// ObserverFunc adapts a function to Observer.
+type ObserverFunc func(Notice)
+
+// Notify calls f.
+func (f ObserverFunc) Notify(n Notice) { f(n) }
+
+type nopObserver struct{}
+
+func (nopObserver) Notify(Notice) {}

@@ -1,0 +1,381 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/states"
+)
+
+// Review decisions, in CLI spelling.
+const (
+	DecApproved          = "approved"
+	DecApprovedSession   = "approved_for_session"
+	DecApprovedAmendment = "approved_execpolicy_amendment"
+	DecDenied            = "denied"
+	DecAbort             = "abort"
+	DecTimedOut          = "timed_out"
+)
+
+// callResult is how a call ended, for the turn loop.
+type callResult struct {
+	call    Call
+	output  string
+	success bool
+	parked  bool // left in awaitingDecision; the session parks
+	abort   bool // the user chose abort: the turn stops
+}
+
+// errParked unwinds a call that is waiting for a decision nobody can give now.
+var errParked = errors.New("parked")
+
+// callRun is one call in flight.
+type callRun struct {
+	t     *turn
+	call  Call
+	m     *states.Call
+	plan  *Plan
+	asked map[string]bool // phases the user approved
+	risk  *events.RiskAssessment
+	idx   int // position in the response, for the approval gate
+}
+
+func (cr *callRun) fire(ctx context.Context, ev states.Event, cause states.Cause, reason string) error {
+	_, err := cr.m.Fire(ctx, ev, cause, reason)
+	return err
+}
+
+// orchestrate drives one call from wantsApproval to done (or parks it in
+// awaitingDecision). The order is DESIGN.md section 3: requirement,
+// approval, sandbox selection, write-ahead, run, denial evidence, retry.
+func (t *turn) orchestrate(ctx context.Context, idx int, c Call) (res callResult, err error) {
+	s := t.s
+	cr := &callRun{t: t, call: c, m: s.machine(c.ID), asked: map[string]bool{}, idx: idx}
+	defer t.gate.pass(idx)
+	res.call = c
+	if cr.m.Current() != states.WantsApproval {
+		return t.resumeCall(ctx, cr)
+	}
+	tool, ok := s.registry.Lookup(c.Name)
+	if !ok {
+		return t.invalid(ctx, cr, fmt.Sprintf("unknown tool %q", c.Name))
+	}
+	if want := tool.Spec().Kind; want != c.Kind {
+		return t.invalid(ctx, cr, fmt.Sprintf("tool %q is a %s tool but was called as a %s tool", c.Name, want, c.Kind))
+	}
+	plan, perr := tool.Prepare(c, s.env())
+	if perr != nil {
+		return t.invalid(ctx, cr, perr.Error())
+	}
+	cr.plan = plan
+	req := plan.Requirement
+	switch req.Kind {
+	case ReqForbidden:
+		return t.deny(ctx, cr, req.Cause, "forbidden: "+req.Reason, StatusDeclined)
+	case ReqSkip:
+		sandbox, cause := s.decider.SandboxFor(plan, req, false)
+		return t.run(ctx, cr, 1, sandbox, cause, skipReason(req))
+	}
+	if s.decider.AllGranted(plan.Keys) {
+		sandbox, _ := s.decider.SandboxFor(plan, req, true)
+		return t.run(ctx, cr, 1, sandbox, states.CauseSessionGrant, "approved for this session earlier")
+	}
+	if err := t.gate.wait(ctx, idx); err != nil {
+		return t.deny(ctx, cr, states.CauseUserAbort, "the turn was aborted before it was asked", StatusDeclined)
+	}
+	if err := cr.fire(ctx, states.Ask, req.Cause, req.Reason); err != nil {
+		return res, err
+	}
+	return t.askAndRun(ctx, cr, events.PhaseInitial, req.Reason)
+}
+
+func skipReason(req Requirement) string {
+	if req.Reason != "" {
+		return req.Reason
+	}
+	return "no approval needed"
+}
+
+// askAndRun sends an approval request for the call (now in
+// awaitingDecision) and acts on the answer.
+func (t *turn) askAndRun(ctx context.Context, cr *callRun, phase, reason string) (callResult, error) {
+	s := t.s
+	ans, err := t.ask(ctx, cr, phase, reason)
+	if errors.Is(err, errParked) {
+		return callResult{call: cr.call, parked: true}, nil
+	}
+	if err != nil {
+		return callResult{call: cr.call}, err
+	}
+	if phase == events.PhaseInitial {
+		t.gate.pass(cr.idx)
+	}
+	switch ans.Decision {
+	case DecApproved, DecApprovedSession, DecApprovedAmendment:
+		cr.asked[phase] = true
+		cause := states.CauseUserApproved
+		switch ans.Decision {
+		case DecApprovedSession:
+			cause = states.CauseUserApprovedForSession
+		case DecApprovedAmendment:
+			cause = states.CauseUserAmendment
+		}
+		if phase == events.PhaseRetry {
+			return t.run(ctx, cr, 2, events.SandboxPlan{Mode: "none"}, cause, "user approved running it without the sandbox")
+		}
+		sandbox, scause := s.decider.SandboxFor(cr.plan, cr.plan.Requirement, true)
+		if scause == states.CauseOutOfProcess {
+			cause = scause
+		}
+		return t.run(ctx, cr, 1, sandbox, cause, "approved by "+ans.Source)
+	case DecAbort:
+		res, err := t.deny(ctx, cr, states.CauseUserAbort, "the user aborted the turn", StatusDeclined)
+		res.abort = true
+		return res, err
+	case DecTimedOut:
+		return t.deny(ctx, cr, states.CauseApprovalTimeout, "no decision arrived in time; not run", StatusDeclined)
+	default:
+		return t.deny(ctx, cr, states.CauseUserDenied, "the user denied it", StatusDeclined)
+	}
+}
+
+// ask journals an approval request (durably), asks the approver, and
+// journals the answer before it is acted on.
+func (t *turn) ask(ctx context.Context, cr *callRun, phase, reason string) (Answer, error) {
+	s := t.s
+	p := cr.plan
+	req := events.ApprovalRequested{
+		CallID: cr.call.ID, TurnID: t.id, RequestID: cr.call.ID + "/" + phase, Phase: phase,
+		Kind: p.ApprovalKind, Command: p.Command, Cwd: p.Cwd, Reason: reason,
+		ProposedAmendment: p.Requirement.ProposedAmendment, Keys: p.Keys, Paths: p.Paths,
+	}
+	if phase == events.PhaseRetry {
+		req.ProposedAmendment = nil
+		req.Risk = cr.risk
+	}
+	if _, err := s.rec.appendDurable(cr.call.ID, req); err != nil {
+		return Answer{}, err
+	}
+	s.notify(Notice{Type: NoticeApproval, TurnID: t.id, CallID: cr.call.ID, Approval: &req})
+	actx, cancel := ctx, context.CancelFunc(func() {})
+	if s.cfg.ApprovalTimeout > 0 {
+		actx, cancel = context.WithTimeout(ctx, s.cfg.ApprovalTimeout)
+	}
+	ans, err := s.approver.Decide(actx, ApprovalRequest{ApprovalRequested: req, Parsed: s.decider.Parsed(p.Command)})
+	deadline := actx.Err() == context.DeadlineExceeded
+	cancel()
+	switch {
+	case errors.Is(err, ErrNoDecision):
+		return Answer{}, errParked
+	case err != nil && deadline && ctx.Err() == nil:
+		ans = Answer{Decision: DecTimedOut, Source: events.SourceTimeout}
+	case err != nil && ctx.Err() != nil:
+		return Answer{}, ctx.Err()
+	case err != nil:
+		return Answer{}, fmt.Errorf("call %s: approver: %w", cr.call.ID, err)
+	}
+	at := ans.At
+	if at.IsZero() {
+		at = s.rec.now()
+	}
+	d := events.Decision{CallID: cr.call.ID, RequestID: req.RequestID, Phase: phase, Decision: ans.Decision,
+		Source: ans.Source, At: at.UnixNano(), Amendment: ans.Amendment}
+	if _, err := s.rec.append(cr.call.ID, d); err != nil {
+		return Answer{}, err
+	}
+	switch ans.Decision {
+	case DecApprovedSession:
+		if _, err := s.rec.append(cr.call.ID, events.Grant{CallID: cr.call.ID, RequestID: req.RequestID, Keys: p.Keys}); err != nil {
+			return Answer{}, err
+		}
+		s.decider.Grant(p.Keys)
+	case DecApprovedAmendment:
+		pattern := ans.Amendment
+		if len(pattern) == 0 {
+			pattern = p.Requirement.ProposedAmendment
+		}
+		if len(pattern) == 0 {
+			// Nothing safe to save: treat as a plain approval.
+			ans.Decision = DecApproved
+			break
+		}
+		ra, err := s.decider.Amend(cr.call.ID, pattern)
+		if err != nil {
+			return Answer{}, fmt.Errorf("call %s: save rule: %w", cr.call.ID, err)
+		}
+		if _, err := s.rec.append(cr.call.ID, ra); err != nil {
+			return Answer{}, err
+		}
+	}
+	return ans, nil
+}
+
+// run records the move into sandboxed/unsandboxed, makes it durable
+// (write-ahead), runs the call, and handles a sandbox denial.
+func (t *turn) run(ctx context.Context, cr *callRun, attempt int, sandbox events.SandboxPlan, cause states.Cause, reason string) (callResult, error) {
+	s := t.s
+	start := cr.plan.Start
+	start.CallID, start.Attempt, start.Sandbox = cr.call.ID, attempt, sandbox
+	rr := RunRequest{ExecStarted: start, OutputCap: s.cfg.CaptureCap}
+	if sandbox.Sandboxed() {
+		if err := s.runner.Check(ctx, rr); err != nil {
+			o := events.ExecOutcome{CallID: cr.call.ID, Attempt: attempt, SandboxError: err.Error(), ExitCode: -1}
+			if _, aerr := s.rec.append(cr.call.ID, o); aerr != nil {
+				return callResult{call: cr.call}, aerr
+			}
+			if cr.m.Current() == states.RetryPrompt {
+				return t.finish(ctx, cr, o, states.CauseSandboxUnavailable, "no sandbox could be had: "+err.Error())
+			}
+			return t.deny(ctx, cr, states.CauseSandboxUnavailable, "no sandbox could be had, so it was not run: "+err.Error(), StatusFailed)
+		}
+	}
+	ev := states.RunSandboxed
+	if !sandbox.Sandboxed() {
+		ev = states.RunUnsandboxed
+	}
+	if err := cr.fire(ctx, ev, cause, reason); err != nil {
+		return callResult{call: cr.call}, err
+	}
+	if _, err := s.rec.appendDurable(cr.call.ID, start); err != nil {
+		return callResult{call: cr.call}, err
+	}
+	s.notify(Notice{Type: NoticeCallStarted, TurnID: t.id, CallID: cr.call.ID, Tool: cr.call.Name, Command: cr.plan.Command,
+		Cwd: cr.plan.Cwd, Changes: cr.plan.Changes, Server: cr.plan.Server, MCPTool: cr.plan.MCPTool, Arguments: cr.plan.Arguments})
+	rr.OnOutput = func(stream string, chunk []byte) {
+		s.notify(Notice{Type: NoticeCallOutput, TurnID: t.id, CallID: cr.call.ID, Stream: stream, Text: string(chunk)})
+	}
+	out, err := s.runner.Run(ctx, rr)
+	if err != nil && ctx.Err() != nil {
+		return t.interrupt(ctx, cr, states.CauseCancelled, "the turn was cancelled while it ran; outcome unknown")
+	}
+	if err != nil {
+		out = events.ExecOutcome{ExitCode: -1, Error: err.Error()}
+	}
+	out.CallID, out.Attempt = cr.call.ID, attempt
+	out.Denial = nil
+	if sandbox.Sandboxed() && out.SandboxError == "" {
+		out.Denial = s.decider.Classify(out, sandbox)
+	}
+	if _, err := s.rec.append(cr.call.ID, out); err != nil {
+		return callResult{call: cr.call}, err
+	}
+	return t.afterRun(ctx, cr, out, sandbox)
+}
+
+// afterRun acts on a recorded outcome: finish, or a sandbox denial.
+func (t *turn) afterRun(ctx context.Context, cr *callRun, out events.ExecOutcome, sandbox events.SandboxPlan) (callResult, error) {
+	if out.Denial == nil || !sandbox.Sandboxed() {
+		return t.finish(ctx, cr, out, states.CauseCompleted, summarize(out))
+	}
+	if err := cr.fire(ctx, states.SandboxDenied, states.CauseSandboxDenial, "sandbox denied it: "+out.Denial.Reason); err != nil {
+		return callResult{call: cr.call}, err
+	}
+	return t.retry(ctx, cr, out)
+}
+
+// retry applies the retry rule to a call in retryPrompt.
+func (t *turn) retry(ctx context.Context, cr *callRun, denied events.ExecOutcome) (callResult, error) {
+	s := t.s
+	allowed, why := s.decider.RetryAllowed(cr.plan)
+	if !allowed {
+		return t.finish(ctx, cr, denied, states.CauseRetryNotAllowed, why)
+	}
+	if cr.asked[events.PhaseInitial] {
+		return t.run(ctx, cr, 2, events.SandboxPlan{Mode: "none"}, states.CauseAlreadyApproved, "the user approved this call already; running it again without the sandbox")
+	}
+	cr.risk = s.assessRisk(ctx, cr, denied)
+	reason := "command failed; retry without sandbox?"
+	if err := cr.fire(ctx, states.Ask, states.CauseSandboxDenial, reason); err != nil {
+		return callResult{call: cr.call}, err
+	}
+	return t.askAndRun(ctx, cr, events.PhaseRetry, reason)
+}
+
+// finish moves a call to done and shapes its output.
+func (t *turn) finish(ctx context.Context, cr *callRun, out events.ExecOutcome, cause states.Cause, reason string) (callResult, error) {
+	if err := cr.fire(ctx, states.Finish, cause, reason); err != nil {
+		return callResult{call: cr.call}, err
+	}
+	text, ok := cr.plan.Shape(out)
+	status := StatusCompleted
+	if !ok {
+		status = StatusFailed
+	}
+	return t.output(cr, text, ok, status, out.ExitCode, out.Output)
+}
+
+// deny moves a call through denied to done.
+func (t *turn) deny(ctx context.Context, cr *callRun, cause states.Cause, reason, status string) (callResult, error) {
+	if err := cr.fire(ctx, states.Deny, cause, reason); err != nil {
+		return callResult{call: cr.call}, err
+	}
+	if err := cr.fire(ctx, states.Finish, cause, reason); err != nil {
+		return callResult{call: cr.call}, err
+	}
+	return t.output(cr, "Not run: "+reason, false, status, -1, "")
+}
+
+// invalid fails a call that cannot be understood.
+func (t *turn) invalid(ctx context.Context, cr *callRun, reason string) (callResult, error) {
+	if err := cr.fire(ctx, states.Fail, states.CauseInvalidCall, reason); err != nil {
+		return callResult{call: cr.call}, err
+	}
+	return t.output(cr, "Invalid call: "+reason, false, StatusFailed, -1, "")
+}
+
+// interrupt ends a call that was cancelled or caught mid-run by a crash.
+func (t *turn) interrupt(ctx context.Context, cr *callRun, cause states.Cause, reason string) (callResult, error) {
+	if err := cr.fire(context.WithoutCancel(ctx), states.Interrupt, cause, reason); err != nil {
+		return callResult{call: cr.call}, err
+	}
+	return t.output(cr, "Interrupted: "+reason, false, StatusFailed, -1, "")
+}
+
+// output journals the text the model will see for a call.
+func (t *turn) output(cr *callRun, text string, ok bool, status string, exit int, agg string) (callResult, error) {
+	s := t.s
+	item := outputItem(cr.call, text)
+	if _, err := s.rec.append(cr.call.ID, events.ToolOutput{CallID: cr.call.ID, Type: item.Type, Output: text, Success: ok}); err != nil {
+		return callResult{call: cr.call}, err
+	}
+	n := Notice{Type: NoticeCallCompleted, TurnID: t.id, CallID: cr.call.ID, Tool: cr.call.Name, Status: status, ExitCode: exit, Text: agg}
+	if cr.plan != nil {
+		n.Command, n.Cwd, n.Changes = cr.plan.Command, cr.plan.Cwd, cr.plan.Changes
+		n.Server, n.MCPTool, n.Arguments = cr.plan.Server, cr.plan.MCPTool, cr.plan.Arguments
+		if cr.plan.ApprovalKind == events.ApprovalMCP {
+			n.Text = text
+		}
+	}
+	s.notify(n)
+	return callResult{call: cr.call, output: text, success: ok}, nil
+}
+
+func summarize(o events.ExecOutcome) string {
+	switch {
+	case o.SandboxError != "":
+		return "the sandbox failed to start: " + o.SandboxError
+	case o.Error != "":
+		return "could not start: " + o.Error
+	case o.TimedOut:
+		return fmt.Sprintf("timed out after %s", time.Duration(o.DurationNs).Round(time.Millisecond))
+	case o.Signal != "":
+		return "killed by " + o.Signal
+	}
+	return fmt.Sprintf("exit %d", o.ExitCode)
+}
+
+// trimLines shortens text for a one-line reason.
+func trimLines(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > n {
+		s = s[:n] + "…"
+	}
+	return s
+}

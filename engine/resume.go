@@ -1,0 +1,246 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/states"
+)
+
+// callHistory is what the journal says about one call, for resuming it.
+type callHistory struct {
+	phase      string                     // phase of the last approval request
+	reason     string                     // its reason
+	approved   map[string]bool            // phases the user approved
+	outcomes   map[int]events.ExecOutcome // by attempt
+	started    map[int]events.ExecStarted
+	hasOutput  bool
+	lastCause  string
+	lastReason string
+}
+
+// pendingTurn is a turn a resumed session must finish: parked, or cut off
+// by a crash.
+type pendingTurn struct {
+	id    string
+	calls []Call // calls of the last response without a tool output
+	usage events.Usage
+}
+
+// Restore rebuilds a session from its journal's records: conversation,
+// grants, amendments, and every call's state. It writes nothing.
+func Restore(cfg Config, log Log, records []events.Record) (*Session, error) {
+	if len(records) == 0 || records[0].Kind != events.KindSessionStarted {
+		return nil, fmt.Errorf("engine: journal does not begin with session_started")
+	}
+	body, err := records[0].Decode()
+	if err != nil {
+		return nil, err
+	}
+	ss := body.(*events.SessionStarted)
+	cfg.SessionID, cfg.Cwd, cfg.Session, cfg.Plan, cfg.Rules = ss.SessionID, ss.Cwd, ss.Config, ss.Plan, ss.Rules
+	cfg.Instructions, cfg.Settings = ss.Instructions, ss.Settings
+	s, err := build(cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	var (
+		turnID    string
+		turnOpen  bool
+		lastCalls []Call
+		outputs   = map[string]events.ToolOutput{}
+		usage     events.Usage
+	)
+	flush := func() {
+		for _, c := range lastCalls {
+			if o, ok := outputs[c.ID]; ok {
+				s.items = append(s.items, events.Item{Type: o.Type, CallID: o.CallID, Output: o.Output})
+				delete(outputs, c.ID)
+			}
+		}
+	}
+	hist := func(id string) *callHistory {
+		h, ok := s.history[id]
+		if !ok {
+			h = &callHistory{approved: map[string]bool{}, outcomes: map[int]events.ExecOutcome{}, started: map[int]events.ExecStarted{}}
+			s.history[id] = h
+		}
+		return h
+	}
+	for _, r := range records[1:] {
+		b, err := r.Decode()
+		if err != nil {
+			return nil, fmt.Errorf("engine: restore seq %d: %w", r.Seq, err)
+		}
+		switch v := b.(type) {
+		case *events.UserTurn:
+			flush()
+			lastCalls = nil
+			s.turns++
+			turnID, turnOpen, usage = v.TurnID, true, events.Usage{}
+			s.items = append(s.items, events.Item{Type: events.ItemMessage, Role: "user", Text: v.Text})
+		case *events.ModelRequest:
+			flush()
+			lastCalls = nil
+			s.requests = v.Request
+		case *events.ModelResponse:
+			if v.Error == "" {
+				s.items = append(s.items, v.Items...)
+				lastCalls = callsOf(v.Items)
+				usage = usage.Add(v.Usage)
+			}
+		case *events.Transition:
+			s.machines[v.CallID] = states.Restore(v.CallID, states.State(v.To), s.sinkFor())
+			h := hist(v.CallID)
+			h.lastCause, h.lastReason = v.Cause, v.Reason
+		case *events.ApprovalRequested:
+			h := hist(v.CallID)
+			h.phase, h.reason = v.Phase, v.Reason
+		case *events.Decision:
+			switch v.Decision {
+			case DecApproved, DecApprovedSession, DecApprovedAmendment:
+				hist(v.CallID).approved[v.Phase] = true
+			}
+		case *events.Grant:
+			s.decider.Grant(v.Keys)
+		case *events.RuleAmended:
+			s.decider.AddAllowRule(v.Pattern)
+		case *events.ExecStarted:
+			hist(v.CallID).started[v.Attempt] = *v
+		case *events.ExecOutcome:
+			hist(v.CallID).outcomes[v.Attempt] = *v
+		case *events.ToolOutput:
+			outputs[v.CallID] = *v
+			hist(v.CallID).hasOutput = true
+		case *events.TurnEnded:
+			turnOpen = v.Status == events.TurnParked
+			if !turnOpen {
+				flush()
+				lastCalls = nil
+			}
+		}
+	}
+	flush()
+	if turnOpen {
+		p := &pendingTurn{id: turnID, usage: usage}
+		for _, c := range lastCalls {
+			if h, ok := s.history[c.ID]; !ok || !h.hasOutput {
+				p.calls = append(p.calls, c)
+			}
+		}
+		s.pending = p
+	}
+	return s, nil
+}
+
+func (s *Session) sinkFor() states.Sink {
+	return states.SinkFunc(func(t events.Transition) error {
+		_, err := s.rec.append(t.CallID, t)
+		return err
+	})
+}
+
+// Pending reports whether the session has a turn to finish, and the calls
+// of it that wait for a decision.
+func (s *Session) Pending() (turnID string, awaiting []string, ok bool) {
+	if s.pending == nil {
+		return "", nil, false
+	}
+	for _, c := range s.pending.calls {
+		if st, ok := s.CallState(c.ID); ok && st == states.AwaitingDecision {
+			awaiting = append(awaiting, c.ID)
+		}
+	}
+	return s.pending.id, awaiting, true
+}
+
+// Continue finishes a turn that was parked or cut off: calls waiting for a
+// decision are asked again, calls caught mid-run are interrupted with
+// "outcome unknown" (never re-run), calls never started run now; then the
+// turn goes on with the model.
+func (s *Session) Continue(ctx context.Context) (TurnResult, error) {
+	p := s.pending
+	if p == nil {
+		return TurnResult{}, fmt.Errorf("session %s has no unfinished turn", s.cfg.SessionID)
+	}
+	s.pending = nil
+	t := &turn{s: s, id: p.id, usage: p.usage}
+	s.notify(Notice{Type: NoticeTurnStarted, TurnID: t.id})
+	if len(p.calls) == 0 {
+		return t.loop(ctx, nil)
+	}
+	return t.loop(ctx, p.calls)
+}
+
+// resumeCall picks up a call that a previous process left mid-way.
+func (t *turn) resumeCall(ctx context.Context, cr *callRun) (callResult, error) {
+	s := t.s
+	h := s.history[cr.call.ID]
+	if h == nil {
+		h = &callHistory{approved: map[string]bool{}, outcomes: map[int]events.ExecOutcome{}, started: map[int]events.ExecStarted{}}
+	}
+	for p, ok := range h.approved {
+		cr.asked[p] = ok
+	}
+	tool, ok := s.registry.Lookup(cr.call.Name)
+	var plan *Plan
+	var perr error
+	if ok {
+		plan, perr = tool.Prepare(cr.call, s.env())
+	}
+	if !ok || perr != nil {
+		cr.plan = &Plan{Shape: func(events.ExecOutcome) (string, bool) { return "", false }}
+		if cr.m.Can(states.Interrupt) {
+			return t.interrupt(ctx, cr, states.CauseCrashRecovery, "the tool is no longer available after resume")
+		}
+	} else {
+		cr.plan = plan
+	}
+	last := len(h.started)
+	switch cr.m.Current() {
+	case states.AwaitingDecision:
+		phase := h.phase
+		if phase == "" {
+			phase = events.PhaseInitial
+		}
+		return t.askAndRun(ctx, cr, phase, h.reason)
+	case states.Sandboxed, states.Unsandboxed:
+		if out, ok := h.outcomes[last]; ok && last > 0 {
+			return t.afterRun(ctx, cr, out, h.started[last].Sandbox)
+		}
+		return t.interrupt(ctx, cr, states.CauseCrashRecovery, "found in flight after a crash; outcome unknown; not run again")
+	case states.RetryPrompt:
+		return t.retry(ctx, cr, h.outcomes[last])
+	case states.Denied:
+		return t.deny2done(ctx, cr, states.Cause(h.lastCause), h.lastReason)
+	case states.Done:
+		if out, ok := h.outcomes[last]; ok {
+			text, success := cr.plan.Shape(out)
+			return t.output(cr, text, success, StatusCompleted, out.ExitCode, out.Output)
+		}
+		return t.output(cr, "Ended: "+h.lastReason, false, StatusFailed, -1, "")
+	}
+	return callResult{call: cr.call}, fmt.Errorf("call %s: cannot resume from state %s", cr.call.ID, cr.m.Current())
+}
+
+// deny2done finishes a call already in denied.
+func (t *turn) deny2done(ctx context.Context, cr *callRun, cause states.Cause, reason string) (callResult, error) {
+	if err := cr.fire(ctx, states.Finish, cause, reason); err != nil {
+		return callResult{call: cr.call}, err
+	}
+	return t.output(cr, "Not run: "+reason, false, StatusDeclined, -1, "")
+}
+
+// Resume restores a session and records, durably, that this process took
+// it over. Replay restarts its engine at that record.
+func Resume(cfg Config, log Log, records []events.Record, resumed events.SessionResumed) (*Session, error) {
+	s, err := Restore(cfg, log, records)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.rec.appendDurable("", resumed); err != nil {
+		return nil, err
+	}
+	return s, nil
+}

@@ -1,0 +1,117 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/docket-engine/docket/engine/patch"
+	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/sandbox"
+)
+
+// MCPCaller runs MCP tool calls for the runner.
+type MCPCaller interface {
+	CallTool(ctx context.Context, server, tool string, args json.RawMessage) (events.ExecOutcome, error)
+}
+
+// ProcessRunner is the real Runner: shell commands and patch writes run as
+// processes under the sandbox helper; MCP calls go to their servers.
+type ProcessRunner struct {
+	// HelperPath is the docket binary re-executed as the sandbox and patch
+	// helper; empty means os.Executable().
+	HelperPath string
+	// Caps are the machine's sandbox capabilities, probed once.
+	Caps *sandbox.Capabilities
+	// Env is the commands' environment; nil inherits the process's.
+	Env []string
+	// KeepSecretEnv keeps variables that look like secrets.
+	KeepSecretEnv bool
+	// MCP handles calls whose write-ahead record names a server.
+	MCP MCPCaller
+}
+
+func (r *ProcessRunner) helper() (string, error) {
+	if r.HelperPath != "" {
+		return r.HelperPath, nil
+	}
+	return os.Executable()
+}
+
+// Check fails when the plan's sandbox cannot be enforced here.
+func (r *ProcessRunner) Check(ctx context.Context, req RunRequest) error {
+	if req.Server != "" || !req.Sandbox.Sandboxed() {
+		return nil
+	}
+	caps := r.Caps
+	if caps == nil {
+		c := sandbox.Probe()
+		caps = &c
+	}
+	return checkCaps(req.Sandbox, *caps)
+}
+
+// checkCaps fails closed when the machine lacks a layer the plan needs:
+// Landlock and seccomp always, a mount namespace when protected paths are
+// required.
+func checkCaps(plan events.SandboxPlan, caps sandbox.Capabilities) error {
+	var missing []string
+	if caps.LandlockABI == 0 {
+		missing = append(missing, "landlock")
+	}
+	if !caps.Seccomp {
+		missing = append(missing, "seccomp")
+	}
+	if plan.RequireProtectedPaths && len(plan.ReadOnlySubpaths) > 0 && !caps.Namespaces() {
+		missing = append(missing, "mountns")
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return &sandbox.UnavailableError{Missing: missing, Hint: "run with --sandbox danger-full-access to go without a sandbox and approve each command yourself"}
+}
+
+// Run executes the call described by its write-ahead record.
+func (r *ProcessRunner) Run(ctx context.Context, req RunRequest) (events.ExecOutcome, error) {
+	if req.Server != "" {
+		if r.MCP == nil {
+			return events.ExecOutcome{}, errors.New("no MCP servers are configured")
+		}
+		return r.MCP.CallTool(ctx, req.Server, req.MCPTool, json.RawMessage(req.Input))
+	}
+	helper, err := r.helper()
+	if err != nil {
+		return events.ExecOutcome{}, fmt.Errorf("find the docket binary: %w", err)
+	}
+	sr := sandbox.Request{Cwd: req.Cwd, Env: r.Env, KeepSecretEnv: r.KeepSecretEnv, Plan: req.Sandbox,
+		Timeout: time.Duration(req.TimeoutMs) * time.Millisecond, OutputCap: req.OutputCap,
+		OnOutput: req.OnOutput, HelperPath: helper, Caps: r.Caps}
+	switch req.Tool {
+	case "shell":
+		sr.Argv = req.Argv
+	case "apply_patch":
+		f, err := os.CreateTemp("", "docket-patch-*.txt")
+		if err != nil {
+			return events.ExecOutcome{}, fmt.Errorf("stage patch: %w", err)
+		}
+		defer os.Remove(f.Name())
+		_, werr := f.WriteString(req.Input)
+		if cerr := f.Close(); werr != nil || cerr != nil {
+			return events.ExecOutcome{}, fmt.Errorf("stage patch: %w", errors.Join(werr, cerr))
+		}
+		sr.Argv = []string{helper, patch.HelperArg, req.Cwd, f.Name()}
+		sr.OnOutput = nil
+	default:
+		return events.ExecOutcome{}, fmt.Errorf("no runner for tool %q", req.Tool)
+	}
+	out, err := sandbox.Run(ctx, sr)
+	var ue *sandbox.UnavailableError
+	if errors.As(err, &ue) {
+		out.SandboxError = ue.Error()
+		return out, nil
+	}
+	return out, err
+}

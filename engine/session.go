@@ -1,0 +1,192 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/docket-engine/docket/engine/model"
+	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/states"
+)
+
+// RiskAssessor asks the model how risky a denied command is. It never fails:
+// trouble is reported in the assessment's Error field.
+type RiskAssessor interface {
+	Assess(ctx context.Context, callID string, command []string, cwd, output string) events.RiskAssessment
+}
+
+// Config is everything a session needs. Start records its decision-relevant
+// part in the session_started record.
+type Config struct {
+	SessionID     string
+	DocketVersion string
+	Home          string // $DOCKET_HOME: where rule amendments are saved
+	Cwd           string
+	Session       events.SessionConfig
+	Settings      []events.Setting
+	Plan          events.SandboxPlan
+	Rules         []events.RuleSource
+	Instructions  string
+
+	Model    model.Model
+	Approver Approver
+	Runner   Runner
+	Clock    Clock
+	Observer Observer
+	Tools    []Tool
+	Risk     RiskAssessor // nil: no risk assessment
+
+	ApprovalTimeout time.Duration
+	CaptureCap      int
+	// Amender saves an approved prefix rule; nil uses the rules package.
+	// Replay substitutes one that writes nothing.
+	Amender Amender
+}
+
+// Session is one agent session: a conversation, its calls, its grants.
+type Session struct {
+	cfg      Config
+	rec      *recorder
+	decider  *Decider
+	registry *Registry
+	model    model.Model
+	approver Approver
+	runner   Runner
+	observer Observer
+
+	mu       sync.Mutex
+	machines map[string]*states.Call
+	items    []events.Item
+	turns    int
+	requests int // model requests so far, across turns
+	history  map[string]*callHistory
+	pending  *pendingTurn
+}
+
+func (s *Session) env() *Env {
+	return &Env{Cwd: s.cfg.Cwd, Config: s.cfg.Session, Plan: s.cfg.Plan, Decider: s.decider}
+}
+
+// ID returns the session id.
+func (s *Session) ID() string { return s.cfg.SessionID }
+
+func build(cfg Config, log Log) (*Session, error) {
+	if cfg.Clock == nil {
+		cfg.Clock = SystemClock{}
+	}
+	if cfg.Observer == nil {
+		cfg.Observer = nopObserver{}
+	}
+	if cfg.CaptureCap <= 0 {
+		cfg.CaptureCap = 1 << 20
+	}
+	if cfg.Model == nil || cfg.Approver == nil || cfg.Runner == nil {
+		return nil, fmt.Errorf("engine: a session needs a model, an approver and a runner")
+	}
+	reg, err := NewRegistry(cfg.Tools...)
+	if err != nil {
+		return nil, err
+	}
+	dec, err := NewDecider(cfg.Session, cfg.Cwd, cfg.Plan, cfg.Rules, cfg.Home, cfg.Amender)
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{cfg: cfg, decider: dec, registry: reg, model: cfg.Model, approver: cfg.Approver,
+		runner: cfg.Runner, observer: cfg.Observer, machines: map[string]*states.Call{}, history: map[string]*callHistory{}}
+	s.rec = newRecorder(log, cfg.Clock, s.onRecord)
+	return s, nil
+}
+
+// Start begins a new session: it records session_started durably.
+func Start(cfg Config, log Log) (*Session, error) {
+	s, err := build(cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	cfg = s.cfg
+	ss := events.SessionStarted{
+		Version: events.FormatVersion, SessionID: cfg.SessionID, DocketVersion: cfg.DocketVersion,
+		StartedAt: cfg.Clock.Now().UnixNano(), Cwd: cfg.Cwd, Config: cfg.Session, Settings: cfg.Settings,
+		Rules: cfg.Rules, RulesDigest: RulesDigest(cfg.Rules), Instructions: cfg.Instructions, Plan: cfg.Plan,
+		Tools: s.registry.Infos(),
+	}
+	if _, err := s.rec.appendDurable("", ss); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// onRecord keeps the in-memory view (machines are moved by the FSM itself)
+// and tells the observer about transitions.
+func (s *Session) onRecord(r events.Record) {
+	if r.Kind != events.KindTransition {
+		return
+	}
+	body, err := r.Decode()
+	if err != nil {
+		return
+	}
+	tr := body.(*events.Transition)
+	s.observer.Notify(Notice{Type: NoticeTransition, SessionID: s.cfg.SessionID, CallID: tr.CallID, Seq: r.Seq, Transition: tr})
+}
+
+func (s *Session) notify(n Notice) {
+	n.SessionID = s.cfg.SessionID
+	s.observer.Notify(n)
+}
+
+// machine returns the state machine of a call, creating it in wantsApproval.
+func (s *Session) machine(id string) *states.Call {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if m, ok := s.machines[id]; ok {
+		return m
+	}
+	m := states.NewCall(id, states.SinkFunc(func(t events.Transition) error {
+		_, err := s.rec.append(t.CallID, t)
+		return err
+	}))
+	s.machines[id] = m
+	return m
+}
+
+// CallState returns the current state of a call, if the session knows it.
+func (s *Session) CallState(id string) (states.State, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m, ok := s.machines[id]
+	if !ok {
+		return "", false
+	}
+	return m.Current(), true
+}
+
+// Items returns a copy of the conversation so far.
+func (s *Session) Items() []events.Item {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]events.Item(nil), s.items...)
+}
+
+func (s *Session) addItems(items ...events.Item) {
+	s.mu.Lock()
+	s.items = append(s.items, items...)
+	s.mu.Unlock()
+}
+
+func (s *Session) assessRisk(ctx context.Context, cr *callRun, denied events.ExecOutcome) *events.RiskAssessment {
+	if s.cfg.Risk == nil {
+		return nil
+	}
+	ra := s.cfg.Risk.Assess(ctx, cr.call.ID, cr.plan.Command, cr.plan.Cwd, denied.Output)
+	ra.CallID = cr.call.ID
+	if _, err := s.rec.append(cr.call.ID, ra); err != nil {
+		return nil
+	}
+	if ra.Error != "" {
+		return nil
+	}
+	return &ra
+}

@@ -1,0 +1,70 @@
+package engine
+
+import (
+	"github.com/docket-engine/docket/engine/model"
+	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/states"
+)
+
+// Tool is a handler the router can dispatch a call to.
+type Tool interface {
+	Spec() model.ToolSpec
+	// ParallelSafe reports whether calls of this tool may run concurrently
+	// with other calls of the same response.
+	ParallelSafe() bool
+	// Prepare validates a call and says what running it means. It must be
+	// a pure function of the call and the session (no disk, no clock), so
+	// replay reaches the same plan. An error is an invalid call: the model
+	// is told, nothing runs.
+	Prepare(c Call, s *Env) (*Plan, error)
+}
+
+// Env is what a tool may consult while preparing a call.
+type Env struct {
+	Cwd     string
+	Config  events.SessionConfig
+	Plan    events.SandboxPlan
+	Decider *Decider
+}
+
+// Requirement is the decision logic's verdict on a call.
+type Requirement struct {
+	Kind              string // ReqSkip, ReqNeedsApproval, ReqForbidden
+	BypassSandbox     bool
+	Reason            string
+	ProposedAmendment []string
+	Cause             states.Cause
+}
+
+// Requirement kinds.
+const (
+	ReqSkip          = "skip"
+	ReqNeedsApproval = "needs_approval"
+	ReqForbidden     = "forbidden"
+)
+
+// Plan is a prepared call: what it would do, what approval it needs, and
+// how to shape its outcome for the model.
+type Plan struct {
+	ApprovalKind string // events.ApprovalExec, ApprovalPatch, ApprovalMCP
+	Command      []string
+	Cwd          string
+	Keys         []string
+	Paths        []string
+	Changes      []FileChange
+	Requirement  Requirement
+	// Escalated: the model asked to run without the sandbox.
+	Escalated bool
+	// OutOfProcess: the tool runs outside Docket's sandbox by nature (MCP).
+	OutOfProcess bool
+	// Retryable: a sandbox denial may be retried without the sandbox.
+	Retryable bool
+	// Start is the write-ahead record's template (CallID, Attempt and
+	// Sandbox are filled by the orchestrator).
+	Start events.ExecStarted
+	// Shape turns an outcome into the text the model sees and whether the
+	// call succeeded.
+	Shape func(events.ExecOutcome) (string, bool)
+	// Notice fields for clients.
+	Server, MCPTool, Arguments string
+}

@@ -1,0 +1,272 @@
+package engine
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/docket-engine/docket/engine/model"
+	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/states"
+)
+
+// TurnResult is how a turn ended.
+type TurnResult struct {
+	TurnID  string
+	Status  string // events.TurnCompleted, TurnFailed, TurnAborted, TurnParked
+	Message string // the model's final message, or why the turn failed
+	Usage   events.Usage
+	// Parked lists the calls waiting for a decision when Status is parked.
+	Parked []string
+}
+
+// ErrEmptyPrompt is returned for a prompt of only whitespace.
+var ErrEmptyPrompt = errors.New("the prompt is empty")
+
+type turn struct {
+	s     *Session
+	id    string
+	usage events.Usage
+	gate  *gate
+}
+
+// Turn runs one user turn to its end: until the model answers without tool
+// calls, the turn fails or aborts, or a call parks.
+func (s *Session) Turn(ctx context.Context, prompt string) (TurnResult, error) {
+	if strings.TrimSpace(prompt) == "" {
+		return TurnResult{}, ErrEmptyPrompt
+	}
+	s.mu.Lock()
+	s.turns++
+	t := &turn{s: s, id: fmt.Sprintf("turn-%d", s.turns)}
+	s.mu.Unlock()
+	if _, err := s.rec.append("", events.UserTurn{TurnID: t.id, Text: prompt}); err != nil {
+		return TurnResult{}, err
+	}
+	s.addItems(events.Item{Type: events.ItemMessage, Role: "user", Text: prompt})
+	s.notify(Notice{Type: NoticeTurnStarted, TurnID: t.id})
+	return t.loop(ctx, nil)
+}
+
+// loop asks the model and dispatches calls until the turn ends. pending,
+// when set, is a response whose calls a resumed session must finish first.
+func (t *turn) loop(ctx context.Context, pending []Call) (TurnResult, error) {
+	s := t.s
+	for {
+		calls := pending
+		pending = nil
+		if calls == nil {
+			resp, err := t.request(ctx)
+			if err != nil {
+				return t.end(events.TurnFailed, err.Error(), nil)
+			}
+			calls = callsOf(resp.Items)
+			if len(calls) == 0 {
+				return t.end(events.TurnCompleted, finalMessage(resp.Items), nil)
+			}
+		}
+		results, err := t.dispatch(ctx, calls)
+		if err != nil {
+			return TurnResult{TurnID: t.id}, err
+		}
+		var parked []string
+		aborted := false
+		for _, r := range results {
+			switch {
+			case r.parked:
+				parked = append(parked, r.call.ID)
+			case r.abort:
+				aborted = true
+			}
+		}
+		for _, r := range results {
+			if !r.parked {
+				s.addItems(outputItem(r.call, r.output))
+			}
+		}
+		if len(parked) > 0 {
+			for _, id := range parked {
+				s.notify(Notice{Type: NoticeParked, TurnID: t.id, CallID: id})
+			}
+			return t.end(events.TurnParked, "waiting for an approval decision", parked)
+		}
+		if aborted {
+			return t.end(events.TurnAborted, "the user aborted the turn", nil)
+		}
+		if ctx.Err() != nil {
+			return t.end(events.TurnAborted, "the turn was cancelled", nil)
+		}
+	}
+}
+
+// request sends the conversation to the model. The request record is
+// durable before the request leaves; the response is journaled as an input
+// before anything acts on it.
+func (t *turn) request(ctx context.Context) (model.Response, error) {
+	s := t.s
+	s.mu.Lock()
+	s.requests++
+	n := s.requests
+	s.mu.Unlock()
+	req := model.Request{Model: s.cfg.Session.Model, Instructions: s.cfg.Instructions, Items: s.Items(),
+		Tools: s.registry.Specs(), ParallelToolCalls: true}
+	if _, err := s.rec.appendDurable("", events.ModelRequest{TurnID: t.id, Request: n, Digest: digest(req),
+		ItemCount: len(req.Items), Model: req.Model}); err != nil {
+		return model.Response{}, err
+	}
+	resp, err := s.model.Respond(ctx, req, func(d model.Delta) {
+		if d.Kind == model.DeltaText {
+			s.notify(Notice{Type: NoticeTextDelta, TurnID: t.id, Text: d.Text})
+		}
+	})
+	if err != nil {
+		if _, aerr := s.rec.append("", events.ModelResponse{TurnID: t.id, Request: n, Error: err.Error()}); aerr != nil {
+			return model.Response{}, aerr
+		}
+		return model.Response{}, fmt.Errorf("model: %w", err)
+	}
+	if _, err := s.rec.append("", events.ModelResponse{TurnID: t.id, Request: n, ResponseID: resp.ID, Items: resp.Items,
+		Usage: resp.Usage, Attempts: resp.Attempts}); err != nil {
+		return model.Response{}, err
+	}
+	t.usage = t.usage.Add(resp.Usage)
+	s.addItems(resp.Items...)
+	for _, it := range resp.Items {
+		switch it.Type {
+		case events.ItemMessage:
+			s.notify(Notice{Type: NoticeMessage, TurnID: t.id, Text: it.Text})
+		case events.ItemReasoning:
+			s.notify(Notice{Type: NoticeReasoning, TurnID: t.id, Text: it.Text})
+		}
+	}
+	return resp, nil
+}
+
+// digest fingerprints a request so the journal can show that a replay sent
+// the model the same thing.
+func digest(req model.Request) string {
+	b, _ := json.Marshal(req)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+func finalMessage(items []events.Item) string {
+	msg := ""
+	for _, it := range items {
+		if it.Type == events.ItemMessage && it.Role != "user" {
+			msg = it.Text
+		}
+	}
+	return msg
+}
+
+// end closes the turn with a durable turn_ended record.
+func (t *turn) end(status, message string, parked []string) (TurnResult, error) {
+	s := t.s
+	if _, err := s.rec.appendDurable("", events.TurnEnded{TurnID: t.id, Status: status, Message: message, Usage: t.usage}); err != nil {
+		return TurnResult{TurnID: t.id}, err
+	}
+	switch status {
+	case events.TurnCompleted:
+		s.notify(Notice{Type: NoticeTurnCompleted, TurnID: t.id, Usage: t.usage, Text: message})
+	case events.TurnParked:
+	default:
+		s.notify(Notice{Type: NoticeTurnFailed, TurnID: t.id, Text: message, Usage: t.usage})
+	}
+	return TurnResult{TurnID: t.id, Status: status, Message: message, Usage: t.usage, Parked: parked}, nil
+}
+
+// dispatch runs a response's calls: concurrently when every one of them is
+// parallel-safe, otherwise in order. Results come back in call order.
+func (t *turn) dispatch(ctx context.Context, calls []Call) ([]callResult, error) {
+	t.gate = newGate(len(calls))
+	results := make([]callResult, len(calls))
+	tctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if t.parallel(calls) {
+		var wg sync.WaitGroup
+		errs := make([]error, len(calls))
+		for i, c := range calls {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				results[i], errs[i] = t.settle(tctx, i, c)
+				if results[i].abort {
+					cancel()
+				}
+			}()
+		}
+		wg.Wait()
+		return results, errors.Join(errs...)
+	}
+	for i, c := range calls {
+		if tctx.Err() != nil {
+			r, err := t.abandon(ctx, c)
+			if err != nil {
+				return results, err
+			}
+			results[i] = r
+			continue
+		}
+		r, err := t.settle(tctx, i, c)
+		if err != nil {
+			return results, err
+		}
+		results[i] = r
+		if r.abort {
+			cancel()
+		}
+	}
+	return results, nil
+}
+
+func (t *turn) parallel(calls []Call) bool {
+	if len(calls) < 2 {
+		return false
+	}
+	for _, c := range calls {
+		tool, ok := t.s.registry.Lookup(c.Name)
+		if !ok || !tool.ParallelSafe() {
+			return false
+		}
+	}
+	return true
+}
+
+// abandon ends a call that never started because the turn was aborted
+// first, so the conversation still holds an output for every call.
+func (t *turn) abandon(ctx context.Context, c Call) (callResult, error) {
+	cr := &callRun{t: t, call: c, m: t.s.machine(c.ID), asked: map[string]bool{}}
+	if cr.m.Current().Terminal() {
+		return callResult{call: c, output: "Not run: the turn was aborted"}, nil
+	}
+	return t.deny(context.WithoutCancel(ctx), cr, states.CauseUserAbort, "the turn was aborted before this call ran", StatusDeclined)
+}
+
+// settle orchestrates a call and, when the turn was cancelled or aborted
+// under it, brings the call to done so nothing is left in flight.
+func (t *turn) settle(ctx context.Context, i int, c Call) (callResult, error) {
+	r, err := t.orchestrate(ctx, i, c)
+	if err == nil || ctx.Err() == nil {
+		return r, err
+	}
+	cr := &callRun{t: t, call: c, m: t.s.machine(c.ID), asked: map[string]bool{}}
+	bg := context.WithoutCancel(ctx)
+	switch cr.m.Current() {
+	case states.Done:
+		return callResult{call: c, output: "Interrupted: the turn was aborted"}, nil
+	case states.WantsApproval:
+		return t.deny(bg, cr, states.CauseUserAbort, "the turn was aborted before this call ran", StatusDeclined)
+	case states.Denied:
+		if ferr := cr.fire(bg, states.Finish, states.CauseUserAbort, "the turn was aborted"); ferr != nil {
+			return r, errors.Join(err, ferr)
+		}
+		return t.output(cr, "Not run: the turn was aborted", false, StatusDeclined, -1, "")
+	}
+	return t.interrupt(bg, cr, states.CauseUserAbort, "the turn was aborted while this call was in flight")
+}

@@ -1,0 +1,153 @@
+package audit
+
+import "github.com/docket-engine/docket/events"
+
+// Outcomes of a call, as the report spells them.
+const (
+	OutcomeCompleted   = "completed"
+	OutcomeFailed      = "failed"
+	OutcomeDenied      = "denied"
+	OutcomeInterrupted = "interrupted"
+	OutcomeInvalid     = "invalid"
+	// OutcomePending is a call the journal leaves unfinished: parked in
+	// awaitingDecision, in flight at a crash, or cut off by damage.
+	OutcomePending = "pending"
+)
+
+// Options selects what an audit covers.
+type Options struct {
+	// CallID audits one call, read through the call index.
+	CallID string
+	// UnsandboxedOnly keeps only the calls that ran without a sandbox.
+	UnsandboxedOnly bool
+}
+
+// Report is the whole audit of a session, in the JSON shape CLI.md gives
+// for `docket audit --json` (with the policy, rules, amendments, violations
+// and damage the brief adds).
+type Report struct {
+	SessionID  string      `json:"session_id"`
+	Journal    string      `json:"journal"`
+	Policy     Policy      `json:"policy"`
+	Rules      Rules       `json:"rules"`
+	Calls      []Call      `json:"calls"`
+	Amendments []Amendment `json:"amendments,omitempty"`
+	Violations []Violation `json:"violations,omitempty"`
+	Damaged    *Damage     `json:"damaged,omitempty"`
+}
+
+// Policy is the approval policy and sandbox configuration in force, from the
+// session_started record.
+type Policy struct {
+	ApprovalPolicy        string   `json:"approval_policy"`
+	SandboxMode           string   `json:"sandbox_mode"`
+	NetworkAccess         bool     `json:"network_access"`
+	WritableRoots         []string `json:"writable_roots,omitempty"`
+	RequireProtectedPaths bool     `json:"require_protected_paths,omitempty"`
+}
+
+// Rules names the rules files in force when the session started and the
+// digest recorded over them.
+type Rules struct {
+	Files  []string `json:"files"`
+	Digest string   `json:"digest,omitempty"`
+}
+
+// Amendment is an allow rule the user saved during the session.
+type Amendment struct {
+	CallID  string   `json:"call_id"`
+	Seq     uint64   `json:"seq"`
+	Pattern []string `json:"pattern"`
+	Line    string   `json:"line"`
+	File    string   `json:"file,omitempty"`
+	Written bool     `json:"written"`
+}
+
+// Call is the audit of one tool call.
+type Call struct {
+	CallID         string       `json:"call_id"`
+	Tool           string       `json:"tool"`
+	Command        []string     `json:"command"`
+	Cwd            string       `json:"cwd"`
+	FinalState     string       `json:"final_state"`
+	Outcome        string       `json:"outcome"`
+	ExitCode       *int         `json:"exit_code"`
+	RanUnsandboxed bool         `json:"ran_unsandboxed"`
+	WhyUnsandboxed string       `json:"why_unsandboxed"`
+	Transitions    []Transition `json:"transitions"`
+	Decisions      []Decision   `json:"decisions"`
+	// Sandbox is the sandbox of the call's first run (the one that may have
+	// been denied); null when the call never ran.
+	Sandbox    *Sandbox  `json:"sandbox"`
+	Requests   []Request `json:"approval_requests,omitempty"`
+	Attempts   []Attempt `json:"attempts,omitempty"`
+	Violations []string  `json:"violations,omitempty"`
+}
+
+// Transition is one recorded move of the call's state machine.
+type Transition struct {
+	Seq    uint64 `json:"seq"`
+	From   string `json:"from"`
+	Event  string `json:"event"`
+	To     string `json:"to"`
+	Cause  string `json:"cause"`
+	Reason string `json:"reason"`
+	At     string `json:"at"`
+}
+
+// Decision is one answer to an approval request.
+type Decision struct {
+	Seq       uint64   `json:"seq"`
+	Phase     string   `json:"phase"`
+	Decision  string   `json:"decision"`
+	Source    string   `json:"source"`
+	At        string   `json:"at"`
+	Amendment []string `json:"amendment,omitempty"`
+}
+
+// Request is one approval request that went out for the call.
+type Request struct {
+	Seq    uint64 `json:"seq"`
+	Phase  string `json:"phase"`
+	Kind   string `json:"kind"`
+	Reason string `json:"reason,omitempty"`
+	At     string `json:"at"`
+}
+
+// Sandbox is what restricted one run: the plan's mode, the layers the
+// sandbox reported enforced, and whether the network was reachable.
+type Sandbox struct {
+	Mode    string   `json:"mode"`
+	Layers  []string `json:"layers"`
+	Network bool     `json:"network"`
+}
+
+// Attempt is one execution of the call: its write-ahead record and, when
+// recorded, its outcome.
+type Attempt struct {
+	Attempt      int                    `json:"attempt"`
+	Seq          uint64                 `json:"seq,omitempty"`
+	At           string                 `json:"at,omitempty"`
+	Sandbox      *Sandbox               `json:"sandbox,omitempty"`
+	OutcomeSeq   uint64                 `json:"outcome_seq,omitempty"`
+	ExitCode     *int                   `json:"exit_code,omitempty"`
+	Signal       string                 `json:"signal,omitempty"`
+	TimedOut     bool                   `json:"timed_out,omitempty"`
+	DurationMs   int64                  `json:"duration_ms,omitempty"`
+	Denial       *events.DenialEvidence `json:"denial,omitempty"`
+	Error        string                 `json:"error,omitempty"`
+	SandboxError string                 `json:"sandbox_error,omitempty"`
+}
+
+// Violation is a breach of a state-machine invariant the journal shows.
+type Violation struct {
+	CallID  string `json:"call_id"`
+	Seq     uint64 `json:"seq"`
+	Message string `json:"message"`
+}
+
+// Damage says where a damaged journal stopped being readable.
+type Damage struct {
+	LastGoodSeq uint64 `json:"last_good_seq"`
+	Error       string `json:"error"`
+}

@@ -1,0 +1,255 @@
+package audit
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+)
+
+// NewTextWriter returns a Sink that writes the human-readable audit. With
+// opts.UnsandboxedOnly it writes one entry per unsandboxed call with its
+// one-line why; otherwise each call's transitions, approvals and runs.
+func NewTextWriter(w io.Writer, opts Options) Sink {
+	return &textWriter{w: w, brief: opts.UnsandboxedOnly}
+}
+
+// WriteText writes a built report as NewTextWriter would stream it.
+func WriteText(w io.Writer, r *Report, opts Options) error {
+	return Replay(r, NewTextWriter(w, opts))
+}
+
+type textWriter struct {
+	w     io.Writer
+	brief bool
+	n     int
+	err   error
+}
+
+func (t *textWriter) printf(format string, a ...any) {
+	if t.err == nil {
+		_, t.err = fmt.Fprintf(t.w, format, a...)
+	}
+}
+
+func (t *textWriter) Begin(h *Report) error {
+	t.printf("session %s\n", orDash(h.SessionID))
+	t.printf("journal %s\n", h.Journal)
+	p := h.Policy
+	t.printf("policy  approval %s, sandbox %s, network %s\n", orDash(p.ApprovalPolicy), orDash(p.SandboxMode), onOff(p.NetworkAccess))
+	if len(p.WritableRoots) > 0 {
+		t.printf("        writable roots %s\n", strings.Join(p.WritableRoots, ", "))
+	}
+	if len(h.Rules.Files) == 0 {
+		t.printf("rules   none\n")
+	}
+	for _, f := range h.Rules.Files {
+		t.printf("rules   %s\n", f)
+	}
+	if h.Rules.Digest != "" {
+		t.printf("        digest %s\n", h.Rules.Digest)
+	}
+	return t.err
+}
+
+func (t *textWriter) Call(c *Call) error {
+	t.n++
+	t.printf("\ncall %s  %s  %s\n", c.CallID, orDash(c.Tool), quoteArgv(c.Command))
+	if t.brief {
+		t.printf("  why: %s\n", c.WhyUnsandboxed)
+		return t.err
+	}
+	t.printf("  cwd      %s\n", orDash(c.Cwd))
+	t.printf("  outcome  %s%s, final state %s\n", c.Outcome, exitNote(c.ExitCode), c.FinalState)
+	if c.RanUnsandboxed {
+		t.printf("  UNSANDBOXED because %s\n", c.WhyUnsandboxed)
+	}
+	t.printf("  transitions\n")
+	if len(c.Transitions) == 0 {
+		t.printf("    (none recorded)\n")
+	}
+	for _, tr := range c.Transitions {
+		t.printf("    seq %-5d %s  %s --%s--> %s  [%s] %s\n", tr.Seq, tr.At, tr.From, tr.Event, tr.To, tr.Cause, tr.Reason)
+	}
+	t.approvals(c)
+	t.runs(c)
+	if len(c.Violations) > 0 {
+		t.printf("  VIOLATIONS\n")
+		for _, v := range c.Violations {
+			t.printf("    %s\n", v)
+		}
+	}
+	return t.err
+}
+
+// approvals lists requests and answers together, in journal order.
+func (t *textWriter) approvals(c *Call) {
+	if len(c.Requests) == 0 && len(c.Decisions) == 0 {
+		return
+	}
+	type line struct {
+		seq  uint64
+		text string
+	}
+	var lines []line
+	for _, r := range c.Requests {
+		lines = append(lines, line{r.Seq, fmt.Sprintf("asked     %-7s %s (%s)", r.Phase, r.At, orDash(r.Reason))})
+	}
+	for _, d := range c.Decisions {
+		text := fmt.Sprintf("answered  %-7s %s: %s by %s", d.Phase, d.At, d.Decision, who(d.Source))
+		if len(d.Amendment) > 0 {
+			text += ", rule prefix " + tokens(d.Amendment)
+		}
+		lines = append(lines, line{d.Seq, text})
+	}
+	sort.SliceStable(lines, func(i, j int) bool { return lines[i].seq < lines[j].seq })
+	t.printf("  approvals\n")
+	for _, l := range lines {
+		t.printf("    seq %-5d %s\n", l.seq, l.text)
+	}
+}
+
+func (t *textWriter) runs(c *Call) {
+	if len(c.Attempts) == 0 {
+		return
+	}
+	t.printf("  runs\n")
+	for _, at := range c.Attempts {
+		where := "no write-ahead record"
+		if at.Seq > 0 {
+			where = fmt.Sprintf("seq %d", at.Seq)
+		}
+		t.printf("    attempt %d (%s): %s -> %s\n", at.Attempt, where, sandboxNote(at.Sandbox), resultNote(at))
+		if d := at.Denial; d != nil {
+			t.printf("      denied by the sandbox: %s", denialSummary(d))
+			if d.Reason != "" && !strings.Contains(denialSummary(d), d.Reason) {
+				t.printf(" (%s)", d.Reason)
+			}
+			if d.Message != "" {
+				t.printf(": %s", firstLine(d.Message))
+			}
+			t.printf("\n")
+		}
+	}
+}
+
+func (t *textWriter) End(r *Report) error {
+	if t.brief && t.n == 0 {
+		t.printf("\nno call ran without a sandbox\n")
+	}
+	if len(r.Amendments) > 0 {
+		t.printf("\nrules saved during the session\n")
+		for _, a := range r.Amendments {
+			t.printf("  seq %d, call %s: %s%s\n", a.Seq, a.CallID, orDash(a.Line), inFile(a.File))
+		}
+	}
+	if n := len(r.Violations); n > 0 {
+		t.printf("\n%d invariant violation(s)\n", n)
+		for _, v := range r.Violations {
+			t.printf("  call %s, seq %d: %s\n", v.CallID, v.Seq, v.Message)
+		}
+	}
+	if d := r.Damaged; d != nil {
+		t.printf("\nDAMAGED: the journal cannot be read after seq %d (%s); every record up to it was audited\n", d.LastGoodSeq, d.Error)
+	}
+	return t.err
+}
+
+func sandboxNote(s *Sandbox) string {
+	if s == nil {
+		return "sandbox unknown"
+	}
+	if s.Mode == "none" {
+		return "NO SANDBOX"
+	}
+	layers := "no layers reported"
+	if len(s.Layers) > 0 {
+		layers = "layers " + strings.Join(s.Layers, " ")
+	}
+	return fmt.Sprintf("sandbox %s, %s, network %s", s.Mode, layers, onOff(s.Network))
+}
+
+func resultNote(at Attempt) string {
+	switch {
+	case at.SandboxError != "":
+		return "sandbox could not be set up: " + firstLine(at.SandboxError)
+	case at.Error != "":
+		return "could not start: " + firstLine(at.Error)
+	case at.OutcomeSeq == 0:
+		return "no outcome recorded"
+	}
+	s := "exit " + fmt.Sprint(deref(at.ExitCode))
+	if at.Signal != "" {
+		s += ", signal " + at.Signal
+	}
+	if at.TimedOut {
+		s += ", timed out"
+	}
+	return s + fmt.Sprintf(" in %s (seq %d)", time.Duration(at.DurationMs)*time.Millisecond, at.OutcomeSeq)
+}
+
+func exitNote(code *int) string {
+	if code == nil {
+		return ""
+	}
+	return fmt.Sprintf(" (exit %d)", *code)
+}
+
+func deref(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+func inFile(f string) string {
+	if f == "" {
+		return ""
+	}
+	return " in " + f
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " …"
+	}
+	return s
+}
+
+// quoteArgv renders argv as a shell would read it back.
+func quoteArgv(argv []string) string {
+	if len(argv) == 0 {
+		return "-"
+	}
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		out[i] = shellQuote(a)
+	}
+	return strings.Join(out, " ")
+}
+
+func shellQuote(s string) string {
+	if s == "" {
+		return "''"
+	}
+	safe := true
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,", r)) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

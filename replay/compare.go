@@ -1,0 +1,189 @@
+package replay
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/docket-engine/docket/events"
+)
+
+// errCrashed stops the engine where the recorded session's process stopped.
+var errCrashed = errors.New("replay: the recorded process stopped here")
+
+// Divergence is the first record where the replayed engine and the journal
+// disagree.
+type Divergence struct {
+	Seq    uint64 // the journal record that differs (0: the journal had none)
+	CallID string
+	Kind   events.Kind
+	Want   string // the journal's record, canonical JSON
+	Got    string // the replay's record, canonical JSON
+}
+
+func (d *Divergence) Error() string {
+	var b strings.Builder
+	call := d.CallID
+	if call == "" {
+		call = "(session)"
+	}
+	fmt.Fprintf(&b, "replay diverged at seq %d, call %s, record %s\n", d.Seq, call, d.Kind)
+	b.WriteString(lineDiff(d.Want, d.Got))
+	return b.String()
+}
+
+type decoded struct {
+	rec  events.Record
+	body any
+}
+
+// comparingLog stands in for the journal during verify replay: each append
+// is compared with the next record of the same stream (the session's or one
+// call's) in the journal.
+type comparingLog struct {
+	mu       sync.Mutex
+	streams  map[string][]decoded // by call id, in seq order
+	pos      map[string]int
+	stopAt   uint64 // seq of the session_resumed that ends this segment (0: none)
+	crashed  bool
+	diverged *Divergence
+	nextSeq  uint64
+	compared int
+}
+
+func newComparingLog(recs []decoded, stopAt uint64) *comparingLog {
+	l := &comparingLog{streams: map[string][]decoded{}, pos: map[string]int{}, stopAt: stopAt}
+	for _, r := range recs {
+		l.streams[r.rec.CallID] = append(l.streams[r.rec.CallID], r)
+	}
+	return l
+}
+
+func (l *comparingLog) crash() {
+	l.mu.Lock()
+	l.crashed = true
+	l.mu.Unlock()
+}
+
+// skipTo marks every record before seq as already written (by an earlier
+// segment of the replay).
+func (l *comparingLog) skipTo(seq uint64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for id, st := range l.streams {
+		i := 0
+		for i < len(st) && st[i].rec.Seq < seq {
+			i++
+		}
+		l.pos[id] = i
+	}
+}
+
+// Append compares the record with the journal's.
+func (l *comparingLog) Append(at time.Time, callID string, body any) (events.Record, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.diverged != nil {
+		return events.Record{}, l.diverged
+	}
+	if l.crashed {
+		return events.Record{}, errCrashed
+	}
+	kind, _ := events.KindOf(body)
+	got := canonical(body)
+	st := l.streams[callID]
+	i := l.pos[callID]
+	if i >= len(st) || (l.stopAt > 0 && st[i].rec.Seq > l.stopAt) {
+		if l.stopAt > 0 {
+			l.crashed = true
+			return events.Record{}, errCrashed
+		}
+		l.diverged = &Divergence{CallID: callID, Kind: kind, Want: "(the journal has no further record for this stream)", Got: got}
+		return events.Record{}, l.diverged
+	}
+	want := st[i]
+	if wantJSON := canonical(want.body); want.rec.Kind != kind || wantJSON != got {
+		l.diverged = &Divergence{Seq: want.rec.Seq, CallID: callID, Kind: want.rec.Kind, Want: wantJSON, Got: got}
+		return events.Record{}, l.diverged
+	}
+	l.pos[callID] = i + 1
+	l.compared++
+	return want.rec, nil
+}
+
+// Commit does nothing: the journal is already durable.
+func (l *comparingLog) Commit() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.diverged != nil {
+		return l.diverged
+	}
+	return nil
+}
+
+// unconsumed returns the first journal record (before stopAt) the replay
+// never produced.
+func (l *comparingLog) unconsumed() *Divergence {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var first *decoded
+	for id, st := range l.streams {
+		i := l.pos[id]
+		if i < len(st) && (l.stopAt == 0 || st[i].rec.Seq < l.stopAt) && st[i].rec.Kind != events.KindSessionResumed {
+			if first == nil || st[i].rec.Seq < first.rec.Seq {
+				first = &st[i]
+			}
+		}
+	}
+	if first == nil {
+		return nil
+	}
+	return &Divergence{Seq: first.rec.Seq, CallID: first.rec.CallID, Kind: first.rec.Kind, Want: canonical(first.body), Got: "(the replay produced no such record)"}
+}
+
+// canonical renders a body as indented JSON with sorted keys: equal
+// payloads give equal text, and a diff of two is readable.
+func canonical(body any) string {
+	b, err := json.Marshal(body)
+	if err != nil {
+		return fmt.Sprintf("%#v", body)
+	}
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return string(b)
+	}
+	out, _ := json.MarshalIndent(v, "", "  ")
+	return string(out)
+}
+
+// lineDiff shows the lines that differ between two renderings.
+func lineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var b strings.Builder
+	n := max(len(w), len(g))
+	for i := 0; i < n; i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl == gl {
+			continue
+		}
+		if i < len(w) {
+			fmt.Fprintf(&b, "  journal: %s\n", strings.TrimSpace(wl))
+		}
+		if i < len(g) {
+			fmt.Fprintf(&b, "  replay:  %s\n", strings.TrimSpace(gl))
+		}
+	}
+	if b.Len() == 0 {
+		return "  (record kinds differ)\n"
+	}
+	return b.String()
+}

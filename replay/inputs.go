@@ -1,0 +1,137 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/docket-engine/docket/engine"
+	"github.com/docket-engine/docket/engine/model"
+	"github.com/docket-engine/docket/events"
+)
+
+// recorded holds a journal's inputs, for the stand-ins below.
+type recorded struct {
+	responses []events.ModelResponse
+	decisions map[string][]seqDecision // by request id, in seq order
+	outcomes  map[string]events.ExecOutcome
+	started   map[string]bool
+	risks     map[string]events.RiskAssessment
+}
+
+func outcomeKey(callID string, attempt int) string { return fmt.Sprintf("%s#%d", callID, attempt) }
+
+func collect(recs []decoded) *recorded {
+	in := &recorded{decisions: map[string][]seqDecision{}, outcomes: map[string]events.ExecOutcome{},
+		started: map[string]bool{}, risks: map[string]events.RiskAssessment{}}
+	for _, r := range recs {
+		switch v := r.body.(type) {
+		case *events.ModelResponse:
+			in.responses = append(in.responses, *v)
+		case *events.Decision:
+			in.decisions[v.RequestID] = append(in.decisions[v.RequestID], seqDecision{seq: r.rec.Seq, d: *v})
+		case *events.ExecOutcome:
+			in.outcomes[outcomeKey(v.CallID, v.Attempt)] = *v
+		case *events.ExecStarted:
+			in.started[outcomeKey(v.CallID, v.Attempt)] = true
+		case *events.RiskAssessment:
+			in.risks[v.CallID] = *v
+		}
+	}
+	return in
+}
+
+// recordedModel answers requests with the journal's responses, in order.
+type recordedModel struct {
+	mu   sync.Mutex
+	in   *recorded
+	next int
+}
+
+func (m *recordedModel) Respond(ctx context.Context, req model.Request, _ func(model.Delta)) (model.Response, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.next >= len(m.in.responses) {
+		return model.Response{}, errors.New("replay: the journal has no further model response")
+	}
+	r := m.in.responses[m.next]
+	m.next++
+	if r.Error != "" {
+		return model.Response{}, errors.New(r.Error)
+	}
+	return model.Response{ID: r.ResponseID, Items: r.Items, Usage: r.Usage, Attempts: r.Attempts}, nil
+}
+
+type seqDecision struct {
+	seq uint64
+	d   events.Decision
+}
+
+// recordedApprover answers with the decisions the journal recorded within
+// the current segment; a request the segment never answered parks, as it
+// did.
+type recordedApprover struct {
+	in       *recorded
+	from, to uint64 // segment bounds; to == 0 means the end
+}
+
+func (a recordedApprover) Decide(ctx context.Context, req engine.ApprovalRequest) (engine.Answer, error) {
+	var d events.Decision
+	found := false
+	for _, sd := range a.in.decisions[req.RequestID] {
+		if sd.seq > a.from && (a.to == 0 || sd.seq < a.to) {
+			d, found = sd.d, true
+			break
+		}
+	}
+	if !found {
+		return engine.Answer{}, engine.ErrNoDecision
+	}
+	if d.Decision == engine.DecTimedOut {
+		<-ctx.Done() // the engine turns its own deadline into timed_out
+		return engine.Answer{}, ctx.Err()
+	}
+	return engine.Answer{Decision: d.Decision, Source: d.Source, Amendment: d.Amendment, At: time.Unix(0, d.At)}, nil
+}
+
+// recordedRunner returns the journal's outcomes and spawns nothing.
+type recordedRunner struct {
+	in  *recorded
+	log *comparingLog
+}
+
+func (r recordedRunner) Check(ctx context.Context, req engine.RunRequest) error {
+	k := outcomeKey(req.CallID, req.Attempt)
+	if o, ok := r.in.outcomes[k]; ok && o.SandboxError != "" && !r.in.started[k] {
+		return errors.New(o.SandboxError)
+	}
+	return nil
+}
+
+func (r recordedRunner) Run(ctx context.Context, req engine.RunRequest) (events.ExecOutcome, error) {
+	o, ok := r.in.outcomes[outcomeKey(req.CallID, req.Attempt)]
+	if !ok {
+		// The process was running when the session crashed: nothing came
+		// back, and the engine stops here as the original did.
+		r.log.crash()
+		return events.ExecOutcome{}, errCrashed
+	}
+	return o, nil
+}
+
+// recordedRisk returns the journal's risk assessments.
+type recordedRisk struct{ in *recorded }
+
+func (r recordedRisk) Assess(ctx context.Context, callID string, command []string, cwd, output string) events.RiskAssessment {
+	if ra, ok := r.in.risks[callID]; ok {
+		return ra
+	}
+	return events.RiskAssessment{CallID: callID, Error: "no recorded assessment"}
+}
+
+// fixedClock returns one instant: record times are not compared.
+type fixedClock struct{ t time.Time }
+
+func (c fixedClock) Now() time.Time { return c.t }

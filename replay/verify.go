@@ -1,0 +1,198 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/docket-engine/docket/engine"
+	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/journal"
+)
+
+// Options change what a verify replay runs with. The zero value replays
+// the session exactly as recorded.
+type Options struct {
+	// Rules, when non-nil, replaces the rules recorded in session_started:
+	// "would today's rules have decided the same?"
+	Rules []events.RuleSource
+	// Config, when non-nil, replaces the recorded session configuration.
+	Config *events.SessionConfig
+	// Tools, when non-nil, replaces the default tools (shell, apply_patch,
+	// and the recorded MCP tools).
+	Tools []engine.Tool
+}
+
+// Result summarises a successful verify replay.
+type Result struct {
+	Records  int // records in the journal
+	Compared int // records the replay produced and matched
+	Segments int // processes the session spanned (1 + resumes)
+	Damaged  *journal.DamagedError
+}
+
+// VerifyFile replays the journal at path; see Verify.
+func VerifyFile(ctx context.Context, path string, opts Options) (*Result, error) {
+	var recs []events.Record
+	err := journal.Scan(path, 1, func(r events.Record) error {
+		recs = append(recs, r)
+		return nil
+	})
+	var dmg *journal.DamagedError
+	if err != nil && !errors.As(err, &dmg) {
+		return nil, err
+	}
+	res, verr := Verify(ctx, recs, opts)
+	if res != nil {
+		res.Damaged = dmg
+	}
+	return res, verr
+}
+
+// Verify re-drives the engine over recorded inputs (model responses,
+// decisions, exec outcomes, risk assessments) without calling a model, a
+// user or the OS, and compares every record it writes with the journal's.
+// It returns a *Divergence for the first difference.
+func Verify(ctx context.Context, recs []events.Record, opts Options) (*Result, error) {
+	dec := make([]decoded, 0, len(recs))
+	for _, r := range recs {
+		b, err := r.Decode()
+		if err != nil {
+			return nil, fmt.Errorf("replay: seq %d: %w", r.Seq, err)
+		}
+		dec = append(dec, decoded{rec: r, body: b})
+	}
+	if len(dec) == 0 || dec[0].rec.Kind != events.KindSessionStarted {
+		return nil, errors.New("replay: the journal does not begin with session_started")
+	}
+	ss := *dec[0].body.(*events.SessionStarted)
+	if opts.Rules != nil {
+		ss.Rules = opts.Rules
+	}
+	if opts.Config != nil {
+		ss.Config = *opts.Config
+	}
+	in := collect(dec)
+	res := &Result{Records: len(dec)}
+
+	// Segment boundaries: every session_resumed record.
+	var stops []uint64
+	for _, d := range dec {
+		if d.rec.Kind == events.KindSessionResumed {
+			stops = append(stops, d.rec.Seq)
+		}
+	}
+	mdl := &recordedModel{in: in}
+	var sess *engine.Session
+	for seg := 0; seg <= len(stops); seg++ {
+		res.Segments++
+		var stopAt uint64
+		if seg < len(stops) {
+			stopAt = stops[seg]
+		}
+		log := newComparingLog(dec[1:], stopAt)
+		var from uint64
+		if seg > 0 {
+			from = stops[seg-1]
+		}
+		cfg := engine.Config{
+			SessionID: ss.SessionID, Cwd: ss.Cwd, Session: ss.Config, Settings: ss.Settings, Plan: ss.Plan,
+			Rules: ss.Rules, Instructions: ss.Instructions, DocketVersion: ss.DocketVersion,
+			Model: mdl, Approver: recordedApprover{in: in, from: from, to: stopAt}, Runner: recordedRunner{in: in, log: log},
+			Clock: fixedClock{t: time.Unix(0, ss.StartedAt)}, Tools: opts.Tools, Risk: recordedRisk{in: in},
+			Amender: engine.NoopAmender{},
+		}
+		if cfg.Tools == nil {
+			cfg.Tools = defaultTools(ss)
+		}
+		var err error
+		if seg == 0 {
+			sess, err = engine.Restore(cfg, log, recs[:1])
+		} else {
+			log.skipTo(from + 1)
+			sess, err = engine.Restore(cfg, log, recs[:indexOf(recs, from)])
+			mdl.next = countResponses(dec, from)
+		}
+		if err != nil {
+			return res, fmt.Errorf("replay: restore segment %d: %w", seg+1, err)
+		}
+		if err := drive(ctx, sess, dec, log, from, stopAt); err != nil {
+			return res, err
+		}
+		if d := log.unconsumed(); d != nil {
+			return res, d
+		}
+		res.Compared += log.compared
+	}
+	return res, nil
+}
+
+// drive runs the segment's turns: a resumed segment first finishes the
+// pending turn, then every user_turn of the segment runs in order.
+func drive(ctx context.Context, s *engine.Session, dec []decoded, log *comparingLog, from, stopAt uint64) error {
+	check := func(err error) error {
+		if err == nil {
+			return nil
+		}
+		var d *Divergence
+		if errors.As(err, &d) {
+			return d
+		}
+		if errors.Is(err, errCrashed) {
+			return errCrashed
+		}
+		if log.diverged != nil {
+			return log.diverged
+		}
+		return fmt.Errorf("replay: engine: %w", err)
+	}
+	if from > 0 {
+		if _, _, ok := s.Pending(); ok {
+			if _, err := s.Continue(ctx); err != nil {
+				if e := check(err); !errors.Is(e, errCrashed) {
+					return e
+				}
+				return nil
+			}
+		}
+	}
+	for _, d := range dec {
+		if d.rec.Seq <= from || (stopAt > 0 && d.rec.Seq > stopAt) {
+			continue
+		}
+		ut, ok := d.body.(*events.UserTurn)
+		if !ok {
+			continue
+		}
+		if _, err := s.Turn(ctx, ut.Text); err != nil {
+			if e := check(err); !errors.Is(e, errCrashed) {
+				return e
+			}
+			return nil
+		}
+		if log.crashed {
+			return nil
+		}
+	}
+	return nil
+}
+
+func indexOf(recs []events.Record, seq uint64) int {
+	for i, r := range recs {
+		if r.Seq == seq {
+			return i
+		}
+	}
+	return len(recs)
+}
+
+func countResponses(dec []decoded, before uint64) int {
+	n := 0
+	for _, d := range dec {
+		if d.rec.Seq < before && d.rec.Kind == events.KindModelResponse {
+			n++
+		}
+	}
+	return n
+}
