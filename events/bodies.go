@@ -66,6 +66,13 @@ type ToolInfo struct {
 	ParallelSafe bool   `msgpack:"parallel_safe,omitempty"`
 }
 
+// SessionResumed marks where a new process took over a session (after a
+// crash, or to answer a parked approval). Replay restarts the engine here.
+type SessionResumed struct {
+	PID       int    `msgpack:"pid"`
+	Decisions string `msgpack:"decisions,omitempty"`
+}
+
 // UserTurn records a prompt from the user that starts a turn.
 type UserTurn struct {
 	TurnID string `msgpack:"turn_id"`

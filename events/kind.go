@@ -14,6 +14,7 @@ const (
 	KindDecision       Kind = "decision"
 	KindExecOutcome    Kind = "exec_outcome"
 	KindRiskAssessment Kind = "risk_assessment"
+	KindSessionResumed Kind = "session_resumed"
 )
 
 // Decision kinds record what the engine concluded from its inputs: during
@@ -39,6 +40,7 @@ var kindInfo = [...]struct {
 	{KindDecision, true},
 	{KindExecOutcome, true},
 	{KindRiskAssessment, true},
+	{KindSessionResumed, true},
 	{KindTransition, false},
 	{KindApprovalRequested, false},
 	{KindExecStarted, false},
@@ -105,6 +107,8 @@ func NewBody(k Kind) (any, bool) {
 		return &ExecOutcome{}, true
 	case KindRiskAssessment:
 		return &RiskAssessment{}, true
+	case KindSessionResumed:
+		return &SessionResumed{}, true
 	case KindTransition:
 		return &Transition{}, true
 	case KindApprovalRequested:
@@ -140,6 +144,8 @@ func KindOf(body any) (Kind, bool) {
 		return KindExecOutcome, true
 	case RiskAssessment, *RiskAssessment:
 		return KindRiskAssessment, true
+	case SessionResumed, *SessionResumed:
+		return KindSessionResumed, true
 	case Transition, *Transition:
 		return KindTransition, true
 	case ApprovalRequested, *ApprovalRequested:
