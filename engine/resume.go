@@ -39,8 +39,24 @@ func Restore(cfg Config, log Log, records []events.Record) (*Session, error) {
 		return nil, err
 	}
 	ss := body.(*events.SessionStarted)
-	cfg.SessionID, cfg.Cwd, cfg.Session, cfg.Plan, cfg.Rules = ss.SessionID, ss.Cwd, ss.Config, ss.Plan, ss.Rules
-	cfg.Instructions, cfg.Settings = ss.Instructions, ss.Settings
+	// The recorded session fills whatever the caller left empty; replay
+	// passes rules or a configuration of its own to ask "what if".
+	cfg.SessionID, cfg.Cwd = ss.SessionID, ss.Cwd
+	if cfg.Session.ApprovalPolicy == "" {
+		cfg.Session = ss.Config
+	}
+	if cfg.Plan.Mode == "" {
+		cfg.Plan = ss.Plan
+	}
+	if cfg.Rules == nil {
+		cfg.Rules = ss.Rules
+	}
+	if cfg.Instructions == "" {
+		cfg.Instructions = ss.Instructions
+	}
+	if cfg.Settings == nil {
+		cfg.Settings = ss.Settings
+	}
 	s, err := build(cfg, log)
 	if err != nil {
 		return nil, err

@@ -98,7 +98,7 @@ func Verify(ctx context.Context, recs []events.Record, opts Options) (*Result, e
 		}
 		cfg := engine.Config{
 			SessionID: ss.SessionID, Cwd: ss.Cwd, Session: ss.Config, Settings: ss.Settings, Plan: ss.Plan,
-			Rules: ss.Rules, Instructions: ss.Instructions, DocketVersion: ss.DocketVersion,
+			Rules: nonNil(ss.Rules), Instructions: ss.Instructions, DocketVersion: ss.DocketVersion,
 			Model: mdl, Approver: recordedApprover{in: in, from: from, to: stopAt}, Runner: recordedRunner{in: in, log: log},
 			Clock: fixedClock{t: time.Unix(0, ss.StartedAt)}, Tools: opts.Tools, Risk: recordedRisk{in: in},
 			Amender: engine.NoopAmender{},
@@ -195,4 +195,12 @@ func countResponses(dec []decoded, before uint64) int {
 		}
 	}
 	return n
+}
+
+// nonNil keeps an empty rule set from being mistaken for "use the recorded".
+func nonNil(r []events.RuleSource) []events.RuleSource {
+	if r == nil {
+		return []events.RuleSource{}
+	}
+	return r
 }

@@ -162,6 +162,15 @@ func BenchmarkAuditStreamed1MRecords(b *testing.B) {
 		})
 		peak = max(peak, p)
 	}
+	b.StopTimer()
+	// For contrast: Build keeps every call's audit in memory.
+	runtime.GC()
+	built := peakHeap(func() {
+		if _, err := Build(path, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	})
+	b.ReportMetric(float64(built)/(1<<20), "build-peak-heap-MiB")
 	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
 	b.ReportMetric(float64(base.HeapInuse)/(1<<20), "heap-before-MiB")
 	b.ReportMetric(float64(records), "records")

@@ -16,7 +16,7 @@ import (
 func NewHTMLWriter(w io.Writer) Sink { return &htmlWriter{w: w} }
 
 // WriteHTML writes a built report as NewHTMLWriter would stream it.
-func WriteHTML(w io.Writer, r *Report) error { return Replay(r, NewHTMLWriter(w)) }
+func WriteHTML(w io.Writer, r *Report) error { return Emit(r, NewHTMLWriter(w)) }
 
 type htmlWriter struct {
 	w   io.Writer

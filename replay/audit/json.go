@@ -11,7 +11,7 @@ import (
 func NewJSONWriter(w io.Writer) Sink { return &jsonWriter{w: w} }
 
 // WriteJSON writes a built report as NewJSONWriter would stream it.
-func WriteJSON(w io.Writer, r *Report) error { return Replay(r, NewJSONWriter(w)) }
+func WriteJSON(w io.Writer, r *Report) error { return Emit(r, NewJSONWriter(w)) }
 
 type jsonWriter struct {
 	w   io.Writer

@@ -64,9 +64,9 @@ func (t tee) End(r *Report) error {
 	return errors.Join(errs...)
 }
 
-// Replay drives sink with a built report, so a report renders exactly as a
+// Emit drives sink with a built report, so a report renders exactly as a
 // streamed audit would.
-func Replay(r *Report, sink Sink) error {
+func Emit(r *Report, sink Sink) error {
 	head := *r
 	head.Calls = nil
 	if err := sink.Begin(&head); err != nil {

@@ -17,7 +17,7 @@ func NewTextWriter(w io.Writer, opts Options) Sink {
 
 // WriteText writes a built report as NewTextWriter would stream it.
 func WriteText(w io.Writer, r *Report, opts Options) error {
-	return Replay(r, NewTextWriter(w, opts))
+	return Emit(r, NewTextWriter(w, opts))
 }
 
 type textWriter struct {
