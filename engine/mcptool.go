@@ -19,8 +19,12 @@ type MCPTool struct{ T mcp.Tool }
 // MCPToolFromInfo rebuilds an MCP tool from a session_started record, so a
 // replay can route and decide without the server.
 func MCPToolFromInfo(info events.ToolInfo) MCPTool {
-	return MCPTool{T: mcp.Tool{Qualified: info.Name, Server: info.Server, Name: info.RawName, ReadOnly: info.ReadOnly,
-		Destructive: info.Destructive, ParallelSafe: info.ParallelSafe, Approval: info.Approval}}
+	t := mcp.Tool{Qualified: info.Name, Server: info.Server, Name: info.RawName, ReadOnly: info.ReadOnly,
+		Destructive: info.Destructive, ParallelSafe: info.ParallelSafe, Approval: info.Approval, Description: info.Description}
+	if info.Schema != "" {
+		t.InputSchema = json.RawMessage(info.Schema)
+	}
+	return MCPTool{T: t}
 }
 
 // Spec is the tool as the model sees it.
@@ -32,7 +36,8 @@ func (m MCPTool) ParallelSafe() bool { return m.T.ParallelSafe }
 // Info records the tool's provenance in session_started.
 func (m MCPTool) Info() events.ToolInfo {
 	return events.ToolInfo{Name: m.T.Qualified, Kind: model.ToolFunction, Server: m.T.Server, RawName: m.T.Name,
-		ReadOnly: m.T.ReadOnly, Destructive: m.T.Destructive, Approval: m.T.Approval, ParallelSafe: m.T.ParallelSafe}
+		ReadOnly: m.T.ReadOnly, Destructive: m.T.Destructive, Approval: m.T.Approval, ParallelSafe: m.T.ParallelSafe,
+		Description: m.T.Description, Schema: string(m.T.InputSchema)}
 }
 
 // Prepare checks the arguments are a JSON object and decides approval from

@@ -64,6 +64,8 @@ type ToolInfo struct {
 	Destructive  bool   `msgpack:"destructive,omitempty"`
 	Approval     string `msgpack:"approval,omitempty"`
 	ParallelSafe bool   `msgpack:"parallel_safe,omitempty"`
+	Description  string `msgpack:"description,omitempty"`
+	Schema       string `msgpack:"schema,omitempty"`
 }
 
 // SessionResumed marks where a new process took over a session (after a
