@@ -20,10 +20,11 @@ type recorder struct {
 	appended   uint64 // seq of the last append
 	durable    uint64 // seq of the last durable record
 	onRecord   func(events.Record)
+	faults     Faults
 }
 
-func newRecorder(log Log, clock Clock, onRecord func(events.Record)) *recorder {
-	r := &recorder{log: log, clock: clock, onRecord: onRecord}
+func newRecorder(log Log, clock Clock, onRecord func(events.Record), faults Faults) *recorder {
+	r := &recorder{log: log, clock: clock, onRecord: onRecord, faults: faults}
 	r.cond = sync.NewCond(&r.mu)
 	return r
 }
@@ -44,6 +45,9 @@ func (r *recorder) append(callID string, body any) (events.Record, error) {
 	if r.onRecord != nil {
 		r.onRecord(rec)
 	}
+	if t, ok := body.(events.Transition); ok {
+		r.faults.Hit("after:" + t.Event)
+	}
 	return rec, nil
 }
 
@@ -61,7 +65,11 @@ func (r *recorder) sync() error {
 		r.committing = true
 		upTo := r.appended
 		r.mu.Unlock()
+		r.faults.Hit("before_commit")
 		err := r.log.Commit()
+		if err == nil {
+			r.faults.Hit("after_commit")
+		}
 		r.mu.Lock()
 		r.committing = false
 		r.cond.Broadcast()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/docket-engine/docket/events"
@@ -245,7 +246,9 @@ func (t *turn) run(ctx context.Context, cr *callRun, attempt int, sandbox events
 	}
 	s.notify(Notice{Type: NoticeCallStarted, TurnID: t.id, CallID: cr.call.ID, Tool: cr.call.Name, Command: cr.plan.Command,
 		Cwd: cr.plan.Cwd, Changes: cr.plan.Changes, Server: cr.plan.Server, MCPTool: cr.plan.MCPTool, Arguments: cr.plan.Arguments})
+	var once sync.Once
 	rr.OnOutput = func(stream string, chunk []byte) {
+		once.Do(func() { s.cfg.Faults.Hit("while_running") })
 		s.notify(Notice{Type: NoticeCallOutput, TurnID: t.id, CallID: cr.call.ID, Stream: stream, Text: string(chunk)})
 	}
 	out, err := s.runner.Run(ctx, rr)

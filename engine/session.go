@@ -43,6 +43,8 @@ type Config struct {
 	// Amender saves an approved prefix rule; nil uses the rules package.
 	// Replay substitutes one that writes nothing.
 	Amender Amender
+	// Faults, when set, is told of named points for crash testing.
+	Faults Faults
 }
 
 // Session is one agent session: a conversation, its calls, its grants.
@@ -79,6 +81,9 @@ func build(cfg Config, log Log) (*Session, error) {
 	if cfg.Observer == nil {
 		cfg.Observer = nopObserver{}
 	}
+	if cfg.Faults == nil {
+		cfg.Faults = noFaults{}
+	}
 	if cfg.CaptureCap <= 0 {
 		cfg.CaptureCap = 1 << 20
 	}
@@ -95,7 +100,7 @@ func build(cfg Config, log Log) (*Session, error) {
 	}
 	s := &Session{cfg: cfg, decider: dec, registry: reg, model: cfg.Model, approver: cfg.Approver,
 		runner: cfg.Runner, observer: cfg.Observer, machines: map[string]*states.Call{}, history: map[string]*callHistory{}}
-	s.rec = newRecorder(log, cfg.Clock, s.onRecord)
+	s.rec = newRecorder(log, cfg.Clock, s.onRecord, cfg.Faults)
 	return s, nil
 }
 
