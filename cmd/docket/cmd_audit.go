@@ -1,5 +1,116 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
 
-func newAuditCmd(a *app) *cobra.Command { return notYet("audit") }
+	"github.com/docket-engine/docket/journal"
+	"github.com/docket-engine/docket/replay/audit"
+	"github.com/spf13/cobra"
+)
+
+func newAuditCmd(a *app) *cobra.Command {
+	var (
+		home, callID, htmlFile string
+		unsandboxed, jsonOut   bool
+	)
+	c := &cobra.Command{
+		Use:   "audit SESSION|FILE",
+		Short: "Explain a session's tool calls: transitions and causes, decisions, sandbox layers, and why any call ran unsandboxed",
+		Long: "audit reads a session's journal and prints, for each tool call, the chain of state-machine transitions with\n" +
+			"their causes, the approval decisions (who, when), the sandbox layers enforced, the denial evidence and any\n" +
+			"run without a sandbox. --unsandboxed lists only the calls that ran without a sandbox, each with one line\n" +
+			"saying why. A journal with a damaged tail is audited up to the last good record.",
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts := audit.Options{CallID: callID, UnsandboxedOnly: unsandboxed}
+			return runAudit(c.Context(), a, home, args[0], htmlFile, jsonOut, opts)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&callID, "call", "", "audit only this call, read through the journal's call index")
+	f.BoolVar(&unsandboxed, "unsandboxed", false, "list only calls that ran without a sandbox, each with why")
+	f.BoolVar(&jsonOut, "json", false, "print the audit as JSON (the shape CLI.md gives)")
+	f.StringVar(&htmlFile, "html", "", "write a self-contained HTML page (timeline and state diagram per call) to `FILE`")
+	f.StringVar(&home, "home", "", "Docket's home (default $DOCKET_HOME, else ~/.docket)")
+	return c
+}
+
+func runAudit(ctx context.Context, a *app, homeFlag, ref, htmlFile string, jsonOut bool, opts audit.Options) error {
+	home, err := resolveHome(homeFlag)
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	sf, err := journal.Find(home, ref)
+	if err != nil {
+		var nf *journal.NotFoundError
+		var amb *journal.AmbiguousError
+		if errors.As(err, &nf) || errors.As(err, &amb) {
+			return usageErrorf("%v", err)
+		}
+		return &exitError{code: exitFailed, err: err}
+	}
+	out := bufio.NewWriter(a.stdout)
+	var tail tailSink
+	sinks := []audit.Sink{&tail}
+	switch {
+	case jsonOut:
+		sinks = append(sinks, audit.NewJSONWriter(out))
+	case htmlFile == "":
+		sinks = append(sinks, audit.NewTextWriter(out, opts))
+	}
+	var page *os.File
+	var pageBuf *bufio.Writer
+	if htmlFile != "" {
+		page, err = os.Create(htmlFile)
+		if err != nil {
+			return &exitError{code: exitFailed, err: fmt.Errorf("html page: %w", err)}
+		}
+		pageBuf = bufio.NewWriter(page)
+		sinks = append(sinks, audit.NewHTMLWriter(pageBuf))
+	}
+	err = audit.Stream(ctx, sf.Path, opts, audit.Tee(sinks...))
+	err = errors.Join(err, out.Flush())
+	if page != nil {
+		if err == nil {
+			err = pageBuf.Flush()
+		}
+		err = errors.Join(err, page.Close())
+		if err != nil {
+			os.Remove(htmlFile)
+		} else {
+			fmt.Fprintf(a.stderr, "docket: audit of %s written to %s\n", sf.ID, htmlFile)
+		}
+	}
+	if err != nil {
+		var nf *audit.CallNotFoundError
+		if errors.As(err, &nf) {
+			return usageErrorf("%v", err)
+		}
+		return &exitError{code: exitFailed, err: fmt.Errorf("audit %s: %w", sf.Path, err)}
+	}
+	if d := tail.damage(); d != nil {
+		fmt.Fprintf(a.stderr, "docket: journal %s is damaged after seq %d (%s); every record up to it was audited\n", sf.Path, d.LastGoodSeq, d.Error)
+	}
+	return nil
+}
+
+// tailSink keeps the audit's trailer, to warn about damage on stderr.
+type tailSink struct{ tail *audit.Report }
+
+func (t *tailSink) Begin(*audit.Report) error { return nil }
+func (t *tailSink) Call(*audit.Call) error    { return nil }
+func (t *tailSink) End(r *audit.Report) error {
+	t.tail = r
+	return nil
+}
+
+func (t *tailSink) damage() *audit.Damage {
+	if t.tail == nil {
+		return nil
+	}
+	return t.tail.Damaged
+}

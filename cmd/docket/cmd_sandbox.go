@@ -1,5 +1,189 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
 
-func newSandboxCmd(a *app) *cobra.Command { return notYet("sandbox") }
+	"github.com/spf13/cobra"
+
+	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/sandbox"
+)
+
+// exitSandboxFailed is `docket sandbox`'s status when the sandbox itself
+// failed and the command never ran (the env(1)/timeout(1) convention).
+const exitSandboxFailed = 125
+
+func newSandboxCmd(a *app) *cobra.Command {
+	var (
+		mode     string
+		roots    []string
+		network  bool
+		dir      string
+		protect  bool
+		showPlan bool
+	)
+	c := &cobra.Command{
+		Use:   "sandbox [--sandbox MODE] [--writable-root DIR]... [--network] [-C DIR] -- CMD [ARG...]",
+		Short: "Run one command under the sandbox the flags describe",
+		Long: `Run one command under the Docket sandbox and exit with its status
+(128+N when it was killed by signal N). Stdin is /dev/null. Exit 125 means
+the sandbox could not be set up and the command did not run; 2 is a usage
+error.
+
+Modes: read-only (default; nothing is writable but /dev/null),
+workspace-write (the working directory, each --writable-root, /tmp and
+$TMPDIR are writable; .git, .docket and .agents under each stay read-only),
+danger-full-access (no sandbox).`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			plan, cwd, err := sandboxPlanFromFlags(mode, roots, network, dir, protect)
+			if err != nil {
+				return err
+			}
+			if showPlan {
+				fmt.Fprintf(a.stderr, "docket sandbox: mode=%s network=%t writable=%v read-only=%v\n",
+					plan.Mode, plan.Network, plan.WritableRoots, plan.ReadOnlySubpaths)
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			out, err := sandbox.Run(ctx, sandbox.Request{
+				Argv: args,
+				Cwd:  cwd,
+				Plan: plan,
+				// The CLI streams everything and keeps little.
+				OutputCap: 1,
+				OnOutput: func(stream string, chunk []byte) {
+					if stream == "stdout" {
+						a.stdout.Write(chunk)
+					} else {
+						a.stderr.Write(chunk)
+					}
+				},
+			})
+			if err != nil {
+				var ue *sandbox.UnavailableError
+				if errors.As(err, &ue) || out.SandboxError != "" {
+					return &exitError{code: exitSandboxFailed, err: err}
+				}
+				if errors.Is(err, context.Canceled) {
+					return &exitError{code: out.ExitCode}
+				}
+				return &exitError{code: exitSandboxFailed, err: err}
+			}
+			if showPlan {
+				fmt.Fprintf(a.stderr, "docket sandbox: layers=%s exit=%d\n", strings.Join(out.Layers, ","), out.ExitCode)
+			}
+			if out.ExitCode != 0 {
+				return &exitError{code: out.ExitCode}
+			}
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.StringVarP(&mode, "sandbox", "s", sandbox.ModeReadOnly, "sandbox mode: read-only, workspace-write or danger-full-access")
+	f.StringArrayVar(&roots, "writable-root", nil, "an extra writable directory (workspace-write); repeatable")
+	f.BoolVar(&network, "network", false, "allow network access")
+	f.StringVarP(&dir, "cd", "C", "", "working directory and workspace root (default: the current directory)")
+	f.BoolVar(&protect, "require-protected-paths", false, "fail when .git/.docket/.agents cannot be made read-only")
+	f.BoolVar(&showPlan, "verbose", false, "print the plan and the layers enforced to stderr")
+	f.SetInterspersed(false)
+	return c
+}
+
+// sandboxPlanFromFlags computes the plan: the writable roots are the
+// working directory, each --writable-root, /tmp and $TMPDIR, and under each
+// .git (plus the gitdir a .git file points to), .docket and .agents stay
+// read-only.
+// TODO(lead): use policy.SandboxPlan once states/policy lands
+func sandboxPlanFromFlags(mode string, roots []string, network bool, dir string, protect bool) (events.SandboxPlan, string, error) {
+	cwd := dir
+	if cwd == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return events.SandboxPlan{}, "", fmt.Errorf("working directory: %w", err)
+		}
+		cwd = wd
+	}
+	cwd, err := filepath.Abs(cwd)
+	if err != nil {
+		return events.SandboxPlan{}, "", usageErrorf("-C %s: %v", dir, err)
+	}
+	if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
+		return events.SandboxPlan{}, "", usageErrorf("-C %s: not a directory", cwd)
+	}
+	plan := events.SandboxPlan{Network: network, RequireProtectedPaths: protect}
+	switch mode {
+	case "read-only":
+		plan.Mode = sandbox.ModeReadOnly
+		if len(roots) > 0 {
+			return plan, "", usageErrorf("--writable-root needs --sandbox workspace-write")
+		}
+	case "workspace-write":
+		plan.Mode = sandbox.ModeWorkspaceWrite
+	case "danger-full-access", "none":
+		plan.Mode = sandbox.ModeNone
+		if len(roots) > 0 {
+			return plan, "", usageErrorf("--writable-root needs --sandbox workspace-write")
+		}
+		return plan, cwd, nil
+	default:
+		return plan, "", usageErrorf("--sandbox %q: want read-only, workspace-write or danger-full-access", mode)
+	}
+	if plan.Mode != sandbox.ModeWorkspaceWrite {
+		return plan, cwd, nil
+	}
+	all := []string{cwd}
+	for _, r := range roots {
+		abs, err := filepath.Abs(r)
+		if err != nil {
+			return plan, "", usageErrorf("--writable-root %s: %v", r, err)
+		}
+		if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+			return plan, "", usageErrorf("--writable-root %s: not a directory", r)
+		}
+		all = append(all, abs)
+	}
+	all = append(all, "/tmp")
+	if t := os.Getenv("TMPDIR"); t != "" && filepath.IsAbs(t) {
+		all = append(all, filepath.Clean(t))
+	}
+	for _, r := range all {
+		if slices.Contains(plan.WritableRoots, r) {
+			continue
+		}
+		plan.WritableRoots = append(plan.WritableRoots, r)
+		for _, name := range []string{".git", ".docket", ".agents"} {
+			plan.ReadOnlySubpaths = append(plan.ReadOnlySubpaths, filepath.Join(r, name))
+		}
+		if gd := gitdirOf(r); gd != "" && !slices.Contains(plan.ReadOnlySubpaths, gd) {
+			plan.ReadOnlySubpaths = append(plan.ReadOnlySubpaths, gd)
+		}
+	}
+	return plan, cwd, nil
+}
+
+// gitdirOf returns the directory a "<root>/.git" file points to ("gitdir: X").
+func gitdirOf(root string) string {
+	b, err := os.ReadFile(filepath.Join(root, ".git"))
+	if err != nil {
+		return ""
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	gd, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
+	if !ok {
+		return ""
+	}
+	gd = strings.TrimSpace(gd)
+	if !filepath.IsAbs(gd) {
+		gd = filepath.Join(root, gd)
+	}
+	return filepath.Clean(gd)
+}

@@ -4,9 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 
+	"github.com/docket-engine/docket/cmd/docket/config"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // Exit codes, as CLI.md fixes them.
@@ -49,12 +52,14 @@ func newRootCmd(a *app) *cobra.Command {
 		Short:         "Docket runs a coding agent's tool calls under a journaled state machine",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// Suggestions come from usageLine, on one line.
+		DisableSuggestions: true,
 	}
 	root.SetIn(a.stdin)
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &exitError{code: exitUsage, err: err}
+		return &exitError{code: exitUsage, err: flagError(c, err)}
 	})
 	root.AddCommand(
 		newExecCmd(a),
@@ -87,11 +92,69 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return ee.code
 	}
-	fmt.Fprintln(stderr, "docket:", err)
 	if isUsageError(err) {
+		fmt.Fprintln(stderr, "docket:", usageLine(root, err))
 		return exitUsage
 	}
+	fmt.Fprintln(stderr, "docket:", err)
 	return exitFailed
+}
+
+var (
+	unknownCommandRE = regexp.MustCompile(`^unknown command "([^"]*)" for "([^"]*)"`)
+	unknownFlagRE    = regexp.MustCompile(`^unknown flag: --([^ =]+)`)
+)
+
+// usageLine turns cobra's usage errors into one line; an unknown command
+// gets the nearest command's name as a suggestion.
+func usageLine(root *cobra.Command, err error) string {
+	msg := err.Error()
+	m := unknownCommandRE.FindStringSubmatch(msg)
+	if m == nil {
+		first, _, _ := strings.Cut(msg, "\n")
+		return first
+	}
+	parent := root
+	if fields := strings.Fields(m[2]); len(fields) > 1 {
+		if c, _, err := root.Find(fields[1:]); err == nil {
+			parent = c
+		}
+	}
+	var names []string
+	for _, c := range parent.Commands() {
+		if c.IsAvailableCommand() {
+			names = append(names, c.Name())
+			names = append(names, c.Aliases...)
+		}
+	}
+	line := fmt.Sprintf("unknown command %q for %q", m[1], m[2])
+	if s := config.Nearest(m[1], names); s != "" {
+		return line + fmt.Sprintf("; did you mean %q?", s)
+	}
+	if len(names) > 0 {
+		line += " (commands: " + strings.Join(names, ", ") + ")"
+	}
+	return line
+}
+
+// flagError names the command an unknown flag was given to and suggests
+// the nearest flag it has.
+func flagError(c *cobra.Command, err error) error {
+	m := unknownFlagRE.FindStringSubmatch(err.Error())
+	if m == nil {
+		return err
+	}
+	var names []string
+	c.Flags().VisitAll(func(f *pflag.Flag) {
+		if !f.Hidden {
+			names = append(names, f.Name)
+		}
+	})
+	msg := fmt.Sprintf("unknown flag --%s for %q", m[1], c.CommandPath())
+	if s := config.Nearest(m[1], names); s != "" {
+		msg += fmt.Sprintf("; did you mean --%s?", s)
+	}
+	return errors.New(msg)
 }
 
 // isUsageError recognises cobra's own argument and command errors.

@@ -1,0 +1,126 @@
+package approve
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/docket-engine/docket/cmd/docket/config"
+	"github.com/docket-engine/docket/engine"
+	"github.com/docket-engine/docket/events"
+)
+
+// Review decisions, as --decisions and the journal spell them.
+const (
+	Approved           = "approved"
+	ApprovedForSession = "approved_for_session"
+	ApprovedAmendment  = "approved_execpolicy_amendment"
+	Denied             = "denied"
+	Abort              = "abort"
+)
+
+// Decisions returns the spellings --decisions accepts.
+func Decisions() []string {
+	return []string{Approved, ApprovedForSession, ApprovedAmendment, Denied, Abort}
+}
+
+// DecisionError is a --decisions word that is not a decision.
+type DecisionError struct {
+	// Index is the word's 0-based position in the list.
+	Index int
+	// Word is what was given.
+	Word string
+	// Suggestion is the nearest decision, or "".
+	Suggestion string
+}
+
+func (e *DecisionError) Error() string {
+	msg := fmt.Sprintf("item %d %q is not a decision (%s)", e.Index+1, e.Word, strings.Join(Decisions(), ", "))
+	if e.Suggestion != "" {
+		msg += fmt.Sprintf("; did you mean %q?", e.Suggestion)
+	}
+	return msg
+}
+
+// ParseDecisions splits a comma-separated --decisions list and checks each
+// word. Blank items are an error too: "approved,,denied" is a typo.
+func ParseDecisions(list string) ([]string, error) {
+	if strings.TrimSpace(list) == "" {
+		return nil, nil
+	}
+	words := strings.Split(list, ",")
+	out := make([]string, len(words))
+	for i, w := range words {
+		w = strings.TrimSpace(w)
+		if !isDecision(w) {
+			return nil, &DecisionError{Index: i, Word: w, Suggestion: config.Nearest(w, Decisions())}
+		}
+		out[i] = w
+	}
+	return out, nil
+}
+
+func isDecision(w string) bool {
+	for _, d := range Decisions() {
+		if w == d {
+			return true
+		}
+	}
+	return false
+}
+
+// Flags answers requests from a --decisions list, in order, and returns
+// engine.ErrNoDecision once the list is used up. It is safe for concurrent
+// use: each answer is given once.
+type Flags struct {
+	mu   sync.Mutex
+	left []string
+}
+
+// NewFlags returns an approver over already parsed decisions.
+func NewFlags(decisions []string) *Flags {
+	return &Flags{left: append([]string(nil), decisions...)}
+}
+
+// Remaining returns how many answers are left.
+func (f *Flags) Remaining() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.left)
+}
+
+// Decide gives the next answer. approved_execpolicy_amendment carries the
+// request's proposed amendment.
+func (f *Flags) Decide(ctx context.Context, req engine.ApprovalRequest) (engine.Answer, error) {
+	if err := ctx.Err(); err != nil {
+		return engine.Answer{}, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.left) == 0 {
+		return engine.Answer{}, fmt.Errorf("call %s: --decisions has no answer left: %w", req.CallID, engine.ErrNoDecision)
+	}
+	d := f.left[0]
+	f.left = f.left[1:]
+	ans := engine.Answer{Decision: d, Source: events.SourceFlag}
+	if d == ApprovedAmendment {
+		ans.Amendment = append([]string(nil), req.ProposedAmendment...)
+	}
+	return ans, nil
+}
+
+// Chain asks each approver in turn; one that has no decision
+// (engine.ErrNoDecision) passes the request to the next.
+type Chain []engine.Approver
+
+// Decide returns the first answer an approver in the chain gives.
+func (c Chain) Decide(ctx context.Context, req engine.ApprovalRequest) (engine.Answer, error) {
+	for _, a := range c {
+		ans, err := a.Decide(ctx, req)
+		if err == nil || !isNoDecision(err) {
+			return ans, err
+		}
+	}
+	return engine.Answer{}, fmt.Errorf("call %s: no approver could answer: %w", req.CallID, engine.ErrNoDecision)
+}

@@ -1,0 +1,277 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/pelletier/go-toml/v2"
+)
+
+// FileName is the config file's name under Docket's home.
+const FileName = "config.toml"
+
+// LoadOptions says what Load reads besides the config file.
+type LoadOptions struct {
+	// Home is the --home flag, or "" when it was not given.
+	Home string
+	// Profile is the --profile flag, or "".
+	Profile string
+	// Env looks up an environment variable; nil means an empty
+	// environment. Load reads nothing from the process environment itself.
+	Env func(string) string
+	// Overrides are the -c KEY=VALUE arguments, in order.
+	Overrides []string
+	// Flags are the flags that set config keys; nil pointers were not given.
+	Flags Flags
+}
+
+// Flags holds the command-line flags that set config keys. A nil field
+// means the flag was not given.
+type Flags struct {
+	Model          *string // -m, --model
+	ApprovalPolicy *string // -a, --ask-for-approval
+	SandboxMode    *string // -s, --sandbox
+	ModelScript    *string // --model-script (selects the script provider)
+}
+
+// layer is one source of key/value pairs, already parsed.
+type layer struct {
+	tree   tree
+	source func(key []string) Source
+	where  where
+}
+
+// Load builds the effective configuration from every layer, validating
+// each. Every error it returns is an *Error.
+func Load(opts LoadOptions) (*Config, error) {
+	env := opts.Env
+	if env == nil {
+		env = func(string) string { return "" }
+	}
+	home, err := ResolveHome(opts.Home, env)
+	if err != nil {
+		return nil, err
+	}
+	cfg := &Config{Home: home, File: filepath.Join(home, FileName), Profile: opts.Profile, Tmpdir: env("TMPDIR")}
+
+	var layers []layer
+	def, err := defaultsLayer()
+	if err != nil {
+		return nil, err
+	}
+	layers = append(layers, def)
+	fileLayers, err := loadFile(cfg.File, opts.Profile)
+	if err != nil {
+		return nil, err
+	}
+	layers = append(layers, fileLayers...)
+	layers = append(layers, envLayer(env))
+	for _, text := range opts.Overrides {
+		l, err := overrideLayer(text)
+		if err != nil {
+			return nil, err
+		}
+		layers = append(layers, l)
+	}
+	layers = append(layers, flagLayer(opts.Flags)...)
+
+	merged := tree{}
+	cfg.Sources = Sources{}
+	for _, l := range layers {
+		if err := checkValues(l.tree, l.where); err != nil {
+			return nil, err
+		}
+		merge(merged, l.tree, nil, func(key []string) { cfg.Sources[joinKey(key)] = l.source(key) })
+	}
+	if err := decodeTree(merged, cfg); err != nil {
+		return nil, &Error{Source: "merged configuration", Msg: err.Error(), Err: err}
+	}
+	if err := checkMerged(cfg); err != nil {
+		return nil, err
+	}
+	if p, ok := cfg.ModelProviders[cfg.ModelProvider]; ok && p.EnvKey != "" {
+		cfg.APIKeyEnv = p.EnvKey
+		cfg.APIKey = env(p.EnvKey)
+	}
+	cfg.settings, err = settingsOf(merged)
+	if err != nil {
+		return nil, &Error{Source: "merged configuration", Msg: err.Error(), Err: err}
+	}
+	return cfg, nil
+}
+
+// decodeTree fills v from a tree by way of its TOML text.
+func decodeTree(t tree, v any) error {
+	b, err := toml.Marshal(t)
+	if err != nil {
+		return err
+	}
+	return toml.NewDecoder(bytes.NewReader(b)).Decode(v)
+}
+
+// ResolveHome returns Docket's home as an absolute path: flag (--home) if
+// given, else $DOCKET_HOME, else $HOME/.docket. env looks up variables.
+func ResolveHome(flag string, env func(string) string) (string, error) {
+	if env == nil {
+		env = func(string) string { return "" }
+	}
+	home := flag
+	src := "--home"
+	if home == "" {
+		home, src = env("DOCKET_HOME"), "$DOCKET_HOME"
+	}
+	if home == "" {
+		h := env("HOME")
+		if h == "" {
+			return "", &Error{Source: "$HOME", Msg: "cannot find Docket's home: give --home or set $DOCKET_HOME"}
+		}
+		home, src = filepath.Join(h, ".docket"), "$HOME"
+	}
+	abs, err := filepath.Abs(home)
+	if err != nil {
+		return "", &Error{Source: src, Msg: fmt.Sprintf("home %q: %v", home, err), Err: err}
+	}
+	return abs, nil
+}
+
+func defaultsLayer() (layer, error) {
+	var t tree
+	if err := toml.Unmarshal([]byte(defaultsTOML), &t); err != nil {
+		return layer{}, &Error{Source: "built-in defaults", Msg: err.Error(), Err: err}
+	}
+	src := Source{Layer: LayerDefault}
+	return layer{tree: t, source: func([]string) Source { return src }, where: where{source: "built-in defaults"}}, nil
+}
+
+// loadFile reads config.toml (which may be absent) and returns its layer
+// and, when one is selected, the profile's layer.
+func loadFile(path, profile string) ([]layer, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		if profile != "" {
+			return nil, &Error{Source: path, Msg: fmt.Sprintf("profile %q is selected but the config file does not exist", profile), Err: err}
+		}
+		return nil, nil
+	}
+	if err != nil {
+		return nil, &Error{Source: path, Msg: fmt.Sprintf("cannot read the config file: %v", err), Err: err}
+	}
+	var doc fileDoc
+	if err := toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields().Decode(&doc); err != nil {
+		return nil, fileDecodeError(path, err)
+	}
+	var t tree
+	if err := toml.Unmarshal(data, &t); err != nil {
+		return nil, fileDecodeError(path, err)
+	}
+	lines := lineIndex(data)
+	profiles, _ := t["profiles"].(tree)
+	delete(t, "profiles")
+	w := where{source: path, lines: lines}
+	fileL := layer{tree: t, where: w, source: func(key []string) Source {
+		return Source{Layer: LayerFile, File: path, Line: w.line(key)}
+	}}
+	if profile == "" {
+		return []layer{fileL}, nil
+	}
+	pt, ok := profiles[profile].(tree)
+	if !ok {
+		names := make([]string, 0, len(profiles))
+		for n := range profiles {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		msg := fmt.Sprintf("profile %q is not defined (no [profiles.%s] table)", profile, joinKey([]string{profile}))
+		if len(names) > 0 {
+			msg += "; defined: " + strings.Join(names, ", ")
+		}
+		s := Nearest(profile, names)
+		if s != "" {
+			msg += fmt.Sprintf("; did you mean %q?", s)
+		}
+		return nil, &Error{Source: path, Msg: msg, Suggestion: s}
+	}
+	pw := where{source: path, lines: lines, prefix: []string{"profiles", profile}}
+	profL := layer{tree: pt, where: pw, source: func(key []string) Source {
+		return Source{Layer: LayerProfile, File: path, Line: pw.line(key), Name: profile}
+	}}
+	return []layer{fileL, profL}, nil
+}
+
+// envLayer reads the environment variables that set config keys.
+func envLayer(env func(string) string) layer {
+	t := tree{}
+	names := map[string]string{}
+	if v := env("DOCKET_MODEL"); v != "" {
+		t["model"] = v
+		names["model"] = "$DOCKET_MODEL"
+	}
+	if v := env("OPENAI_BASE_URL"); v != "" {
+		merge(t, setPath([]string{"model_providers", ProviderOpenAI, "base_url"}, v), nil, func([]string) {})
+		names[joinKey([]string{"model_providers", ProviderOpenAI, "base_url"})] = "$OPENAI_BASE_URL"
+	}
+	return layer{tree: t, where: where{source: "environment"}, source: func(key []string) Source {
+		return Source{Layer: LayerEnv, Name: names[joinKey(key)]}
+	}}
+}
+
+// overrideLayer parses and type-checks one -c KEY=VALUE.
+func overrideLayer(text string) (layer, error) {
+	o, err := ParseOverride(text)
+	if err != nil {
+		return layer{}, err
+	}
+	name := "-c " + text
+	t := setPath(o.Key, o.Value)
+	if err := strictCheck(t, name); err != nil {
+		return layer{}, err
+	}
+	src := Source{Layer: LayerOverride, Name: name}
+	return layer{tree: t, where: where{source: name}, source: func([]string) Source { return src }}, nil
+}
+
+// flagLayer turns the flags that were given into one layer per flag, so
+// each error and source names its flag.
+func flagLayer(f Flags) []layer {
+	var out []layer
+	add := func(flag string, t tree) {
+		src := Source{Layer: LayerFlag, Name: flag}
+		out = append(out, layer{tree: t, where: where{source: flag}, source: func([]string) Source { return src }})
+	}
+	if f.Model != nil {
+		add("--model", tree{"model": *f.Model})
+	}
+	if f.ApprovalPolicy != nil {
+		add("--ask-for-approval", tree{"approval_policy": *f.ApprovalPolicy})
+	}
+	if f.SandboxMode != nil {
+		add("--sandbox", tree{"sandbox_mode": *f.SandboxMode})
+	}
+	if f.ModelScript != nil {
+		add("--model-script", tree{"model_provider": ProviderScript, "model_script": *f.ModelScript})
+	}
+	return out
+}
+
+// strictCheck decodes a layer's tree into the schema, rejecting unknown
+// keys and wrongly typed values.
+func strictCheck(t tree, source string) error {
+	b, err := toml.Marshal(t)
+	if err != nil {
+		return &Error{Source: source, Msg: err.Error(), Err: err}
+	}
+	var c Config
+	err = toml.NewDecoder(bytes.NewReader(b)).DisallowUnknownFields().Decode(&c)
+	if err == nil {
+		return nil
+	}
+	e := fileDecodeError(source, err)
+	e.Line = 0
+	return e
+}

@@ -1,0 +1,124 @@
+package config
+
+import (
+	"time"
+
+	"github.com/docket-engine/docket/events"
+)
+
+// Config is the effective configuration after every layer is applied.
+// The toml-tagged fields are the keys of CLI.md; the rest are resolved by
+// Load from outside the TOML layers.
+type Config struct {
+	Model                      string                   `toml:"model"`
+	ModelProvider              string                   `toml:"model_provider"`
+	ModelScript                string                   `toml:"model_script"`
+	ApprovalPolicy             string                   `toml:"approval_policy"`
+	SandboxMode                string                   `toml:"sandbox_mode"`
+	SandboxWorkspaceWrite      WorkspaceWrite           `toml:"sandbox_workspace_write"`
+	Sandbox                    SandboxOptions           `toml:"sandbox"`
+	ModelProviders             map[string]ModelProvider `toml:"model_providers"`
+	MCPServers                 map[string]MCPServer     `toml:"mcp_servers"`
+	ToolOutputMaxBytes         int64                    `toml:"tool_output_max_bytes"`
+	ApprovalTimeoutSec         int64                    `toml:"approval_timeout_sec"`
+	ProjectDocMaxBytes         int64                    `toml:"project_doc_max_bytes"`
+	ExperimentalRiskAssessment bool                     `toml:"experimental_risk_assessment"`
+
+	// Home is Docket's home: --home, else $DOCKET_HOME, else ~/.docket.
+	Home string `toml:"-"`
+	// File is the config file consulted (it may not exist).
+	File string `toml:"-"`
+	// Profile is the selected profile, or "".
+	Profile string `toml:"-"`
+	// APIKey is the selected provider's key, read from its env_key variable.
+	APIKey string `toml:"-"`
+	// APIKeyEnv names the variable APIKey was read from.
+	APIKeyEnv string `toml:"-"`
+	// Tmpdir is $TMPDIR, for the workspace-write sandbox's writable roots.
+	Tmpdir string `toml:"-"`
+	// Sources says, for every leaf key, which layer set it.
+	Sources Sources `toml:"-"`
+
+	settings []events.Setting
+}
+
+// WorkspaceWrite is the [sandbox_workspace_write] table.
+type WorkspaceWrite struct {
+	WritableRoots       []string `toml:"writable_roots"`
+	NetworkAccess       bool     `toml:"network_access"`
+	ExcludeTmpdirEnvVar bool     `toml:"exclude_tmpdir_env_var"`
+	ExcludeSlashTmp     bool     `toml:"exclude_slash_tmp"`
+}
+
+// SandboxOptions is the [sandbox] table.
+type SandboxOptions struct {
+	RequireProtectedPaths bool `toml:"require_protected_paths"`
+}
+
+// ModelProvider is one [model_providers.NAME] table.
+type ModelProvider struct {
+	BaseURL             string `toml:"base_url"`
+	EnvKey              string `toml:"env_key"`
+	WireAPI             string `toml:"wire_api"`
+	RequestMaxRetries   int64  `toml:"request_max_retries"`
+	StreamIdleTimeoutMs int64  `toml:"stream_idle_timeout_ms"`
+}
+
+// MCPServer is one [mcp_servers.NAME] table, with engine/mcp's keys.
+type MCPServer struct {
+	Command                   string            `toml:"command"`
+	Args                      []string          `toml:"args"`
+	Env                       map[string]string `toml:"env"`
+	Cwd                       string            `toml:"cwd"`
+	StartupTimeoutSec         float64           `toml:"startup_timeout_sec"`
+	ToolTimeoutSec            float64           `toml:"tool_timeout_sec"`
+	EnabledTools              []string          `toml:"enabled_tools"`
+	DisabledTools             []string          `toml:"disabled_tools"`
+	SupportsParallelToolCalls bool              `toml:"supports_parallel_tool_calls"`
+	Approval                  string            `toml:"approval"`
+	Sandbox                   bool              `toml:"sandbox"`
+	Enabled                   *bool             `toml:"enabled"`
+}
+
+// fileDoc is the schema of config.toml: the keys plus named profiles, each
+// of which may set any key but profiles.
+type fileDoc struct {
+	Config
+	Profiles map[string]Config `toml:"profiles"`
+}
+
+// Provider returns the settings of the selected model provider; the
+// scripted provider has none.
+func (c *Config) Provider() ModelProvider { return c.ModelProviders[c.ModelProvider] }
+
+// ApprovalTimeout is approval_timeout_sec as a duration; zero means none.
+func (c *Config) ApprovalTimeout() time.Duration {
+	return time.Duration(c.ApprovalTimeoutSec) * time.Second
+}
+
+// Settings returns the effective configuration as a sorted key/value
+// snapshot (values as TOML text) for the session_started record. Values of
+// mcp_servers.*.env are redacted: they are often credentials.
+func (c *Config) Settings() []events.Setting {
+	return append([]events.Setting(nil), c.settings...)
+}
+
+// SessionConfig returns the decision-relevant part of the configuration,
+// as the engine records it.
+func (c *Config) SessionConfig() events.SessionConfig {
+	ww := c.SandboxWorkspaceWrite
+	return events.SessionConfig{
+		ApprovalPolicy:        c.ApprovalPolicy,
+		SandboxMode:           c.SandboxMode,
+		WritableRoots:         append([]string(nil), ww.WritableRoots...),
+		NetworkAccess:         ww.NetworkAccess,
+		ExcludeTmpdirEnvVar:   ww.ExcludeTmpdirEnvVar,
+		ExcludeSlashTmp:       ww.ExcludeSlashTmp,
+		TmpdirEnv:             c.Tmpdir,
+		RequireProtectedPaths: c.Sandbox.RequireProtectedPaths,
+		Model:                 c.Model,
+		ModelProvider:         c.ModelProvider,
+		ToolOutputMaxBytes:    c.ToolOutputMaxBytes,
+		ApprovalTimeoutSec:    c.ApprovalTimeoutSec,
+	}
+}

@@ -1,0 +1,72 @@
+package config
+
+// Approval policies, as -a and approval_policy spell them.
+const (
+	PolicyUntrusted = "untrusted"
+	PolicyOnFailure = "on-failure"
+	PolicyOnRequest = "on-request"
+	PolicyNever     = "never"
+)
+
+// Sandbox modes, as -s and sandbox_mode spell them.
+const (
+	ModeReadOnly         = "read-only"
+	ModeWorkspaceWrite   = "workspace-write"
+	ModeDangerFullAccess = "danger-full-access"
+	ModeExternalSandbox  = "external-sandbox"
+)
+
+// Model provider names with a built-in meaning.
+const (
+	ProviderOpenAI = "openai"
+	ProviderScript = "script"
+)
+
+// Wire APIs a model provider may speak.
+const (
+	WireResponses = "responses"
+	WireChat      = "chat"
+)
+
+// Policies returns the valid approval_policy spellings.
+func Policies() []string {
+	return []string{PolicyUntrusted, PolicyOnFailure, PolicyOnRequest, PolicyNever}
+}
+
+// Modes returns the valid sandbox_mode spellings.
+func Modes() []string {
+	return []string{ModeReadOnly, ModeWorkspaceWrite, ModeDangerFullAccess, ModeExternalSandbox}
+}
+
+func wireAPIs() []string { return []string{WireResponses, WireChat} }
+
+func mcpApprovals() []string { return []string{"auto", "always", "never"} }
+
+// defaultsTOML is the built-in layer. Codex's defaults where Codex has the
+// key; Docket's own otherwise.
+const defaultsTOML = `
+model = "gpt-5-codex"
+model_provider = "openai"
+approval_policy = "on-request"
+sandbox_mode = "read-only"
+tool_output_max_bytes = 16384
+approval_timeout_sec = 0
+project_doc_max_bytes = 32768
+experimental_risk_assessment = false
+
+[sandbox_workspace_write]
+writable_roots = []
+network_access = false
+exclude_tmpdir_env_var = false
+exclude_slash_tmp = false
+
+[sandbox]
+require_protected_paths = false
+
+[model_providers.openai]
+base_url = "https://api.openai.com/v1"
+env_key = "OPENAI_API_KEY"
+wire_api = "responses"
+request_max_retries = 2
+stream_idle_timeout_ms = 300000
+`

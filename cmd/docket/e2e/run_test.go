@@ -1,0 +1,41 @@
+package e2e
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"syscall"
+	"testing"
+)
+
+// result is one finished docket process.
+type result struct {
+	code     int
+	signaled bool
+	stdout   string
+	stderr   string
+}
+
+// docket runs the binary with args and extra environment, stdin empty.
+func docket(t *testing.T, env []string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(docketBin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	r := result{stdout: out.String(), stderr: errb.String()}
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			r.signaled = true
+		}
+		r.code = ee.ExitCode()
+	default:
+		t.Fatalf("run docket: %v", err)
+	}
+	return r
+}

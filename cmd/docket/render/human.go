@@ -1,0 +1,262 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/docket-engine/docket/engine"
+)
+
+// HumanOptions tune the human renderer.
+type HumanOptions struct {
+	// Color turns on ANSI colours; set it only when stderr is a terminal.
+	Color bool
+	// Verbose also shows every state transition, reasoning and token usage.
+	Verbose bool
+	// Prompted says approvals are asked on the terminal, which shows the
+	// request itself; the renderer then does not repeat it.
+	Prompted bool
+}
+
+// Human is an engine.Observer for people: the final message goes to
+// stdout, everything else (commands, their output, approvals, denials) to
+// stderr. It is safe for concurrent use.
+type Human struct {
+	mu      sync.Mutex
+	stdout  io.Writer
+	stderr  io.Writer
+	opts    HumanOptions
+	pending string // the latest agent message, not yet known to be final
+	calls   map[string]*humanCall
+	running int
+}
+
+// humanCall is what the renderer remembers about a call in flight.
+type humanCall struct {
+	partial   string // output after the last newline
+	sandboxed string // the state it last ran in: sandboxed or unsandboxed
+	started   bool
+}
+
+// NewHuman returns a human renderer.
+func NewHuman(stdout, stderr io.Writer, opts HumanOptions) *Human {
+	return &Human{stdout: stdout, stderr: stderr, opts: opts, calls: map[string]*humanCall{}}
+}
+
+// ANSI styles.
+const (
+	styleBold   = "\x1b[1m"
+	styleDim    = "\x1b[2m"
+	styleRed    = "\x1b[31m"
+	styleGreen  = "\x1b[32m"
+	styleYellow = "\x1b[33m"
+	styleCyan   = "\x1b[36m"
+	styleReset  = "\x1b[0m"
+)
+
+func (h *Human) style(s, text string) string {
+	if !h.opts.Color {
+		return text
+	}
+	return s + text + styleReset
+}
+
+func (h *Human) line(format string, a ...any) {
+	fmt.Fprintf(h.stderr, format+"\n", a...)
+}
+
+func (h *Human) call(id string) *humanCall {
+	c, ok := h.calls[id]
+	if !ok {
+		c = &humanCall{}
+		h.calls[id] = c
+	}
+	return c
+}
+
+// flushPending shows a message that turned out not to be the last one.
+func (h *Human) flushPending() {
+	if h.pending == "" {
+		return
+	}
+	h.line("%s %s", h.style(styleCyan, "agent:"), h.pending)
+	h.pending = ""
+}
+
+// Notify renders one notice.
+func (h *Human) Notify(n engine.Notice) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	switch n.Type {
+	case engine.NoticeMessage:
+		h.flushPending()
+		h.pending = n.Text
+	case engine.NoticeReasoning:
+		if h.opts.Verbose && strings.TrimSpace(n.Text) != "" {
+			h.line("%s", h.style(styleDim, "thinking: "+n.Text))
+		}
+	case engine.NoticeCallStarted:
+		h.flushPending()
+		h.callStarted(n)
+	case engine.NoticeCallOutput:
+		h.callOutput(n)
+	case engine.NoticeCallCompleted:
+		h.flushPending()
+		h.callCompleted(n)
+	case engine.NoticeTransition:
+		h.flushPending()
+		h.transition(n)
+	case engine.NoticeApproval:
+		h.flushPending()
+		if a := n.Approval; a != nil && !h.opts.Prompted {
+			h.line("%s call %s (%s, %s): %s", h.style(styleYellow, "approval needed:"), a.CallID, a.Kind, a.Phase, describe(a.Command, a.Paths))
+			if a.Reason != "" {
+				h.line("  reason: %s", a.Reason)
+			}
+		}
+	case engine.NoticeParked:
+		h.flushPending()
+		h.line("%s session %s is waiting for a decision on call %s", h.style(styleYellow, "parked:"), n.SessionID, n.CallID)
+		h.line("  continue with: docket resume %s --decisions approved", n.SessionID)
+	case engine.NoticeTurnCompleted:
+		final := n.Text
+		if final == "" {
+			final = h.pending
+		}
+		h.pending = ""
+		if final != "" {
+			fmt.Fprintln(h.stdout, final)
+		}
+		if h.opts.Verbose {
+			h.line("%s", h.style(styleDim, fmt.Sprintf("tokens: %d in (%d cached), %d out", n.Usage.InputTokens, n.Usage.CachedInputTokens, n.Usage.OutputTokens)))
+		}
+	case engine.NoticeTurnFailed:
+		h.flushPending()
+		h.line("%s %s", h.style(styleRed, "turn failed:"), n.Text)
+	case engine.NoticeError:
+		h.flushPending()
+		h.line("%s %s", h.style(styleRed, "error:"), n.Text)
+	}
+}
+
+func describe(command, paths []string) string {
+	if len(command) > 0 {
+		return ShellJoin(command)
+	}
+	return strings.Join(paths, ", ")
+}
+
+func (h *Human) callStarted(n engine.Notice) {
+	c := h.call(n.CallID)
+	if !c.started {
+		c.started = true
+		h.running++
+	}
+	if c.partial != "" {
+		h.line("%s", h.style(styleDim, h.prefix(n.CallID)+c.partial))
+		c.partial = ""
+	}
+	where := ""
+	if c.sandboxed == "unsandboxed" {
+		where = h.style(styleYellow, " [no sandbox]")
+	}
+	switch kindOf(n) {
+	case ItemFileChange:
+		parts := make([]string, len(n.Changes))
+		for i, ch := range n.Changes {
+			parts[i] = ch.Kind + " " + ch.Path
+		}
+		h.line("%s%s %s", h.style(styleBold, "patch:"), where, strings.Join(parts, ", "))
+	case ItemMCPToolCall:
+		h.line("%s%s %s.%s %s", h.style(styleBold, "mcp:"), where, n.Server, n.MCPTool, n.Arguments)
+	default:
+		h.line("%s%s %s", h.style(styleBold, "exec:"), where, ShellJoin(n.Command))
+		if h.opts.Verbose && n.Cwd != "" {
+			h.line("%s", h.style(styleDim, "  in "+n.Cwd))
+		}
+	}
+}
+
+// prefix marks output lines; with several calls running it names the call.
+func (h *Human) prefix(id string) string {
+	if h.running > 1 {
+		return "  [" + id + "] "
+	}
+	return "  "
+}
+
+func (h *Human) callOutput(n engine.Notice) {
+	c := h.call(n.CallID)
+	text := c.partial + n.Text
+	lines := strings.Split(text, "\n")
+	c.partial = lines[len(lines)-1]
+	for _, l := range lines[:len(lines)-1] {
+		h.line("%s", h.style(styleDim, h.prefix(n.CallID)+l))
+	}
+}
+
+func (h *Human) callCompleted(n engine.Notice) {
+	c, ok := h.calls[n.CallID]
+	if (!ok || !c.started) && n.Status != engine.StatusDeclined {
+		// It never ran: say which call this is about.
+		h.line("%s %s (%s)", h.style(styleBold, "call"), n.CallID, n.Tool)
+	}
+	if ok {
+		if c.partial != "" {
+			h.line("%s", h.style(styleDim, h.prefix(n.CallID)+c.partial))
+		}
+		if c.started {
+			h.running--
+		}
+		delete(h.calls, n.CallID)
+	}
+	switch {
+	case n.Status == engine.StatusDeclined:
+		// The deny transition already said why.
+	case kindOf(n) == ItemMCPToolCall && n.Status == engine.StatusFailed:
+		h.line("  %s %s", h.style(styleRed, "failed:"), firstLine(n.Text))
+	case kindOf(n) == ItemFileChange && n.Status == engine.StatusCompleted:
+		h.line("  %s", h.style(styleGreen, "applied"))
+	case kindOf(n) == ItemFileChange:
+		h.line("  %s %s", h.style(styleRed, "failed:"), firstLine(n.Text))
+	case kindOf(n) == ItemMCPToolCall:
+		h.line("  %s", h.style(styleGreen, "ok"))
+	case n.ExitCode == 0 && n.Status == engine.StatusCompleted:
+		h.line("  %s", h.style(styleGreen, "exit 0"))
+	case n.ExitCode >= 0:
+		h.line("  %s", h.style(styleRed, fmt.Sprintf("exit %d", n.ExitCode)))
+	default:
+		h.line("  %s", h.style(styleRed, "failed"))
+	}
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}
+
+func (h *Human) transition(n engine.Notice) {
+	tr := n.Transition
+	if tr == nil {
+		return
+	}
+	if tr.To == "sandboxed" || tr.To == "unsandboxed" {
+		h.call(tr.CallID).sandboxed = tr.To
+	}
+	if c, ok := h.calls[tr.CallID]; ok && c.partial != "" {
+		h.line("%s", h.style(styleDim, h.prefix(tr.CallID)+c.partial))
+		c.partial = ""
+	}
+	switch {
+	case h.opts.Verbose:
+		h.line("%s", h.style(styleDim, fmt.Sprintf("call %s: %s -%s-> %s (%s): %s", tr.CallID, tr.From, tr.Event, tr.To, tr.Cause, tr.Reason)))
+	case tr.To == "denied":
+		h.line("%s %s (%s)", h.style(styleRed, "denied:"), tr.Reason, tr.Cause)
+	case tr.To == "retryPrompt":
+		h.line("%s %s", h.style(styleYellow, "sandbox denied:"), tr.Reason)
+	case tr.To == "unsandboxed":
+		h.line("%s %s (%s)", h.style(styleYellow, "running without the sandbox:"), tr.Reason, tr.Cause)
+	}
+}

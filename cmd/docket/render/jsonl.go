@@ -1,0 +1,267 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/docket-engine/docket/engine"
+	"github.com/docket-engine/docket/events"
+)
+
+// Streaming limits for item.updated. Each update carries the whole output
+// so far, as Codex's items do; past updateEvery bytes an update is sent
+// only when the output has grown by a quarter, so a chatty command costs
+// linear, not quadratic, output. Past maxAggregated the running aggregate
+// stops growing; item.completed still carries the engine's capture.
+const (
+	updateEvery   = 64 << 10
+	maxAggregated = 1 << 20
+)
+
+// JSONL is an engine.Observer that writes one JSON object per line. It is
+// safe for concurrent use: lines are never interleaved.
+type JSONL struct {
+	mu       sync.Mutex
+	w        io.Writer
+	err      error
+	started  bool
+	nextItem int
+	calls    map[string]*openItem
+}
+
+// openItem is a tool call's item between item.started and item.completed.
+type openItem struct {
+	id         string
+	start      engine.Notice
+	output     strings.Builder
+	lastUpdate int
+}
+
+// NewJSONL returns a JSONL renderer writing to w.
+func NewJSONL(w io.Writer) *JSONL {
+	return &JSONL{w: w, calls: map[string]*openItem{}}
+}
+
+// Err returns the first error writing to the output, if any; after it the
+// renderer writes nothing more.
+func (j *JSONL) Err() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.err
+}
+
+// ThreadStarted emits thread.started for the session; it is also emitted
+// before the first notice that carries a session id. It is emitted once.
+func (j *JSONL) ThreadStarted(sessionID string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.threadStarted(sessionID)
+}
+
+// Error emits a top-level error event, for failures outside a turn.
+func (j *JSONL) Error(message string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.emit(errorEvent{Type: EventError, Message: message})
+}
+
+func (j *JSONL) threadStarted(id string) {
+	if j.started || id == "" {
+		return
+	}
+	j.started = true
+	j.emit(threadStartedEvent{Type: EventThreadStarted, ThreadID: id})
+}
+
+// Notify renders one notice.
+func (j *JSONL) Notify(n engine.Notice) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.threadStarted(n.SessionID)
+	switch n.Type {
+	case engine.NoticeTurnStarted:
+		j.emit(typeOnlyEvent{Type: EventTurnStarted})
+	case engine.NoticeTurnCompleted:
+		j.emit(turnCompletedEvent{Type: EventTurnCompleted, Usage: usageOf(n.Usage)})
+	case engine.NoticeTurnFailed:
+		j.emit(turnFailedEvent{Type: EventTurnFailed, Error: messageJSON{Message: n.Text}})
+	case engine.NoticeError:
+		j.emit(errorEvent{Type: EventError, Message: n.Text})
+	case engine.NoticeMessage:
+		j.emit(itemEvent{Type: EventItemCompleted, Item: textItem{ID: j.newID(), Type: ItemAgentMessage, Text: n.Text}})
+	case engine.NoticeReasoning:
+		if strings.TrimSpace(n.Text) != "" {
+			j.emit(itemEvent{Type: EventItemCompleted, Item: textItem{ID: j.newID(), Type: ItemReasoning, Text: n.Text}})
+		}
+	case engine.NoticeCallStarted:
+		j.callStarted(n)
+	case engine.NoticeCallOutput:
+		j.callOutput(n)
+	case engine.NoticeCallCompleted:
+		j.callCompleted(n)
+	case engine.NoticeTransition:
+		if tr := n.Transition; tr != nil {
+			j.emit(transitionEvent{Type: EventCallTransition, CallID: tr.CallID, Seq: n.Seq, From: tr.From,
+				Event: tr.Event, To: tr.To, Cause: tr.Cause, Reason: tr.Reason})
+		}
+	case engine.NoticeApproval:
+		if a := n.Approval; a != nil {
+			j.emit(approvalEvent{Type: EventApprovalRequested, CallID: a.CallID, Kind: a.Kind, Phase: a.Phase,
+				Command: nonNil(a.Command), Cwd: a.Cwd, Reason: a.Reason, ProposedAmendment: a.ProposedAmendment})
+		}
+	case engine.NoticeParked:
+		j.emit(parkedEvent{Type: EventSessionParked, SessionID: n.SessionID, CallID: n.CallID})
+	}
+}
+
+func (j *JSONL) newID() string {
+	id := fmt.Sprintf("item_%d", j.nextItem)
+	j.nextItem++
+	return id
+}
+
+func (j *JSONL) callStarted(n engine.Notice) {
+	if it, ok := j.calls[n.CallID]; ok {
+		// A second attempt (the retry without the sandbox) continues the
+		// same item with fresh output.
+		it.output.Reset()
+		it.lastUpdate = 0
+		it.start = n
+		j.emit(itemEvent{Type: EventItemUpdated, Item: callItem(n, it.id, "", StatusInProgress)})
+		return
+	}
+	it := &openItem{id: j.newID(), start: n}
+	j.calls[n.CallID] = it
+	j.emit(itemEvent{Type: EventItemStarted, Item: callItem(n, it.id, "", StatusInProgress)})
+}
+
+func (j *JSONL) callOutput(n engine.Notice) {
+	it, ok := j.calls[n.CallID]
+	if !ok || kindOf(it.start) != ItemCommandExecution {
+		return
+	}
+	if room := maxAggregated - it.output.Len(); room > 0 {
+		it.output.WriteString(n.Text[:min(len(n.Text), room)])
+	} else {
+		return
+	}
+	size := it.output.Len()
+	if size > updateEvery && size < it.lastUpdate+it.lastUpdate/4 && size < maxAggregated {
+		return
+	}
+	it.lastUpdate = size
+	j.emit(itemEvent{Type: EventItemUpdated, Item: callItem(it.start, it.id, it.output.String(), StatusInProgress)})
+}
+
+func (j *JSONL) callCompleted(n engine.Notice) {
+	id := ""
+	agg := n.Text
+	if it, ok := j.calls[n.CallID]; ok {
+		id = it.id
+		if agg == "" {
+			agg = it.output.String()
+		}
+		delete(j.calls, n.CallID)
+	} else {
+		id = j.newID()
+	}
+	status := n.Status
+	if status == "" {
+		status = StatusCompleted
+	}
+	j.emit(itemEvent{Type: EventItemCompleted, Item: callItem(n, id, agg, status)})
+}
+
+// kindOf tells which Codex item a tool call is.
+func kindOf(n engine.Notice) string {
+	switch {
+	case n.Tool == "apply_patch":
+		return ItemFileChange
+	case n.Server != "" || strings.HasPrefix(n.Tool, "mcp__"):
+		return ItemMCPToolCall
+	}
+	return ItemCommandExecution
+}
+
+// callItem builds the item for a tool call in the given status. For a
+// finished MCP call, text is its result (or error) text.
+func callItem(n engine.Notice, id, text, status string) any {
+	switch kindOf(n) {
+	case ItemFileChange:
+		if status == StatusDeclined {
+			status = StatusFailed
+		}
+		changes := n.Changes
+		if changes == nil {
+			changes = []engine.FileChange{}
+		}
+		return fileChangeItem{ID: id, Type: ItemFileChange, Changes: changes, Status: status}
+	case ItemMCPToolCall:
+		it := mcpItem{ID: id, Type: ItemMCPToolCall, Server: n.Server, Tool: n.MCPTool, Arguments: argumentsJSON(n.Arguments), Status: status}
+		if it.Tool == "" {
+			it.Tool = n.Tool
+		}
+		switch status {
+		case StatusInProgress:
+		case StatusCompleted:
+			it.Result = &mcpResultJSON{Content: []any{textContent{Type: "text", Text: text}}}
+		default:
+			it.Status = StatusFailed
+			it.Error = &messageJSON{Message: text}
+		}
+		return it
+	}
+	it := commandItem{ID: id, Type: ItemCommandExecution, Command: ShellJoin(n.Command), AggregatedOutput: text, Status: status}
+	if status != StatusInProgress && status != StatusDeclined && n.ExitCode >= 0 {
+		code := n.ExitCode
+		it.ExitCode = &code
+	}
+	return it
+}
+
+// argumentsJSON passes JSON arguments through and quotes anything else.
+func argumentsJSON(s string) json.RawMessage {
+	if strings.TrimSpace(s) == "" {
+		return json.RawMessage("null")
+	}
+	if json.Valid([]byte(s)) {
+		var buf bytes.Buffer
+		if json.Compact(&buf, []byte(s)) == nil {
+			return buf.Bytes()
+		}
+	}
+	b, _ := json.Marshal(s)
+	return b
+}
+
+func usageOf(u events.Usage) usageJSON {
+	return usageJSON{InputTokens: u.InputTokens, CachedInputTokens: u.CachedInputTokens, OutputTokens: u.OutputTokens}
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// emit writes one event as one line, in a single Write.
+func (j *JSONL) emit(v any) {
+	if j.err != nil {
+		return
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		buf.Reset()
+		enc.Encode(errorEvent{Type: EventError, Message: "cannot encode event: " + err.Error()})
+	}
+	if _, err := j.w.Write(buf.Bytes()); err != nil {
+		j.err = fmt.Errorf("write JSONL event: %w", err)
+	}
+}

@@ -1,0 +1,154 @@
+package render
+
+import (
+	"encoding/json"
+
+	"github.com/docket-engine/docket/engine"
+)
+
+// The JSONL event and item shapes. Field names and order follow Codex's
+// codex-rs/exec/src/exec_events.rs; Docket's own events come last.
+
+// Event types.
+const (
+	EventThreadStarted     = "thread.started"
+	EventTurnStarted       = "turn.started"
+	EventTurnCompleted     = "turn.completed"
+	EventTurnFailed        = "turn.failed"
+	EventItemStarted       = "item.started"
+	EventItemUpdated       = "item.updated"
+	EventItemCompleted     = "item.completed"
+	EventError             = "error"
+	EventCallTransition    = "call.transition"
+	EventApprovalRequested = "approval.requested"
+	EventSessionParked     = "session.parked"
+)
+
+// Item types.
+const (
+	ItemAgentMessage     = "agent_message"
+	ItemReasoning        = "reasoning"
+	ItemCommandExecution = "command_execution"
+	ItemFileChange       = "file_change"
+	ItemMCPToolCall      = "mcp_tool_call"
+)
+
+// Item statuses. command_execution may also be declined; file_change and
+// mcp_tool_call report a declined call as failed, as Codex does.
+const (
+	StatusInProgress = "in_progress"
+	StatusCompleted  = "completed"
+	StatusFailed     = "failed"
+	StatusDeclined   = "declined"
+)
+
+type threadStartedEvent struct {
+	Type     string `json:"type"`
+	ThreadID string `json:"thread_id"`
+}
+
+type typeOnlyEvent struct {
+	Type string `json:"type"`
+}
+
+type usageJSON struct {
+	InputTokens       int64 `json:"input_tokens"`
+	CachedInputTokens int64 `json:"cached_input_tokens"`
+	OutputTokens      int64 `json:"output_tokens"`
+}
+
+type turnCompletedEvent struct {
+	Type  string    `json:"type"`
+	Usage usageJSON `json:"usage"`
+}
+
+type messageJSON struct {
+	Message string `json:"message"`
+}
+
+type turnFailedEvent struct {
+	Type  string      `json:"type"`
+	Error messageJSON `json:"error"`
+}
+
+type errorEvent struct {
+	Type    string `json:"type"`
+	Message string `json:"message"`
+}
+
+type itemEvent struct {
+	Type string `json:"type"`
+	Item any    `json:"item"`
+}
+
+type textItem struct {
+	ID   string `json:"id"`
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+type commandItem struct {
+	ID               string `json:"id"`
+	Type             string `json:"type"`
+	Command          string `json:"command"`
+	AggregatedOutput string `json:"aggregated_output"`
+	ExitCode         *int   `json:"exit_code"`
+	Status           string `json:"status"`
+}
+
+type fileChangeItem struct {
+	ID      string              `json:"id"`
+	Type    string              `json:"type"`
+	Changes []engine.FileChange `json:"changes"`
+	Status  string              `json:"status"`
+}
+
+type mcpResultJSON struct {
+	Content           []any `json:"content"`
+	StructuredContent any   `json:"structured_content"`
+}
+
+// textContent is an MCP text content block.
+type textContent struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+type mcpItem struct {
+	ID        string          `json:"id"`
+	Type      string          `json:"type"`
+	Server    string          `json:"server"`
+	Tool      string          `json:"tool"`
+	Arguments json.RawMessage `json:"arguments"`
+	Result    *mcpResultJSON  `json:"result"`
+	Error     *messageJSON    `json:"error"`
+	Status    string          `json:"status"`
+}
+
+type transitionEvent struct {
+	Type   string `json:"type"`
+	CallID string `json:"call_id"`
+	Seq    uint64 `json:"seq"`
+	From   string `json:"from"`
+	Event  string `json:"event"`
+	To     string `json:"to"`
+	Cause  string `json:"cause"`
+	Reason string `json:"reason"`
+}
+
+type approvalEvent struct {
+	Type              string   `json:"type"`
+	CallID            string   `json:"call_id"`
+	Kind              string   `json:"kind"`
+	Phase             string   `json:"phase"`
+	Command           []string `json:"command"`
+	Cwd               string   `json:"cwd"`
+	Reason            string   `json:"reason"`
+	ProposedAmendment []string `json:"proposed_amendment"`
+}
+
+type parkedEvent struct {
+	Type      string `json:"type"`
+	SessionID string `json:"session_id"`
+	CallID    string `json:"call_id"`
+}

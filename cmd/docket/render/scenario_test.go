@@ -1,0 +1,92 @@
+package render
+
+import (
+	"github.com/docket-engine/docket/engine"
+	"github.com/docket-engine/docket/events"
+)
+
+const testSession = "0199a213-81c0-7800-8aa1-bbab2a035a53"
+
+func tr(seq uint64, call, from, event, to, cause, reason string) engine.Notice {
+	return engine.Notice{Type: engine.NoticeTransition, SessionID: testSession, CallID: call, Seq: seq,
+		Transition: &events.Transition{CallID: call, From: from, Event: event, To: to, Cause: cause, Reason: reason}}
+}
+
+func notice(n engine.Notice) engine.Notice {
+	n.SessionID = testSession
+	if n.TurnID == "" {
+		n.TurnID = "turn-1"
+	}
+	return n
+}
+
+// scenarios are scripted notice sequences, as the engine emits them, with
+// golden files named after them under testdata/.
+func scenarios() map[string][]engine.Notice {
+	ls := []string{"bash", "-lc", "ls"}
+	touch := []string{"bash", "-lc", "touch /etc/docket-demo && echo it's done"}
+	return map[string][]engine.Notice{
+		"completed": {
+			notice(engine.Notice{Type: engine.NoticeTurnStarted}),
+			notice(engine.Notice{Type: engine.NoticeReasoning, Text: "Listing the files first."}),
+			notice(engine.Notice{Type: engine.NoticeReasoning, Text: "  "}),
+			notice(engine.Notice{Type: engine.NoticeMessage, Text: "I will look around."}),
+			tr(5, "c1", "wantsApproval", "run_sandboxed", "sandboxed", "known_safe", "ls is known to be safe"),
+			notice(engine.Notice{Type: engine.NoticeCallStarted, CallID: "c1", Tool: "shell", Command: ls, Cwd: "/work"}),
+			notice(engine.Notice{Type: engine.NoticeCallOutput, CallID: "c1", Stream: "stdout", Text: "README.md\nma"}),
+			notice(engine.Notice{Type: engine.NoticeCallOutput, CallID: "c1", Stream: "stdout", Text: "in.go\n"}),
+			tr(8, "c1", "sandboxed", "finish", "done", "completed", "exit 0"),
+			notice(engine.Notice{Type: engine.NoticeCallCompleted, CallID: "c1", Tool: "shell", Command: ls, Cwd: "/work",
+				Status: engine.StatusCompleted, ExitCode: 0, Text: "README.md\nmain.go\n"}),
+			tr(10, "c2", "wantsApproval", "run_sandboxed", "sandboxed", "policy_skip", "on-request runs it in the sandbox"),
+			notice(engine.Notice{Type: engine.NoticeCallStarted, CallID: "c2", Tool: "shell", Command: touch, Cwd: "/work"}),
+			notice(engine.Notice{Type: engine.NoticeCallOutput, CallID: "c2", Stream: "stderr", Text: "touch: cannot touch '/etc/docket-demo': Read-only file system\n"}),
+			tr(13, "c2", "sandboxed", "sandbox_denied", "retryPrompt", "sandbox_denial", "sandbox denied it: EROFS writing /etc/docket-demo"),
+			tr(14, "c2", "retryPrompt", "ask", "awaitingDecision", "sandbox_denial", "command failed; retry without sandbox?"),
+			notice(engine.Notice{Type: engine.NoticeApproval, CallID: "c2", Approval: &events.ApprovalRequested{CallID: "c2", TurnID: "turn-1",
+				RequestID: "c2/retry", Phase: events.PhaseRetry, Kind: events.ApprovalExec, Command: touch, Cwd: "/work",
+				Reason: "command failed; retry without sandbox?", Keys: []string{"k"}}}),
+			tr(16, "c2", "awaitingDecision", "run_unsandboxed", "unsandboxed", "user_approved", "approved by decisions_flag"),
+			notice(engine.Notice{Type: engine.NoticeCallStarted, CallID: "c2", Tool: "shell", Command: touch, Cwd: "/work"}),
+			notice(engine.Notice{Type: engine.NoticeCallOutput, CallID: "c2", Stream: "stdout", Text: "it's done"}),
+			tr(19, "c2", "unsandboxed", "finish", "done", "completed", "exit 0"),
+			notice(engine.Notice{Type: engine.NoticeCallCompleted, CallID: "c2", Tool: "shell", Command: touch, Cwd: "/work",
+				Status: engine.StatusCompleted, ExitCode: 0, Text: "it's done"}),
+			tr(21, "c3", "wantsApproval", "deny", "denied", "rule_forbidden", "forbidden by rule: rm -rf"),
+			tr(22, "c3", "denied", "finish", "done", "rule_forbidden", "forbidden by rule: rm -rf"),
+			notice(engine.Notice{Type: engine.NoticeCallCompleted, CallID: "c3", Tool: "shell", Command: []string{"rm", "-rf", "/"},
+				Cwd: "/work", Status: engine.StatusDeclined, ExitCode: -1}),
+			tr(24, "c4", "wantsApproval", "run_sandboxed", "sandboxed", "policy_skip", "every path is writable"),
+			notice(engine.Notice{Type: engine.NoticeCallStarted, CallID: "c4", Tool: "apply_patch", Cwd: "/work",
+				Changes: []engine.FileChange{{Path: "hello.txt", Kind: "add"}, {Path: "main.go", Kind: "update"}}}),
+			notice(engine.Notice{Type: engine.NoticeCallCompleted, CallID: "c4", Tool: "apply_patch", Cwd: "/work", Status: engine.StatusCompleted,
+				Changes: []engine.FileChange{{Path: "hello.txt", Kind: "add"}, {Path: "main.go", Kind: "update"}}, Text: "Success."}),
+			notice(engine.Notice{Type: engine.NoticeCallStarted, CallID: "c5", Tool: "mcp__docs__search", Server: "docs", MCPTool: "search",
+				Arguments: `{ "q": "<fsm>" }`}),
+			notice(engine.Notice{Type: engine.NoticeCallCompleted, CallID: "c5", Tool: "mcp__docs__search", Server: "docs", MCPTool: "search",
+				Arguments: `{ "q": "<fsm>" }`, Status: engine.StatusCompleted, Text: "3 results"}),
+			notice(engine.Notice{Type: engine.NoticeCallStarted, CallID: "c6", Tool: "mcp__docs__fetch", Server: "docs", MCPTool: "fetch", Arguments: "not json"}),
+			notice(engine.Notice{Type: engine.NoticeCallCompleted, CallID: "c6", Tool: "mcp__docs__fetch", Server: "docs", MCPTool: "fetch",
+				Arguments: "not json", Status: engine.StatusFailed, Text: "server error: 404\nmore"}),
+			notice(engine.Notice{Type: engine.NoticeTextDelta, Text: "Do"}),
+			notice(engine.Notice{Type: engine.NoticeMessage, Text: "Done: hello.txt is there."}),
+			notice(engine.Notice{Type: engine.NoticeTurnCompleted, Text: "Done: hello.txt is there.",
+				Usage: events.Usage{InputTokens: 120, CachedInputTokens: 20, OutputTokens: 34, ReasoningTokens: 5}}),
+		},
+		"parked": {
+			notice(engine.Notice{Type: engine.NoticeTurnStarted}),
+			tr(3, "c1", "wantsApproval", "ask", "awaitingDecision", "rule_prompt", "pushes are reviewed"),
+			notice(engine.Notice{Type: engine.NoticeApproval, CallID: "c1", Approval: &events.ApprovalRequested{CallID: "c1", TurnID: "turn-1",
+				RequestID: "c1/initial", Phase: events.PhaseInitial, Kind: events.ApprovalExec, Command: []string{"git", "push"}, Cwd: "/work",
+				Reason: "pushes are reviewed", ProposedAmendment: []string{"git", "push"}, Keys: []string{"k"}}}),
+			notice(engine.Notice{Type: engine.NoticeParked, CallID: "c1"}),
+		},
+		"failed": {
+			notice(engine.Notice{Type: engine.NoticeTurnStarted}),
+			notice(engine.Notice{Type: engine.NoticeMessage, Text: "Trying something."}),
+			notice(engine.Notice{Type: engine.NoticeCallCompleted, CallID: "c1", Tool: "nosuchtool", Status: engine.StatusFailed, ExitCode: -1}),
+			notice(engine.Notice{Type: engine.NoticeTurnFailed, Text: "model script exhausted"}),
+			notice(engine.Notice{Type: engine.NoticeError, Text: "journal: disk full"}),
+		},
+	}
+}

@@ -1,0 +1,280 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"github.com/docket-engine/docket/cmd/docket/approve"
+	"github.com/docket-engine/docket/cmd/docket/config"
+	"github.com/docket-engine/docket/cmd/docket/render"
+	"github.com/docket-engine/docket/engine"
+	"github.com/docket-engine/docket/engine/auth"
+	"github.com/docket-engine/docket/engine/mcp"
+	"github.com/docket-engine/docket/engine/model"
+	"github.com/docket-engine/docket/engine/model/openai"
+	"github.com/docket-engine/docket/engine/model/risk"
+	"github.com/docket-engine/docket/engine/model/script"
+	"github.com/docket-engine/docket/engine/prompt"
+	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/sandbox"
+	"github.com/docket-engine/docket/states/policy"
+	"github.com/docket-engine/docket/states/rules"
+)
+
+// version is Docket's version, recorded in every journal.
+const version = "0.1.0"
+
+// wiring is what a session needs from the command line, built once for
+// exec and for resume.
+type wiring struct {
+	cfg      *config.Config
+	cwd      string
+	engine   engine.Config
+	observer engine.Observer
+	mcp      *mcp.Manager
+	finish   func() error
+}
+
+// wire builds the engine's configuration: model, approver, runner, tools,
+// rules and the sandbox plan. responsesSeen skips a scripted model past the
+// responses a resumed session already has.
+func wire(ctx context.Context, a *app, cfg *config.Config, cwd, decisions string, jsonOut bool, responsesSeen int) (*wiring, error) {
+	w := &wiring{cfg: cfg, cwd: cwd, finish: func() error { return nil }}
+	list, err := approve.ParseDecisions(decisions)
+	if err != nil {
+		return nil, usageErrorf("--decisions: %v", err)
+	}
+	mdl, err := buildModel(ctx, cfg, responsesSeen)
+	if err != nil {
+		return nil, err
+	}
+	var appr engine.Approver = approve.NewFlags(list)
+	interactive := false
+	if f, ok := a.stdin.(*os.File); ok {
+		auto := approve.NewAuto(f, list)
+		appr, interactive = auto, auto.Interactive()
+		prev := w.finish
+		w.finish = func() error { return errors.Join(auto.Close(), prev()) }
+	}
+	if jsonOut {
+		w.observer = render.NewJSONL(a.stdout)
+	} else {
+		color := false
+		if f, ok := a.stderr.(*os.File); ok {
+			color = render.IsTerminal(f)
+		}
+		w.observer = render.NewHuman(a.stdout, a.stderr, render.HumanOptions{Color: color, Prompted: interactive})
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("find the docket binary: %w", err)
+	}
+	caps := sandbox.Probe()
+	runner := &engine.ProcessRunner{HelperPath: exe, Caps: &caps}
+	tools := []engine.Tool{engine.ShellTool{}, engine.ApplyPatchTool{}}
+	if len(cfg.MCPServers) > 0 {
+		mgr, err := mcp.NewManager(mcpServers(cfg), mcp.Options{})
+		if err != nil {
+			return nil, usageErrorf("mcp_servers: %v", err)
+		}
+		if err := mgr.Start(ctx); err != nil {
+			fmt.Fprintf(a.stderr, "docket: some MCP servers did not start: %v\n", err)
+		}
+		for _, t := range mgr.Tools() {
+			tools = append(tools, engine.MCPTool{T: t})
+		}
+		runner.MCP = engine.MCPManager{M: mgr}
+		w.mcp = mgr
+		prev := w.finish
+		w.finish = func() error { return errors.Join(mgr.Close(), prev()) }
+	}
+	srcs, err := loadRules(cfg.Home, cwd)
+	if err != nil {
+		return nil, err
+	}
+	sc := cfg.SessionConfig()
+	plan, err := sessionPlan(sc, cwd)
+	if err != nil {
+		return nil, err
+	}
+	instr, err := prompt.Build(prompt.Input{Home: cfg.Home, Cwd: cwd, ApprovalPolicy: sc.ApprovalPolicy,
+		SandboxMode: sc.SandboxMode, WritableRoots: plan.WritableRoots, NetworkAccess: sc.NetworkAccess,
+		ProjectDocMaxBytes: cfg.ProjectDocMaxBytes})
+	if err != nil {
+		return nil, err
+	}
+	w.engine = engine.Config{
+		DocketVersion: version, Home: cfg.Home, Cwd: cwd, Session: sc, Settings: cfg.Settings(), Plan: plan,
+		Rules: srcs, Instructions: instr.Instructions, Model: mdl, Approver: appr, Runner: runner,
+		Observer: w.observer, Tools: tools, ApprovalTimeout: cfg.ApprovalTimeout(), Faults: faultsFromEnv(),
+	}
+	if cfg.ExperimentalRiskAssessment {
+		w.engine.Risk = riskAssessor{m: mdl}
+	}
+	return w, nil
+}
+
+// riskAssessor asks the session's model how risky a denied command is.
+type riskAssessor struct{ m model.Model }
+
+func (r riskAssessor) Assess(ctx context.Context, callID string, command []string, cwd, output string) events.RiskAssessment {
+	ra := risk.AssessRisk(ctx, r.m, command, cwd, output)
+	ra.CallID = callID
+	return ra
+}
+
+func buildModel(ctx context.Context, cfg *config.Config, seen int) (model.Model, error) {
+	switch cfg.ModelProvider {
+	case "script":
+		if cfg.ModelScript == "" {
+			return nil, usageErrorf("model_provider \"script\" needs --model-script FILE")
+		}
+		m, err := script.Load(cfg.ModelScript)
+		if err != nil {
+			var le *script.LineError
+			if errors.As(err, &le) || errors.Is(err, os.ErrNotExist) {
+				return nil, usageErrorf("%v", err)
+			}
+			return nil, err
+		}
+		m.Skip(seen)
+		return m, nil
+	default:
+		pc := openai.DefaultConfig()
+		if p, ok := cfg.ModelProviders[cfg.ModelProvider]; ok {
+			pc.Name = cfg.ModelProvider
+			if p.BaseURL != "" {
+				pc.BaseURL = p.BaseURL
+			}
+			if p.EnvKey != "" {
+				pc.EnvKey = p.EnvKey
+			}
+			if p.WireAPI != "" {
+				pc.WireAPI = p.WireAPI
+			}
+			n := int(p.RequestMaxRetries) // 0 means no retries
+			pc.RequestMaxRetries = &n
+			pc.StreamIdleTimeoutMs = p.StreamIdleTimeoutMs
+		}
+		pc.Model = cfg.Model
+		var opts []openai.Option
+		if ts, err := auth.NewTokenSource(ctx, auth.NewStore(cfg.Home), nil); err == nil {
+			opts = append(opts, openai.WithTokenSource(ts))
+		} else if !errors.Is(err, auth.ErrNotLoggedIn) {
+			return nil, err
+		}
+		p, err := openai.New(pc, opts...)
+		if err != nil {
+			return nil, usageErrorf("%v", err)
+		}
+		return p, nil
+	}
+}
+
+func mcpServers(cfg *config.Config) map[string]mcp.ServerConfig {
+	out := make(map[string]mcp.ServerConfig, len(cfg.MCPServers))
+	for name, s := range cfg.MCPServers {
+		out[name] = mcp.ServerConfig{Command: s.Command, Args: s.Args, Env: s.Env, Cwd: s.Cwd,
+			StartupTimeoutSec: s.StartupTimeoutSec, ToolTimeoutSec: s.ToolTimeoutSec, EnabledTools: s.EnabledTools,
+			DisabledTools: s.DisabledTools, SupportsParallelToolCalls: s.SupportsParallelToolCalls, Approval: s.Approval,
+			Sandbox: s.Sandbox, Enabled: s.Enabled}
+	}
+	return out
+}
+
+// loadRules reads the rules files in force; any load error fails closed.
+func loadRules(home, cwd string) ([]events.RuleSource, error) {
+	set, err := rules.Load(rules.Discover(home, cwd), rules.LoadOptions{})
+	if err != nil {
+		return nil, &exitError{code: exitUsage, err: err}
+	}
+	return set.Sources(), nil
+}
+
+func sessionPlan(sc events.SessionConfig, cwd string) (events.SandboxPlan, error) {
+	mode, err := policy.ParseSandboxMode(sc.SandboxMode)
+	if err != nil {
+		return events.SandboxPlan{}, usageErrorf("%v", err)
+	}
+	sp := policy.SandboxPolicy{Mode: mode, WritableRoots: sc.WritableRoots, NetworkAccess: sc.NetworkAccess,
+		ExcludeTmpdirEnvVar: sc.ExcludeTmpdirEnvVar, ExcludeSlashTmp: sc.ExcludeSlashTmp}
+	return policy.SandboxPlan(sp, cwd, sc.TmpdirEnv, sc.RequireProtectedPaths), nil
+}
+
+// workspace resolves -C to an existing absolute directory.
+func workspace(dir string) (string, error) {
+	if dir == "" {
+		dir = "."
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", usageErrorf("workspace %s: %v", dir, err)
+	}
+	info, err := os.Stat(abs)
+	if err != nil {
+		return "", usageErrorf("workspace %s does not exist", dir)
+	}
+	if !info.IsDir() {
+		return "", usageErrorf("workspace %s is not a directory", dir)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	return abs, nil
+}
+
+// turnExit maps a turn's end to the exit codes of CLI.md, printing what a
+// person needs for a parked session.
+func turnExit(res engine.TurnResult) error {
+	switch res.Status {
+	case events.TurnCompleted:
+		return nil
+	case events.TurnParked:
+		// The renderers have said which call waits and how to go on.
+		return &exitError{code: exitParked}
+	}
+	return &exitError{code: exitFailed, err: fmt.Errorf("turn %s: %s", res.Status, res.Message)}
+}
+
+// readPrompt returns the prompt, reading stdin for "-".
+func readPrompt(a *app, p string) (string, error) {
+	if p != "-" {
+		return p, nil
+	}
+	b, err := io.ReadAll(a.stdin)
+	if err != nil {
+		return "", fmt.Errorf("read prompt from stdin: %w", err)
+	}
+	return string(b), nil
+}
+
+// faultsFromEnv arms the crash-testing hooks: DOCKET_CRASH_AT=point[@N]
+// kills this process with SIGKILL the Nth time the engine passes point, and
+// DOCKET_FAULT_LOG=FILE appends every point passed to FILE.
+func faultsFromEnv() engine.Faults {
+	var set engine.FaultSet
+	if path := os.Getenv("DOCKET_FAULT_LOG"); path != "" {
+		if f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600); err == nil {
+			set = append(set, &engine.FaultLog{W: f})
+		}
+	}
+	if spec := os.Getenv("DOCKET_CRASH_AT"); spec != "" {
+		p, err := engine.ParseFaultPlan(spec, func(string) {
+			syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "docket:", err)
+		} else {
+			set = append(set, p)
+		}
+	}
+	if len(set) == 0 {
+		return nil
+	}
+	return set
+}

@@ -1,0 +1,243 @@
+// Package openai is the network model provider: it speaks the OpenAI
+// Responses API (or Chat Completions, for servers that only have that) over
+// server-sent events through github.com/openai/openai-go/v3, and retries
+// transient failures itself so that one model.Response carries the number of
+// HTTP attempts it took.
+package openai
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"time"
+
+	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/responses"
+
+	"github.com/docket-engine/docket/engine/model"
+	"github.com/docket-engine/docket/engine/model/retry"
+)
+
+// Wire APIs a provider can speak.
+const (
+	WireResponses = "responses"
+	WireChat      = "chat"
+)
+
+// Defaults for the built-in provider and unset fields.
+const (
+	DefaultBaseURL             = "https://api.openai.com/v1"
+	DefaultEnvKey              = "OPENAI_API_KEY"
+	DefaultRequestMaxRetries   = 2 // three attempts in all
+	DefaultStreamIdleTimeoutMs = 300_000
+)
+
+// ProviderConfig is one [model_providers.NAME] table, plus the model name.
+type ProviderConfig struct {
+	// Name identifies the provider in errors; the CLI sets it from the table key.
+	Name string `toml:"name"`
+	// BaseURL is the API root, e.g. "https://api.openai.com/v1"; empty means DefaultBaseURL.
+	BaseURL string `toml:"base_url"`
+	// EnvKey names the environment variable holding the API key; empty means
+	// the server needs no key unless a token source is given.
+	EnvKey string `toml:"env_key"`
+	// WireAPI is "responses" (default) or "chat".
+	WireAPI string `toml:"wire_api"`
+	// RequestMaxRetries is how many times a failed request is retried; nil
+	// means DefaultRequestMaxRetries.
+	RequestMaxRetries *int `toml:"request_max_retries"`
+	// StreamIdleTimeoutMs ends a stream that stays silent this long; 0 means
+	// DefaultStreamIdleTimeoutMs.
+	StreamIdleTimeoutMs int64 `toml:"stream_idle_timeout_ms"`
+	// Model is used when a request names none; the CLI fills it from the
+	// top-level `model` key, so it is not read from the provider table.
+	Model string `toml:"-"`
+}
+
+// DefaultConfig is the built-in "openai" provider.
+func DefaultConfig() ProviderConfig {
+	return ProviderConfig{Name: "openai", BaseURL: DefaultBaseURL, EnvKey: DefaultEnvKey, WireAPI: WireResponses}
+}
+
+// Option adjusts a Provider at construction.
+type Option func(*Provider)
+
+// WithTokenSource supplies a bearer token (e.g. from `docket login`), asked
+// before every attempt so it can be refreshed. A key found in the provider's
+// env_key variable wins over it.
+func WithTokenSource(f func() (string, error)) Option { return func(p *Provider) { p.token = f } }
+
+// WithHTTPClient replaces the HTTP client (default: a plain *http.Client
+// without an overall timeout, since streams are bounded by the idle timeout).
+func WithHTTPClient(c *http.Client) Option { return func(p *Provider) { p.http = c } }
+
+// WithGetenv replaces os.Getenv for reading env_key.
+func WithGetenv(f func(string) string) Option { return func(p *Provider) { p.getenv = f } }
+
+// WithRetryPolicy replaces the retry policy; MaxAttempts is still taken from
+// request_max_retries when that is set.
+func WithRetryPolicy(rp retry.Policy) Option { return func(p *Provider) { p.retry = rp } }
+
+// WithClock replaces time.Now for Retry-After HTTP-dates.
+func WithClock(now func() time.Time) Option { return func(p *Provider) { p.now = now } }
+
+// Provider implements model.Model against an OpenAI-compatible server.
+type Provider struct {
+	cfg    ProviderConfig
+	idle   time.Duration
+	http   *http.Client
+	token  func() (string, error)
+	getenv func(string) string
+	retry  retry.Policy
+	now    func() time.Time
+
+	responses responses.ResponseService
+	chat      sdk.ChatCompletionService
+}
+
+var _ model.Model = (*Provider)(nil)
+
+// New checks cfg, fills its defaults and builds a provider.
+func New(cfg ProviderConfig, opts ...Option) (*Provider, error) {
+	if cfg.Name == "" {
+		cfg.Name = "openai"
+	}
+	where := "model_providers." + cfg.Name
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = DefaultBaseURL
+	}
+	u, err := url.Parse(cfg.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("%s.base_url: %q is not an http(s) URL", where, cfg.BaseURL)
+	}
+	switch cfg.WireAPI {
+	case "":
+		cfg.WireAPI = WireResponses
+	case WireResponses, WireChat:
+	default:
+		return nil, fmt.Errorf("%s.wire_api: unknown value %q (want %q or %q)", where, cfg.WireAPI, WireResponses, WireChat)
+	}
+	retries := DefaultRequestMaxRetries
+	if cfg.RequestMaxRetries != nil {
+		retries = *cfg.RequestMaxRetries
+		if retries < 0 || retries > 100 {
+			return nil, fmt.Errorf("%s.request_max_retries: %d is out of range 0..100", where, retries)
+		}
+	}
+	if cfg.StreamIdleTimeoutMs < 0 {
+		return nil, fmt.Errorf("%s.stream_idle_timeout_ms: %d is negative", where, cfg.StreamIdleTimeoutMs)
+	}
+	if cfg.StreamIdleTimeoutMs == 0 {
+		cfg.StreamIdleTimeoutMs = DefaultStreamIdleTimeoutMs
+	}
+	p := &Provider{
+		cfg:    cfg,
+		idle:   time.Duration(cfg.StreamIdleTimeoutMs) * time.Millisecond,
+		getenv: os.Getenv,
+		retry:  retry.Default(),
+		now:    time.Now,
+	}
+	for _, o := range opts {
+		o(p)
+	}
+	p.retry.MaxAttempts = retries + 1
+	if p.http == nil {
+		p.http = &http.Client{}
+	}
+	// Built without openai.NewClient so that no OPENAI_* variable is read
+	// behind the config's back; retries are ours alone.
+	base := []option.RequestOption{
+		option.WithBaseURL(cfg.BaseURL),
+		option.WithHTTPClient(p.http),
+		option.WithMaxRetries(0),
+	}
+	p.responses = responses.NewResponseService(base...)
+	p.chat = sdk.NewChatCompletionService(base...)
+	return p, nil
+}
+
+// Config returns the provider's configuration with defaults filled in.
+func (p *Provider) Config() ProviderConfig { return p.cfg }
+
+// Respond sends req, streaming deltas to onDelta (which may be nil), and
+// retries transient failures. Response.Attempts counts the HTTP attempts.
+func (p *Provider) Respond(ctx context.Context, req model.Request, onDelta func(model.Delta)) (model.Response, error) {
+	if req.Model == "" {
+		req.Model = p.cfg.Model
+	}
+	if req.Model == "" {
+		return model.Response{}, fmt.Errorf("model provider %s: no model named (set `model` or -m)", p.cfg.Name)
+	}
+	if onDelta == nil {
+		onDelta = func(model.Delta) {}
+	}
+	var send func(ctx context.Context, key string) (model.Response, error)
+	switch p.cfg.WireAPI {
+	case WireChat:
+		params, err := p.chatParams(req)
+		if err != nil {
+			return model.Response{}, err
+		}
+		send = func(ctx context.Context, key string) (model.Response, error) {
+			return p.chatAttempt(ctx, params, req.Tools, key, onDelta)
+		}
+	default:
+		params, err := responsesParams(req)
+		if err != nil {
+			return model.Response{}, fmt.Errorf("model provider %s: %w", p.cfg.Name, err)
+		}
+		send = func(ctx context.Context, key string) (model.Response, error) {
+			return p.responsesAttempt(ctx, params, key, onDelta)
+		}
+	}
+	var resp model.Response
+	attempts, err := p.retry.Do(ctx, func(ctx context.Context, _ int) error {
+		key, err := p.credential()
+		if err != nil {
+			return err
+		}
+		r, err := send(ctx, key)
+		if err != nil {
+			return err
+		}
+		resp = r
+		return nil
+	})
+	if err != nil {
+		return model.Response{}, err
+	}
+	resp.Attempts = attempts
+	return resp, nil
+}
+
+// credential picks the bearer token: the env_key variable, else the token
+// source, else none (a keyless local server).
+func (p *Provider) credential() (string, error) {
+	if p.cfg.EnvKey != "" {
+		if k := p.getenv(p.cfg.EnvKey); k != "" {
+			return k, nil
+		}
+	}
+	if p.token != nil {
+		t, err := p.token()
+		if err != nil {
+			return "", fmt.Errorf("model provider %s: login token: %w", p.cfg.Name, err)
+		}
+		return t, nil
+	}
+	if p.cfg.EnvKey != "" {
+		return "", fmt.Errorf("model provider %s: %w: set %s or run `docket login`", p.cfg.Name, ErrNoCredentials, p.cfg.EnvKey)
+	}
+	return "", nil
+}
+
+// requestOptions are the per-attempt options: the credential.
+func requestOptions(key string) []option.RequestOption {
+	if key == "" {
+		return nil
+	}
+	return []option.RequestOption{option.WithAPIKey(key)}
+}
