@@ -1,5 +1,41 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"github.com/docket-engine/docket/engine/mcp"
+	"github.com/spf13/cobra"
+)
 
-func newMCPCmd(a *app) *cobra.Command { return notYet("mcp") }
+func newMCPCmd(a *app) *cobra.Command {
+	c := &cobra.Command{Use: "mcp", Short: "MCP servers"}
+	var f commonFlags
+	var asJSON bool
+	list := &cobra.Command{
+		Use:   "list [--json]",
+		Short: "Configured MCP servers, their state and qualified tool names",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			cfg, err := f.load(c)
+			if err != nil {
+				return err
+			}
+			cwd, err := workspace(f.cd)
+			if err != nil {
+				return err
+			}
+			mgr, err := mcp.NewManager(mcpServers(cfg), mcp.Options{Dir: cwd})
+			if err != nil {
+				return usageErrorf("mcp_servers: %v", err)
+			}
+			defer mgr.Close()
+			return mcp.RenderList(a.stdout, mgr.List(c.Context()), asJSON)
+		},
+	}
+	fl := list.Flags()
+	fl.BoolVar(&asJSON, "json", false, "JSON output")
+	fl.StringVar(&f.home, "home", "", "Docket's home (default $DOCKET_HOME, else ~/.docket)")
+	fl.StringVarP(&f.profile, "profile", "p", "", "use [profiles.NAME] from config")
+	fl.StringArrayVarP(&f.overrides, "config", "c", nil, "override one config key: KEY=VALUE")
+	fl.StringVarP(&f.cd, "cd", "C", "", "directory MCP servers start in (default: current directory)")
+	c.AddCommand(list)
+	return c
+}
