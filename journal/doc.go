@@ -10,11 +10,15 @@
 // Layout inside the file: bucket "records" maps an 8-byte big-endian seq to
 // an events.Record envelope; bucket "calls" maps callID NUL seq to nothing,
 // so one call's records are a prefix scan; bucket "meta" holds the session
-// id and format version.
+// id, the format version and the last committed seq.
 //
-// Damage never panics: reads verify every record's CRC-32C and stop at the
-// first bad one with a *DamagedError naming the file and the last good seq.
-// Faults inside bbolt's mmap (a truncated file) are turned into errors, and
-// when bbolt cannot open the file at all, a raw page scan salvages every
-// intact record that precedes the damage.
+// Damage never panics or hangs: before bbolt sees a file, a preflight takes
+// the lock, finds the meta page in force and walks every page it reaches
+// once, bounds-checked (bbolt itself trusts them, and a damaged pointer can
+// fault inside its mmap or send its cursor round a loop). Reads verify every
+// record's CRC-32C and seq and stop at the first bad one with a
+// *DamagedError naming the file and the last good seq; records missing from
+// the end of the tree are caught against the committed seq in "meta". When
+// bbolt cannot read on, a raw page scan salvages every intact record that
+// continues the sequence.
 package journal

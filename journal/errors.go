@@ -3,6 +3,8 @@ package journal
 import (
 	"errors"
 	"fmt"
+
+	"github.com/docket-engine/docket/events"
 )
 
 // ErrNotJournal is wrapped when a file is not a Docket journal at all.
@@ -28,6 +30,8 @@ type DamagedError struct {
 	Path        string
 	LastGoodSeq uint64
 	Err         error
+
+	salvaged map[uint64]events.Record // what the page scan found, for Scan
 }
 
 func (e *DamagedError) Error() string {

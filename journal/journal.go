@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/docket-engine/docket/events"
@@ -23,8 +25,15 @@ var (
 	bucketMeta    = []byte("meta")
 	keySessionID  = []byte("session_id")
 	keyFormat     = []byte("format")
-	magicFormat   = []byte("docket-journal/1")
+	// keyCommitted holds the last committed seq, written in the same
+	// transaction as the records: a damaged page that silently drops the
+	// tail of the records tree (a leaf's count, say) is then noticed.
+	keyCommitted = []byte("committed_seq")
 )
+
+// formatPrefix starts the meta bucket's format value; the format version
+// follows it in decimal.
+const formatPrefix = "docket-journal/"
 
 // LockTimeout is how long Open waits for another process to let go of a
 // session before it reports InUseError.
@@ -37,10 +46,11 @@ type Journal struct {
 	db        *bolt.DB
 	readOnly  bool
 
-	mu      sync.Mutex
-	next    uint64 // seq the next Append gets
-	pending []events.Record
-	commits atomic.Uint64
+	mu        sync.Mutex
+	next      uint64 // seq the next Append gets
+	committed uint64 // the last seq known durable
+	pending   []events.Record
+	commits   atomic.Uint64
 }
 
 // Create makes a new journal for session id under home and opens it for
@@ -81,13 +91,26 @@ func open(path, id string, readOnly, create bool) (j *Journal, err error) {
 			return nil, err
 		}
 	}
+	var file *os.File
+	if !create {
+		if file, err = lockFile(path, readOnly); err != nil {
+			if errors.Is(err, errLocked) {
+				return nil, &InUseError{SessionID: id, Path: path, PID: readPID(path)}
+			}
+			return nil, fmt.Errorf("open journal: %w", err)
+		}
+		if err := preflight(file, !readOnly); err != nil {
+			file.Close()
+			return nil, damagedOrForeign(path, err)
+		}
+	}
 	opts := &bolt.Options{Timeout: LockTimeout, ReadOnly: readOnly, FreelistType: bolt.FreelistMapType}
-	db, err := safeOpen(path, opts)
+	db, err := safeOpen(path, opts, file)
 	if err != nil {
 		if errors.Is(err, berrors.ErrTimeout) {
 			return nil, &InUseError{SessionID: id, Path: path, PID: readPID(path)}
 		}
-		return nil, &NotJournalError{Path: path, Reason: err.Error()}
+		return nil, damagedOrForeign(path, err)
 	}
 	j = &Journal{path: path, sessionID: id, db: db, readOnly: readOnly, next: 1}
 	defer func() {
@@ -103,7 +126,7 @@ func open(path, id string, readOnly, create bool) (j *Journal, err error) {
 				}
 			}
 			m := tx.Bucket(bucketMeta)
-			if err := m.Put(keyFormat, magicFormat); err != nil {
+			if err := m.Put(keyFormat, []byte(formatPrefix+strconv.Itoa(events.FormatVersion))); err != nil {
 				return err
 			}
 			return m.Put(keySessionID, []byte(id))
@@ -114,7 +137,12 @@ func open(path, id string, readOnly, create bool) (j *Journal, err error) {
 		j.commits.Add(1)
 	} else {
 		if err := j.check(); err != nil {
-			return nil, err
+			var nv *events.NewerVersionError
+			if errors.As(err, &nv) {
+				return nil, err
+			}
+			// A damaged root page can hide the buckets of a real journal.
+			return nil, damagedOrForeign(path, err)
 		}
 	}
 	if !readOnly {
@@ -138,15 +166,49 @@ func checkFile(path string) error {
 	return nil
 }
 
-// safeOpen opens bbolt, turning a panic or fault on a damaged file into an
-// error.
-func safeOpen(path string, opts *bolt.Options) (db *bolt.DB, err error) {
+// safeOpen opens bbolt on file (already open and locked), or on path when
+// file is nil, turning a panic or fault on a damaged file into an error. A
+// panic leaves bbolt's file open and locked, so safeOpen keeps its own hold
+// on the file to close it: otherwise the lock would make every later open of
+// the path in this process report the session in use.
+func safeOpen(path string, opts *bolt.Options, file *os.File) (db *bolt.DB, err error) {
+	o := *opts
+	o.OpenFile = func(name string, flag int, perm os.FileMode) (*os.File, error) {
+		if file != nil {
+			return file, nil
+		}
+		f, err := os.OpenFile(name, flag, perm)
+		file = f
+		return f, err
+	}
 	err = guard(func() error {
 		var e error
-		db, e = bolt.Open(path, 0o600, opts)
+		db, e = bolt.Open(path, 0o600, &o)
 		return e
 	})
+	if db == nil && file != nil {
+		file.Close() // a second close after bbolt's own is harmless
+	}
 	return db, err
+}
+
+// damagedOrForeign explains why bbolt could not open path: when intact
+// records can still be salvaged from it, the file is a damaged journal;
+// otherwise it is not a journal at all.
+func damagedOrForeign(path string, cause error) error {
+	found, err := salvage(path)
+	if err != nil || len(found) == 0 {
+		var nj *NotJournalError
+		if errors.As(cause, &nj) {
+			return nj
+		}
+		return &NotJournalError{Path: path, Reason: fmt.Sprintf("no docket records can be read from it (%v)", cause)}
+	}
+	last := uint64(0)
+	for found[last+1].Seq == last+1 {
+		last++
+	}
+	return &DamagedError{Path: path, LastGoodSeq: last, Err: cause, salvaged: found}
 }
 
 // check verifies the meta bucket and finds the next seq.
@@ -154,30 +216,74 @@ func (j *Journal) check() error {
 	return guard(func() error {
 		return j.db.View(func(tx *bolt.Tx) error {
 			m := tx.Bucket(bucketMeta)
-			if m == nil || string(m.Get(keyFormat)) != string(magicFormat) {
-				return &NotJournalError{Path: j.path, Reason: "no docket meta bucket (a foreign bbolt file?)"}
+			if m == nil {
+				return &NotJournalError{Path: j.path, Reason: "it is a bbolt database without Docket's meta bucket"}
+			}
+			if err := checkFormat(j.path, m.Get(keyFormat)); err != nil {
+				return err
 			}
 			if id := m.Get(keySessionID); len(id) > 0 {
 				j.sessionID = string(id)
 			}
 			rb := tx.Bucket(bucketRecords)
 			if rb == nil {
-				return &NotJournalError{Path: j.path, Reason: "no records bucket"}
+				return &NotJournalError{Path: j.path, Reason: "it has no records bucket"}
 			}
 			if k, _ := rb.Cursor().Last(); len(k) == 8 {
-				j.next = binary.BigEndian.Uint64(k) + 1
+				j.committed = binary.BigEndian.Uint64(k)
+			} else if k != nil {
+				// Appending after an unreadable last key could reuse a seq.
+				return fmt.Errorf("the last record key is %d bytes, not 8", len(k))
+			}
+			last := j.committed
+			if v := m.Get(keyCommitted); len(v) == 8 {
+				j.committed = binary.BigEndian.Uint64(v)
+			}
+			j.next = max(last, j.committed) + 1
+			// The session_started record carries the version its records
+			// were written in; refuse early rather than misread them later.
+			if v := rb.Get(seqKey(1)); v != nil {
+				if r, err := events.Unmarshal(bytes.Clone(v)); err == nil && r.Kind == events.KindSessionStarted {
+					var nv *events.NewerVersionError
+					if _, err := r.Decode(); errors.As(err, &nv) {
+						return fmt.Errorf("journal %s: %w", j.path, err)
+					}
+				}
 			}
 			return nil
 		})
 	})
 }
 
+// checkFormat accepts the meta bucket's format value of any version this
+// build can read.
+func checkFormat(path string, format []byte) error {
+	rest, ok := strings.CutPrefix(string(format), formatPrefix)
+	v, err := strconv.ParseUint(rest, 10, 32)
+	if !ok || err != nil || v == 0 {
+		return &NotJournalError{Path: path, Reason: fmt.Sprintf("its format marker is %q, not %q", format, formatPrefix+"N")}
+	}
+	if v > events.FormatVersion {
+		return fmt.Errorf("journal %s: %w", path, &events.NewerVersionError{Version: uint32(v)})
+	}
+	return nil
+}
+
+// readPID returns the pid the last writer recorded, or 0 when that process
+// is gone: a writer killed with -9 leaves its pid file behind, and then the
+// holder is someone else (a reader, typically).
 func readPID(path string) int {
 	b, err := os.ReadFile(lockPath(path))
 	if err != nil {
 		return 0
 	}
-	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || pid <= 0 {
+		return 0
+	}
+	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+		return 0
+	}
 	return pid
 }
 
@@ -228,8 +334,27 @@ func (j *Journal) Commit() error {
 	if len(j.pending) == 0 {
 		return nil
 	}
-	err := j.db.Update(func(tx *bolt.Tx) error {
+	last := j.pending[len(j.pending)-1].Seq
+	// bbolt rolls the transaction back if it panics on a damaged page; guard
+	// turns the panic into an error, leaving the records pending.
+	err := guard(func() error { return j.db.Update(j.write(last)) })
+	if err != nil {
+		return fmt.Errorf("commit journal %s: %w", j.path, err)
+	}
+	j.pending = j.pending[:0]
+	j.committed = last
+	j.commits.Add(1)
+	return nil
+}
+
+// write returns the transaction that stores the pending records, their call
+// index entries and the committed seq.
+func (j *Journal) write(last uint64) func(*bolt.Tx) error {
+	return func(tx *bolt.Tx) error {
 		rb, cb := tx.Bucket(bucketRecords), tx.Bucket(bucketCalls)
+		if err := tx.Bucket(bucketMeta).Put(keyCommitted, seqKey(last)); err != nil {
+			return err
+		}
 		rb.FillPercent = 1.0 // keys only ever grow: pack pages full
 		for _, r := range j.pending {
 			b, err := r.Marshal()
@@ -246,13 +371,7 @@ func (j *Journal) Commit() error {
 			}
 		}
 		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("commit journal %s: %w", j.path, err)
 	}
-	j.pending = j.pending[:0]
-	j.commits.Add(1)
-	return nil
 }
 
 // AppendDurable appends a record and commits it with everything buffered.

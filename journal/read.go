@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/docket-engine/docket/events"
 	bolt "go.etcd.io/bbolt"
@@ -20,55 +21,76 @@ const batch = 512
 // with a *DamagedError; fn has seen every record before it. fn must not
 // commit to this journal.
 func (j *Journal) Each(from uint64, fn func(events.Record) error) error {
+	return j.each(from, math.MaxUint64, fn)
+}
+
+// each calls fn for the records with from <= seq <= to. It reads no further
+// than to, so damage past the range does not fail it.
+func (j *Journal) each(from, to uint64, fn func(events.Record) error) error {
 	if from == 0 {
 		from = 1
 	}
 	next := from
 	for {
-		recs, err := j.readBatch(next)
-		for _, r := range recs {
+		j.mu.Lock()
+		committed := j.committed
+		j.mu.Unlock()
+		for limit := min(committed, to); next <= limit; {
+			recs, err := j.readBatch(next, limit)
+			for _, r := range recs {
+				if err := fn(r); err != nil {
+					return err
+				}
+				next = r.Seq + 1
+			}
+			if err != nil {
+				var nj *NotJournalError
+				if errors.As(err, &nj) {
+					return err
+				}
+				return &DamagedError{Path: j.path, LastGoodSeq: next - 1, Err: err}
+			}
+			if len(recs) == 0 {
+				return &DamagedError{Path: j.path, LastGoodSeq: next - 1,
+					Err: fmt.Errorf("records %d to %d are missing, though the journal says they were committed", next, committed)}
+			}
+		}
+		j.mu.Lock()
+		if j.committed > committed && next <= to {
+			// A commit moved records out of pending while we read: read
+			// them from the file rather than miss them.
+			j.mu.Unlock()
+			continue
+		}
+		pend := append([]events.Record(nil), j.pending...)
+		j.mu.Unlock()
+		for _, r := range pend {
+			if r.Seq < next {
+				continue
+			}
+			if r.Seq > to {
+				break
+			}
 			if err := fn(r); err != nil {
 				return err
 			}
-			next = r.Seq + 1
 		}
-		if err != nil {
-			var nj *NotJournalError
-			if errors.As(err, &nj) {
-				return err
-			}
-			return &DamagedError{Path: j.path, LastGoodSeq: next - 1, Err: err}
-		}
-		if len(recs) < batch {
-			break
-		}
+		return nil
 	}
-	j.mu.Lock()
-	pend := append([]events.Record(nil), j.pending...)
-	j.mu.Unlock()
-	for _, r := range pend {
-		if r.Seq < next {
-			continue
-		}
-		if err := fn(r); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
-// readBatch returns up to batch committed records starting at seq from. The
-// records are checked for CRC and for seq continuity.
-func (j *Journal) readBatch(from uint64) (out []events.Record, err error) {
+// readBatch returns up to batch committed records with from <= seq <= to.
+// The records are checked for CRC and for seq continuity.
+func (j *Journal) readBatch(from, to uint64) (out []events.Record, err error) {
 	err = guard(func() error {
 		return j.db.View(func(tx *bolt.Tx) error {
 			rb := tx.Bucket(bucketRecords)
 			if rb == nil {
-				return &NotJournalError{Path: j.path, Reason: "no records bucket"}
+				return &NotJournalError{Path: j.path, Reason: "it has no records bucket"}
 			}
 			c := rb.Cursor()
 			want := from
-			for k, v := c.Seek(seqKey(from)); k != nil && len(out) < batch; k, v = c.Next() {
+			for k, v := c.Seek(seqKey(from)); k != nil && len(out) < batch && want <= to; k, v = c.Next() {
 				if len(k) != 8 {
 					return fmt.Errorf("record key of %d bytes after seq %d", len(k), want-1)
 				}
@@ -104,69 +126,63 @@ func (j *Journal) All() ([]events.Record, error) {
 // Range returns the records with from <= seq <= to.
 func (j *Journal) Range(from, to uint64) ([]events.Record, error) {
 	var out []events.Record
-	errStop := errors.New("stop")
-	err := j.Each(from, func(r events.Record) error {
-		if r.Seq > to {
-			return errStop
-		}
+	err := j.each(from, to, func(r events.Record) error {
 		out = append(out, r)
 		return nil
 	})
-	if errors.Is(err, errStop) {
-		err = nil
-	}
 	return out, err
 }
 
 // Call returns every record of one call, in seq order, through the call
-// index (no scan of the whole journal).
+// index (no scan of the whole journal), buffered records included.
 func (j *Journal) Call(callID string) ([]events.Record, error) {
-	var seqs []uint64
+	// Holding mu keeps a commit from moving records out of pending between
+	// the index read and the pending read.
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	var out []events.Record
+	var last uint64
 	err := guard(func() error {
 		return j.db.View(func(tx *bolt.Tx) error {
-			cb := tx.Bucket(bucketCalls)
-			rb := tx.Bucket(bucketRecords)
+			cb, rb := tx.Bucket(bucketCalls), tx.Bucket(bucketRecords)
 			if cb == nil || rb == nil {
-				return &NotJournalError{Path: j.path, Reason: "no index bucket"}
+				return &NotJournalError{Path: j.path, Reason: "it has no call index"}
 			}
 			prefix := append([]byte(callID), 0)
 			c := cb.Cursor()
 			for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
-				if len(k) == len(prefix)+8 {
-					seqs = append(seqs, binary.BigEndian.Uint64(k[len(prefix):]))
+				if len(k) != len(prefix)+8 {
+					continue // another call whose id extends this one past a NUL
 				}
+				s := binary.BigEndian.Uint64(k[len(prefix):])
+				v := rb.Get(seqKey(s))
+				if v == nil {
+					return fmt.Errorf("the call index names seq %d, which is missing", s)
+				}
+				r, err := events.Unmarshal(bytes.Clone(v))
+				if err != nil {
+					return err
+				}
+				if r.Seq != s || r.CallID != callID {
+					return fmt.Errorf("the call index lists seq %d under call %q, but it is seq %d of call %q", s, callID, r.Seq, r.CallID)
+				}
+				out = append(out, r)
+				last = s
 			}
 			return nil
 		})
 	})
 	if err != nil {
-		return nil, &DamagedError{Path: j.path, Err: err}
-	}
-	var out []events.Record
-	for _, s := range seqs {
-		var rec events.Record
-		err := guard(func() error {
-			return j.db.View(func(tx *bolt.Tx) error {
-				v := tx.Bucket(bucketRecords).Get(seqKey(s))
-				if v == nil {
-					return fmt.Errorf("index names seq %d, which is missing", s)
-				}
-				r, err := events.Unmarshal(bytes.Clone(v))
-				rec = r
-				return err
-			})
-		})
-		if err != nil {
-			return out, &DamagedError{Path: j.path, LastGoodSeq: s - 1, Err: err}
+		var nj *NotJournalError
+		if errors.As(err, &nj) {
+			return out, err
 		}
-		out = append(out, rec)
+		return out, &DamagedError{Path: j.path, LastGoodSeq: last, Err: fmt.Errorf("call %s: %w", callID, err)}
 	}
-	j.mu.Lock()
 	for _, r := range j.pending {
 		if r.CallID == callID {
 			out = append(out, r)
 		}
 	}
-	j.mu.Unlock()
 	return out, nil
 }

@@ -3,8 +3,8 @@ package journal
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"io"
+	"math"
 	"os"
 
 	"github.com/docket-engine/docket/events"
@@ -103,42 +103,75 @@ func scanLeaf(page []byte, found map[uint64]events.Record, depth int) {
 }
 
 // Scan reads the journal at path from seq from, calling fn for each record
-// in order, without taking the writer's lock: it is what audit and replay
-// use. When bbolt cannot open the file, Scan salvages the intact records
-// before the damage. It returns a *DamagedError (after fn has seen every good
-// record) when the file is damaged.
+// in order: it is what audit and replay use. It shares the file with other
+// readers, but a session that a live writer holds gives *InUseError. A damaged
+// file gives a *DamagedError after fn has seen every intact record before the
+// damage: when bbolt's own reading stops early (a damaged page, a truncated
+// file), a raw page scan salvages the records that follow, as long as they
+// continue the sequence. Other failures are *NotJournalError,
+// *events.NewerVersionError or fn's own error.
 func Scan(path string, from uint64, fn func(events.Record) error) error {
 	if err := checkFile(path); err != nil {
 		return err
 	}
-	j, err := OpenReadOnly(path)
-	if err == nil {
-		defer j.Close()
-		return j.Each(from, fn)
-	}
-	var inUse *InUseError
-	if errors.As(err, &inUse) {
-		return err
-	}
-	found, serr := salvage(path)
-	if serr != nil {
-		return fmt.Errorf("read journal %s: %w", path, serr)
-	}
-	if len(found) == 0 {
-		return &NotJournalError{Path: path, Reason: fmt.Sprintf("no docket records could be read (%v)", err)}
-	}
 	if from == 0 {
 		from = 1
 	}
-	seq := from
-	for ; ; seq++ {
-		r, ok := found[seq]
+	next := from
+	yield := func(r events.Record) error {
+		if err := fn(r); err != nil {
+			return callerError{err}
+		}
+		next = r.Seq + 1
+		return nil
+	}
+	limit := uint64(math.MaxUint64)
+	var damaged *DamagedError
+	j, err := OpenReadOnly(path)
+	if err == nil {
+		// Records past the committed seq were never acknowledged (a
+		// commit cut short leaves them in free pages): salvage stops there.
+		limit = j.committedSeq()
+		err = j.Each(from, yield)
+		j.Close()
+	}
+	var ce callerError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ce):
+		return ce.err
+	case !errors.As(err, &damaged):
+		return err
+	}
+	found := damaged.salvaged
+	if found == nil {
+		var serr error
+		if found, serr = salvage(path); serr != nil {
+			return &DamagedError{Path: path, LastGoodSeq: next - 1, Err: errors.Join(damaged.Err, serr)}
+		}
+	}
+	for next <= limit {
+		r, ok := found[next]
 		if !ok {
 			break
 		}
-		if err := fn(r); err != nil {
-			return err
+		if err := yield(r); err != nil {
+			return err.(callerError).err
 		}
 	}
-	return &DamagedError{Path: path, LastGoodSeq: seq - 1, Err: err}
+	return &DamagedError{Path: path, LastGoodSeq: next - 1, Err: damaged.Err}
+}
+
+// callerError carries an error of Scan's caller through Each, so that it is
+// not mistaken for damage.
+type callerError struct{ err error }
+
+func (e callerError) Error() string { return e.err.Error() }
+
+// committedSeq returns the last seq the journal knows to be durable.
+func (j *Journal) committedSeq() uint64 {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.committed
 }

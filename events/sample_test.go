@@ -1,0 +1,200 @@
+package events
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// populatedBodies returns one body per record kind with every field set,
+// nested slices and pointers included, so a round trip exercises every tag.
+// TestPopulatedBodiesSetEveryField keeps it honest when a field is added.
+func populatedBodies() []any {
+	usage := Usage{InputTokens: 1200, CachedInputTokens: 300, OutputTokens: 77, ReasoningTokens: 12}
+	return []any{
+		SessionStarted{
+			Version:       FormatVersion,
+			SessionID:     "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b",
+			DocketVersion: "0.1.0-dev",
+			StartedAt:     1_763_000_000_123_456_789,
+			Cwd:           "/home/dev/project",
+			Config: SessionConfig{
+				ApprovalPolicy:        "on-request",
+				SandboxMode:           "workspace-write",
+				WritableRoots:         []string{"/home/dev/project", "/tmp/scratch"},
+				NetworkAccess:         true,
+				ExcludeTmpdirEnvVar:   true,
+				ExcludeSlashTmp:       true,
+				TmpdirEnv:             "/tmp/user",
+				RequireProtectedPaths: true,
+				Model:                 "gpt-5-codex",
+				ModelProvider:         "openai",
+				ToolOutputMaxBytes:    10_000,
+				ApprovalTimeoutSec:    300,
+			},
+			Settings:     []Setting{{Key: "approval_policy", Value: `"on-request"`}, {Key: "model", Value: `"gpt-5-codex"`}},
+			Rules:        []RuleSource{{Path: "/home/dev/.docket/rules/default.rules", Text: "prefix_rule(pattern=[\"git\", \"status\"], decision=\"allow\")\n"}},
+			RulesDigest:  "sha256:5f1c0d",
+			Instructions: "Be careful. ünïcödé and \x00 bytes survive.",
+			Plan: SandboxPlan{
+				Mode: "workspace-write", WritableRoots: []string{"/home/dev/project"}, ReadOnlySubpaths: []string{"/home/dev/project/.git"},
+				Network: true, RequireProtectedPaths: true,
+			},
+			Tools: []ToolInfo{
+				{Name: "shell", Kind: "shell"},
+				{Name: "fs__read", Kind: "mcp", Server: "fs", RawName: "read", ReadOnly: true, Destructive: true, Approval: "prompt", ParallelSafe: true,
+					Description: "Read a file", Schema: `{"type":"object","properties":{"path":{"type":"string"}}}`},
+			},
+		},
+		SessionResumed{PID: 4242, Decisions: "approved,denied"},
+		UserTurn{TurnID: "turn-1", Text: "fix the failing test"},
+		ModelResponse{
+			TurnID:     "turn-1",
+			Request:    2,
+			ResponseID: "resp_abc",
+			Items: []Item{
+				{Type: ItemReasoning, ID: "rs_1", Text: "thinking"},
+				{Type: ItemMessage, ID: "msg_1", Role: "assistant", Text: "Running the tests."},
+				{Type: ItemFunctionCall, ID: "fc_1", CallID: "call_1", Name: "shell", Arguments: `{"command":["go","test"]}`},
+				{Type: ItemCustomToolCall, ID: "ct_1", CallID: "call_2", Name: "apply_patch", Input: "*** Begin Patch"},
+				{Type: ItemFunctionCallOutput, CallID: "call_0", Output: "ok"},
+				{Type: "all", ID: "i", Role: "r", Text: "t", CallID: "c", Name: "n", Arguments: "a", Input: "in", Output: "out"},
+			},
+			Usage:    usage,
+			Attempts: 3,
+			Error:    "retried after 429",
+		},
+		Decision{
+			CallID: "call_1", RequestID: "req_1", Phase: PhaseRetry, Decision: "approved_execpolicy_amendment",
+			Source: SourceUser, At: 1_763_000_001_000_000_000, Amendment: []string{"go", "test"},
+		},
+		ExecOutcome{
+			CallID: "call_1", Attempt: 2, ExitCode: -1, Signal: "SIGKILL", DurationNs: 1_500_000_000,
+			Stdout: "out\n", Stderr: "err\n", Output: "out\nerr\n", Truncated: true, TimedOut: true,
+			Denial:       &DenialEvidence{Reason: "landlock", Errno: "EACCES", Path: "/etc/passwd", Signal: "SIGSYS", Message: "Permission denied"},
+			Layers:       []string{"landlock", "seccomp", "userns"},
+			Error:        "timed out",
+			SandboxError: "landlock unavailable",
+			Structured:   `{"content":[]}`,
+			IsError:      true,
+		},
+		RiskAssessment{CallID: "call_1", RiskLevel: "medium", Description: "writes outside the workspace", Error: "none"},
+		Transition{CallID: "call_1", From: "wantsApproval", Event: "run_sandboxed", To: "sandboxed", Cause: "rule_allow", Reason: "an allow rule matched"},
+		ApprovalRequested{
+			CallID: "call_1", TurnID: "turn-1", RequestID: "req_1", Phase: PhaseInitial, Kind: ApprovalExec,
+			Command: []string{"rm", "-rf", "build"}, Cwd: "/home/dev/project", Reason: "needs to delete",
+			ProposedAmendment: []string{"rm", "-rf"}, Keys: []string{"exec:rm -rf build"}, Paths: []string{"build"},
+			Risk: &RiskAssessment{CallID: "call_1", RiskLevel: "high", Description: "deletes files", Error: "x"},
+		},
+		ExecStarted{
+			CallID: "call_1", Attempt: 1, Tool: "shell", Argv: []string{"bash", "-lc", "go test ./..."}, Cwd: "/home/dev/project",
+			Sandbox: SandboxPlan{
+				Mode: "workspace-write", WritableRoots: []string{"/home/dev/project"}, ReadOnlySubpaths: []string{"/home/dev/project/.git"},
+				Network: true, RequireProtectedPaths: true,
+			},
+			TimeoutMs: 10_000, Input: "stdin text", Server: "fs", MCPTool: "read_file",
+		},
+		ToolOutput{CallID: "call_1", Type: ItemFunctionCallOutput, Output: "Exit code: 0\nok", Success: true},
+		ModelRequest{TurnID: "turn-1", Request: 3, Digest: "sha256:abcdef", ItemCount: 14, Model: "gpt-5-codex"},
+		Grant{CallID: "call_1", RequestID: "req_1", Keys: []string{"exec:go test", "exec:go vet"}},
+		RuleAmended{CallID: "call_1", Pattern: []string{"go", "test"}, Line: `prefix_rule(pattern=["go", "test"], decision="allow")`, File: "/home/dev/.docket/rules/default.rules", Written: true},
+		TurnEnded{TurnID: "turn-1", Status: TurnCompleted, Message: "All tests pass.", Usage: usage},
+	}
+}
+
+// zeroBodies returns the zero value of every body kind.
+func zeroBodies() []any {
+	var out []any
+	for _, k := range Kinds() {
+		b, _ := NewBody(k)
+		out = append(out, reflect.ValueOf(b).Elem().Interface())
+	}
+	return out
+}
+
+// emptyBodies returns every body with each slice set to a non-nil empty
+// slice and each pointer to a zero struct: the encodings differ from nil, so
+// they must survive a round trip as well.
+func emptyBodies() []any {
+	var out []any
+	for _, k := range Kinds() {
+		b, _ := NewBody(k)
+		fillEmpty(reflect.ValueOf(b).Elem())
+		out = append(out, reflect.ValueOf(b).Elem().Interface())
+	}
+	return out
+}
+
+func fillEmpty(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Struct:
+		for i := 0; i < v.NumField(); i++ {
+			fillEmpty(v.Field(i))
+		}
+	case reflect.Slice:
+		v.Set(reflect.MakeSlice(v.Type(), 0, 0))
+	case reflect.Pointer:
+		v.Set(reflect.New(v.Type().Elem()))
+		fillEmpty(v.Elem())
+	}
+}
+
+// unsetFields lists the paths of zero-valued fields in v, descending into
+// structs, slice elements and pointers.
+func unsetFields(path string, v reflect.Value) []string {
+	switch v.Kind() {
+	case reflect.Struct:
+		var out []string
+		for i := 0; i < v.NumField(); i++ {
+			out = append(out, unsetFields(path+"."+v.Type().Field(i).Name, v.Field(i))...)
+		}
+		return out
+	case reflect.Pointer:
+		if v.IsNil() {
+			return []string{path}
+		}
+		return unsetFields(path, v.Elem())
+	case reflect.Slice:
+		if v.Len() == 0 {
+			return []string{path}
+		}
+		var out []string
+		for i := 0; i < v.Len(); i++ {
+			out = append(out, unsetFields(fmt.Sprintf("%s[%d]", path, i), v.Index(i))...)
+		}
+		return out
+	}
+	if v.IsZero() {
+		return []string{path}
+	}
+	return nil
+}
+
+func TestPopulatedBodiesSetEveryField(t *testing.T) {
+	seen := map[Kind]bool{}
+	for _, b := range populatedBodies() {
+		k, ok := KindOf(b)
+		if !ok {
+			t.Fatalf("%T is not a body", b)
+		}
+		seen[k] = true
+		var unset []string
+		for _, p := range unsetFields(reflect.TypeOf(b).Name(), reflect.ValueOf(b)) {
+			// Items and tools are unions: each type sets its own subset,
+			// and the last element of each sets them all.
+			if (!strings.Contains(p, ".Items[") || strings.Contains(p, ".Items[5]")) &&
+				(!strings.Contains(p, ".Tools[") || strings.Contains(p, ".Tools[1]")) {
+				unset = append(unset, p)
+			}
+		}
+		if len(unset) > 0 {
+			t.Errorf("sample %s leaves fields unset: %s", k, strings.Join(unset, ", "))
+		}
+	}
+	for _, k := range Kinds() {
+		if !seen[k] {
+			t.Errorf("no populated sample for kind %s", k)
+		}
+	}
+}
