@@ -19,11 +19,11 @@ type recorder struct {
 	committing bool
 	appended   uint64 // seq of the last append
 	durable    uint64 // seq of the last durable record
-	onRecord   func(events.Record)
+	onRecord   func(events.Record, any)
 	faults     Faults
 }
 
-func newRecorder(log Log, clock Clock, onRecord func(events.Record), faults Faults) *recorder {
+func newRecorder(log Log, clock Clock, onRecord func(events.Record, any), faults Faults) *recorder {
 	r := &recorder{log: log, clock: clock, onRecord: onRecord, faults: faults}
 	r.cond = sync.NewCond(&r.mu)
 	return r
@@ -43,7 +43,7 @@ func (r *recorder) append(callID string, body any) (events.Record, error) {
 		r.appended = rec.Seq
 	}
 	if r.onRecord != nil {
-		r.onRecord(rec)
+		r.onRecord(rec, body)
 	}
 	if t, ok := body.(events.Transition); ok {
 		r.faults.Hit("after:" + t.Event)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"sync"
@@ -56,3 +57,27 @@ func (p *FaultPlan) Hit(point string) {
 type noFaults struct{}
 
 func (noFaults) Hit(string) {}
+
+// FaultLog records every point passed, one per line, so a crash test can
+// learn from a clean run exactly which points a session reaches.
+type FaultLog struct {
+	mu sync.Mutex
+	W  io.Writer
+}
+
+// Hit writes the point.
+func (l *FaultLog) Hit(point string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	fmt.Fprintln(l.W, point)
+}
+
+// Faults fans a point out to several hooks.
+type FaultSet []Faults
+
+// Hit tells every hook.
+func (s FaultSet) Hit(point string) {
+	for _, f := range s {
+		f.Hit(point)
+	}
+}

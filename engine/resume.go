@@ -66,12 +66,13 @@ func Restore(cfg Config, log Log, records []events.Record) (*Session, error) {
 		turnOpen  bool
 		lastCalls []Call
 		outputs   = map[string]events.ToolOutput{}
+		last      = map[string]states.State{}
 		usage     events.Usage
 	)
 	flush := func() {
 		for _, c := range lastCalls {
 			if o, ok := outputs[c.ID]; ok {
-				s.items = append(s.items, events.Item{Type: o.Type, CallID: o.CallID, Output: o.Output})
+				s.addItemsLocked(events.Item{Type: o.Type, CallID: o.CallID, Output: o.Output})
 				delete(outputs, c.ID)
 			}
 		}
@@ -95,19 +96,19 @@ func Restore(cfg Config, log Log, records []events.Record) (*Session, error) {
 			lastCalls = nil
 			s.turns++
 			turnID, turnOpen, usage = v.TurnID, true, events.Usage{}
-			s.items = append(s.items, events.Item{Type: events.ItemMessage, Role: "user", Text: v.Text})
+			s.addItemsLocked(events.Item{Type: events.ItemMessage, Role: "user", Text: v.Text})
 		case *events.ModelRequest:
 			flush()
 			lastCalls = nil
 			s.requests = v.Request
 		case *events.ModelResponse:
 			if v.Error == "" {
-				s.items = append(s.items, v.Items...)
+				s.addItemsLocked(v.Items...)
 				lastCalls = callsOf(v.Items)
 				usage = usage.Add(v.Usage)
 			}
 		case *events.Transition:
-			s.machines[v.CallID] = states.Restore(v.CallID, states.State(v.To), s.sinkFor())
+			last[v.CallID] = states.State(v.To)
 			h := hist(v.CallID)
 			h.lastCause, h.lastReason = v.Cause, v.Reason
 		case *events.ApprovalRequested:
@@ -138,6 +139,9 @@ func Restore(cfg Config, log Log, records []events.Record) (*Session, error) {
 		}
 	}
 	flush()
+	for id, st := range last {
+		s.machines[id] = states.Restore(id, st, s.sinkFor())
+	}
 	if turnOpen {
 		p := &pendingTurn{id: turnID, usage: usage}
 		for _, c := range lastCalls {

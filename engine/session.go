@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"sync"
 	"time"
@@ -61,9 +63,12 @@ type Session struct {
 	mu       sync.Mutex
 	machines map[string]*states.Call
 	items    []events.Item
+	convHash [32]byte // running hash over items: digest_i = H(digest_{i-1} || item_i)
 	turns    int
 	requests int // model requests so far, across turns
 	history  map[string]*callHistory
+	specs    []model.ToolSpec
+	baseHash [32]byte // model, instructions and tool specs
 	pending  *pendingTurn
 }
 
@@ -101,6 +106,12 @@ func build(cfg Config, log Log) (*Session, error) {
 	s := &Session{cfg: cfg, decider: dec, registry: reg, model: cfg.Model, approver: cfg.Approver,
 		runner: cfg.Runner, observer: cfg.Observer, machines: map[string]*states.Call{}, history: map[string]*callHistory{}}
 	s.rec = newRecorder(log, cfg.Clock, s.onRecord, cfg.Faults)
+	s.specs = reg.Specs()
+	base, _ := json.Marshal(struct {
+		Model, Instructions string
+		Tools               []model.ToolSpec
+	}{cfg.Session.Model, cfg.Instructions, s.specs})
+	s.baseHash = sha256.Sum256(base)
 	return s, nil
 }
 
@@ -125,16 +136,12 @@ func Start(cfg Config, log Log) (*Session, error) {
 
 // onRecord keeps the in-memory view (machines are moved by the FSM itself)
 // and tells the observer about transitions.
-func (s *Session) onRecord(r events.Record) {
-	if r.Kind != events.KindTransition {
+func (s *Session) onRecord(r events.Record, body any) {
+	tr, ok := body.(events.Transition)
+	if !ok {
 		return
 	}
-	body, err := r.Decode()
-	if err != nil {
-		return
-	}
-	tr := body.(*events.Transition)
-	s.observer.Notify(Notice{Type: NoticeTransition, SessionID: s.cfg.SessionID, CallID: tr.CallID, Seq: r.Seq, Transition: tr})
+	s.observer.Notify(Notice{Type: NoticeTransition, SessionID: s.cfg.SessionID, CallID: tr.CallID, Seq: r.Seq, Transition: &tr})
 }
 
 func (s *Session) notify(n Notice) {
@@ -175,10 +182,32 @@ func (s *Session) Items() []events.Item {
 	return append([]events.Item(nil), s.items...)
 }
 
+// view returns the conversation without copying it: items are only ever
+// appended, so the returned slice stays as it was. It also returns the
+// conversation's running hash.
+func (s *Session) view() ([]events.Item, [32]byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.items[:len(s.items):len(s.items)], s.convHash
+}
+
 func (s *Session) addItems(items ...events.Item) {
 	s.mu.Lock()
-	s.items = append(s.items, items...)
+	s.addItemsLocked(items...)
 	s.mu.Unlock()
+}
+
+// addItemsLocked appends to the conversation and extends its hash chain, so
+// a request's digest costs what the new items cost, not the whole history.
+func (s *Session) addItemsLocked(items ...events.Item) {
+	for _, it := range items {
+		b, _ := json.Marshal(it)
+		h := sha256.New()
+		h.Write(s.convHash[:])
+		h.Write(b)
+		copy(s.convHash[:], h.Sum(nil))
+	}
+	s.items = append(s.items, items...)
 }
 
 func (s *Session) assessRisk(ctx context.Context, cr *callRun, denied events.ExecOutcome) *events.RiskAssessment {

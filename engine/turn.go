@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -113,9 +112,10 @@ func (t *turn) request(ctx context.Context) (model.Response, error) {
 	s.requests++
 	n := s.requests
 	s.mu.Unlock()
-	req := model.Request{Model: s.cfg.Session.Model, Instructions: s.cfg.Instructions, Items: s.Items(),
-		Tools: s.registry.Specs(), ParallelToolCalls: true}
-	if _, err := s.rec.appendDurable("", events.ModelRequest{TurnID: t.id, Request: n, Digest: digest(req),
+	items, conv := s.view()
+	req := model.Request{Model: s.cfg.Session.Model, Instructions: s.cfg.Instructions, Items: items,
+		Tools: s.specs, ParallelToolCalls: true}
+	if _, err := s.rec.appendDurable("", events.ModelRequest{TurnID: t.id, Request: n, Digest: s.digest(conv),
 		ItemCount: len(req.Items), Model: req.Model}); err != nil {
 		return model.Response{}, err
 	}
@@ -147,12 +147,14 @@ func (t *turn) request(ctx context.Context) (model.Response, error) {
 	return resp, nil
 }
 
-// digest fingerprints a request so the journal can show that a replay sent
-// the model the same thing.
-func digest(req model.Request) string {
-	b, _ := json.Marshal(req)
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
+// digest fingerprints a request (model, instructions, tools and the whole
+// conversation, through its running hash) so the journal shows that a
+// replay sent the model the same thing.
+func (s *Session) digest(conv [32]byte) string {
+	h := sha256.New()
+	h.Write(s.baseHash[:])
+	h.Write(conv[:])
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 func finalMessage(items []events.Item) string {

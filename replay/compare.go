@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -35,9 +36,22 @@ func (d *Divergence) Error() string {
 	return b.String()
 }
 
+// decoded is a journal record; body is decoded up front for inputs (they
+// are fed back) and on demand for decisions (compared as bytes).
 type decoded struct {
 	rec  events.Record
 	body any
+}
+
+func (d decoded) value() any {
+	if d.body != nil {
+		return d.body
+	}
+	b, err := d.rec.Decode()
+	if err != nil {
+		return fmt.Sprintf("(undecodable: %v)", err)
+	}
+	return b
 }
 
 // comparingLog stands in for the journal during verify replay: each append
@@ -93,20 +107,22 @@ func (l *comparingLog) Append(at time.Time, callID string, body any) (events.Rec
 		return events.Record{}, errCrashed
 	}
 	kind, _ := events.KindOf(body)
-	got := canonical(body)
 	st := l.streams[callID]
 	i := l.pos[callID]
-	if i >= len(st) || (l.stopAt > 0 && st[i].rec.Seq > l.stopAt) {
+	if i >= len(st) || (l.stopAt > 0 && st[i].rec.Seq >= l.stopAt) {
 		if l.stopAt > 0 {
 			l.crashed = true
 			return events.Record{}, errCrashed
 		}
-		l.diverged = &Divergence{CallID: callID, Kind: kind, Want: "(the journal has no further record for this stream)", Got: got}
+		l.diverged = &Divergence{CallID: callID, Kind: kind, Want: "(the journal has no further record for this stream)", Got: canonical(body)}
 		return events.Record{}, l.diverged
 	}
 	want := st[i]
-	if wantJSON := canonical(want.body); want.rec.Kind != kind || wantJSON != got {
-		l.diverged = &Divergence{Seq: want.rec.Seq, CallID: callID, Kind: want.rec.Kind, Want: wantJSON, Got: got}
+	// Bodies encode canonically (a decode-encode round trip is byte-identical),
+	// so equal bytes are equal payloads; JSON is rendered only for a diff.
+	got, err := events.EncodeBody(body)
+	if err != nil || want.rec.Kind != kind || !bytes.Equal(got, want.rec.Body) {
+		l.diverged = &Divergence{Seq: want.rec.Seq, CallID: callID, Kind: want.rec.Kind, Want: canonical(want.value()), Got: canonical(body)}
 		return events.Record{}, l.diverged
 	}
 	l.pos[callID] = i + 1
@@ -141,7 +157,7 @@ func (l *comparingLog) unconsumed() *Divergence {
 	if first == nil {
 		return nil
 	}
-	return &Divergence{Seq: first.rec.Seq, CallID: first.rec.CallID, Kind: first.rec.Kind, Want: canonical(first.body), Got: "(the replay produced no such record)"}
+	return &Divergence{Seq: first.rec.Seq, CallID: first.rec.CallID, Kind: first.rec.Kind, Want: canonical(first.value()), Got: "(the replay produced no such record)"}
 }
 
 // canonical renders a body as indented JSON with sorted keys: equal

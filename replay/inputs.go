@@ -14,7 +14,7 @@ import (
 
 // recorded holds a journal's inputs, for the stand-ins below.
 type recorded struct {
-	responses []events.ModelResponse
+	responses []seqResponse
 	decisions map[string][]seqDecision // by request id, in seq order
 	outcomes  map[string]events.ExecOutcome
 	started   map[string]bool
@@ -27,15 +27,18 @@ func collect(recs []decoded) *recorded {
 	in := &recorded{decisions: map[string][]seqDecision{}, outcomes: map[string]events.ExecOutcome{},
 		started: map[string]bool{}, risks: map[string]events.RiskAssessment{}}
 	for _, r := range recs {
+		if r.rec.Kind == events.KindExecStarted {
+			// Only whether it exists matters; the record is not decoded.
+			in.started[outcomeKey(r.rec.CallID, attemptOf(r.rec))] = true
+			continue
+		}
 		switch v := r.body.(type) {
 		case *events.ModelResponse:
-			in.responses = append(in.responses, *v)
+			in.responses = append(in.responses, seqResponse{seq: r.rec.Seq, r: *v})
 		case *events.Decision:
 			in.decisions[v.RequestID] = append(in.decisions[v.RequestID], seqDecision{seq: r.rec.Seq, d: *v})
 		case *events.ExecOutcome:
 			in.outcomes[outcomeKey(v.CallID, v.Attempt)] = *v
-		case *events.ExecStarted:
-			in.started[outcomeKey(v.CallID, v.Attempt)] = true
 		case *events.RiskAssessment:
 			in.risks[v.CallID] = *v
 		}
@@ -43,20 +46,34 @@ func collect(recs []decoded) *recorded {
 	return in
 }
 
+type seqResponse struct {
+	seq uint64
+	r   events.ModelResponse
+}
+
 // recordedModel answers requests with the journal's responses, in order.
+// Within a segment it only answers with responses that segment recorded:
+// a request whose answer never reached the journal is where the process
+// died, and the replay stops there too.
 type recordedModel struct {
 	mu   sync.Mutex
 	in   *recorded
 	next int
+	to   uint64 // segment end (exclusive); 0 means none
+	log  *comparingLog
 }
 
 func (m *recordedModel) Respond(ctx context.Context, req model.Request, _ func(model.Delta)) (model.Response, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.next >= len(m.in.responses) {
+	if m.next >= len(m.in.responses) || (m.to > 0 && m.in.responses[m.next].seq >= m.to) {
+		if m.log != nil && m.to > 0 {
+			m.log.crash()
+			return model.Response{}, errCrashed
+		}
 		return model.Response{}, errors.New("replay: the journal has no further model response")
 	}
-	r := m.in.responses[m.next]
+	r := m.in.responses[m.next].r
 	m.next++
 	if r.Error != "" {
 		return model.Response{}, errors.New(r.Error)
@@ -135,3 +152,12 @@ func (r recordedRisk) Assess(ctx context.Context, callID string, command []strin
 type fixedClock struct{ t time.Time }
 
 func (c fixedClock) Now() time.Time { return c.t }
+
+// attemptOf reads an exec_started record's attempt.
+func attemptOf(r events.Record) int {
+	b, err := r.Decode()
+	if err != nil {
+		return 0
+	}
+	return b.(*events.ExecStarted).Attempt
+}

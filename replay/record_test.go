@@ -198,4 +198,3 @@ func nonEmpty(s string) []string {
 	}
 	return strings.Split(s, ",")
 }
-

@@ -57,11 +57,17 @@ func VerifyFile(ctx context.Context, path string, opts Options) (*Result, error)
 func Verify(ctx context.Context, recs []events.Record, opts Options) (*Result, error) {
 	dec := make([]decoded, 0, len(recs))
 	for _, r := range recs {
-		b, err := r.Decode()
-		if err != nil {
-			return nil, fmt.Errorf("replay: seq %d: %w", r.Seq, err)
+		d := decoded{rec: r}
+		if r.Kind.IsInput() {
+			b, err := r.Decode()
+			if err != nil {
+				return nil, fmt.Errorf("replay: seq %d: %w", r.Seq, err)
+			}
+			d.body = b
+		} else if !r.Kind.Known() {
+			return nil, fmt.Errorf("replay: %w", &events.UnknownKindError{Seq: r.Seq, Kind: r.Kind})
 		}
-		dec = append(dec, decoded{rec: r, body: b})
+		dec = append(dec, d)
 	}
 	if len(dec) == 0 || dec[0].rec.Kind != events.KindSessionStarted {
 		return nil, errors.New("replay: the journal does not begin with session_started")
@@ -96,6 +102,7 @@ func Verify(ctx context.Context, recs []events.Record, opts Options) (*Result, e
 		if seg > 0 {
 			from = stops[seg-1]
 		}
+		mdl.to, mdl.log = stopAt, log
 		cfg := engine.Config{
 			SessionID: ss.SessionID, Cwd: ss.Cwd, Session: ss.Config, Settings: ss.Settings, Plan: ss.Plan,
 			Rules: nonNil(ss.Rules), Instructions: ss.Instructions, DocketVersion: ss.DocketVersion,

@@ -87,6 +87,7 @@ func newResumeCmd(a *app) *cobra.Command {
 			// was started with (plus its amendments): Restore fills them
 			// from the journal when they are left empty here.
 			w.engine.Session, w.engine.Plan, w.engine.Rules, w.engine.Settings = events.SessionConfig{}, events.SandboxPlan{}, nil, nil
+			w.engine.Instructions = ""
 			s, err := engine.Resume(w.engine, j, recs, events.SessionResumed{PID: os.Getpid(), Decisions: f.decisions})
 			if err != nil {
 				return err

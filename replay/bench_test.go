@@ -1,0 +1,122 @@
+package replay_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/docket-engine/docket/engine"
+	"github.com/docket-engine/docket/engine/model/script"
+	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/journal"
+	"github.com/docket-engine/docket/replay"
+	"github.com/docket-engine/docket/states/policy"
+)
+
+// memLog is an in-memory journal, to record big sessions quickly.
+type memLog struct {
+	mu   sync.Mutex
+	recs []events.Record
+}
+
+func (l *memLog) Append(at time.Time, callID string, body any) (events.Record, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	r, err := events.NewRecord(uint64(len(l.recs)+1), at.UnixNano(), callID, body)
+	if err == nil {
+		l.recs = append(l.recs, r)
+	}
+	return r, err
+}
+func (l *memLog) Commit() error { return nil }
+
+type okRunner struct{}
+
+func (okRunner) Check(context.Context, engine.RunRequest) error { return nil }
+func (okRunner) Run(context.Context, engine.RunRequest) (events.ExecOutcome, error) {
+	return events.ExecOutcome{Output: "ok\n", DurationNs: 1000}, nil
+}
+
+// bigSession records a session of n shell calls, 10 to a response.
+func bigSession(b *testing.B, n int) []events.Record {
+	b.Helper()
+	var lines []string
+	for i := 0; i < n; i += 10 {
+		var items []string
+		for k := i; k < i+10 && k < n; k++ {
+			items = append(items, fmt.Sprintf(`{"type":"function_call","call_id":"c%d","name":"shell","arguments":{"command":["bash","-lc","echo %d > f%d"]}}`, k, k, k))
+		}
+		lines = append(lines, `{"output":[`+strings.Join(items, ",")+`]}`)
+	}
+	lines = append(lines, `{"output":[{"type":"message","content":"done"}]}`)
+	mdl, err := script.Parse("big", []byte(strings.Join(lines, "\n")))
+	if err != nil {
+		b.Fatal(err)
+	}
+	mode, _ := policy.ParseSandboxMode("workspace-write")
+	log := &memLog{}
+	s, err := engine.Start(engine.Config{SessionID: "big", Cwd: "/work/ws",
+		Session: events.SessionConfig{ApprovalPolicy: "on-request", SandboxMode: "workspace-write"},
+		Plan:    policy.SandboxPlan(policy.SandboxPolicy{Mode: mode}, "/work/ws", "", false), Model: mdl,
+		Approver: &answers{}, Runner: okRunner{}, Tools: []engine.Tool{engine.ShellTool{}, engine.ApplyPatchTool{}}}, log)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := s.Turn(context.Background(), "go"); err != nil {
+		b.Fatal(err)
+	}
+	return log.recs
+}
+
+func BenchmarkVerifyReplay10kCalls(b *testing.B) {
+	recs := bigSession(b, 10_000)
+	transitions := count(recs, events.KindTransition)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := replay.Verify(context.Background(), recs, replay.Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(transitions*b.N)/b.Elapsed().Seconds(), "transitions/s")
+	b.ReportMetric(float64(len(recs)), "records")
+}
+
+// BenchmarkResume10kCalls opens the journal file, reads it and rebuilds
+// the session: what `docket resume` does before it can ask anything.
+func BenchmarkResume10kCalls(b *testing.B) {
+	recs := bigSession(b, 10_000)
+	home := b.TempDir()
+	j, err := journal.Create(home, "big", time.Now())
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, r := range recs {
+		body, _ := r.Decode()
+		if _, err := j.Append(time.Unix(0, r.At), r.CallID, body); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := j.Close(); err != nil {
+		b.Fatal(err)
+	}
+	path := j.Path()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		j, err := journal.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		all, err := j.All()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := engine.Restore(engine.Config{Model: &script.Model{}, Approver: &answers{}, Runner: okRunner{},
+			Tools: []engine.Tool{engine.ShellTool{}, engine.ApplyPatchTool{}}}, j, all); err != nil {
+			b.Fatal(err)
+		}
+		j.Close()
+	}
+}
