@@ -28,6 +28,14 @@ type fixture struct {
 	asked   []engine.ApprovalRequest
 	notices []engine.Notice
 	mu      sync.Mutex
+	watch   func(engine.Notice)
+}
+
+// s2 sets a function called with every notice, from the engine's goroutines.
+func (f *fixture) s2(fn func(engine.Notice)) {
+	f.mu.Lock()
+	f.watch = fn
+	f.mu.Unlock()
 }
 
 // scriptedApprover answers in order and records what it was asked.
@@ -54,6 +62,8 @@ type setup struct {
 	script   string
 	answers  []string
 	runner   engine.Runner
+	approver engine.Approver
+	timeout  time.Duration
 }
 
 func newFixture(t *testing.T, st setup) *fixture {
@@ -85,11 +95,23 @@ func newFixture(t *testing.T, st setup) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.j.Close() })
+	var appr engine.Approver = &scriptedApprover{f: f, answers: st.answers}
+	if st.approver != nil {
+		appr = st.approver
+	}
 	f.s, err = engine.Start(engine.Config{
 		SessionID: id, Home: f.home, Cwd: f.ws, Session: sc, Plan: plan,
-		Model: mdl, Approver: &scriptedApprover{f: f, answers: st.answers}, Runner: runner,
-		Observer: engine.ObserverFunc(func(n engine.Notice) { f.mu.Lock(); f.notices = append(f.notices, n); f.mu.Unlock() }),
-		Tools:    []engine.Tool{engine.ShellTool{}, engine.ApplyPatchTool{}},
+		Model: mdl, Approver: appr, Runner: runner, ApprovalTimeout: st.timeout,
+		Observer: engine.ObserverFunc(func(n engine.Notice) {
+			f.mu.Lock()
+			f.notices = append(f.notices, n)
+			w := f.watch
+			f.mu.Unlock()
+			if w != nil {
+				w(n)
+			}
+		}),
+		Tools: []engine.Tool{engine.ShellTool{}, engine.ApplyPatchTool{}},
 	}, f.j)
 	if err != nil {
 		t.Fatal(err)

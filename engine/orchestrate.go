@@ -253,6 +253,9 @@ func (t *turn) run(ctx context.Context, cr *callRun, attempt int, sandbox events
 	}
 	out, err := s.runner.Run(ctx, rr)
 	if err != nil && ctx.Err() != nil {
+		if errors.Is(context.Cause(ctx), errAborted) {
+			return t.interrupt(ctx, cr, states.CauseUserAbort, "the user aborted the turn while it ran; outcome unknown")
+		}
 		return t.interrupt(ctx, cr, states.CauseCancelled, "the turn was cancelled while it ran; outcome unknown")
 	}
 	if err != nil {

@@ -24,6 +24,10 @@ type TurnResult struct {
 	Parked []string
 }
 
+// errAborted is the cancellation cause when the user aborts the turn, so
+// calls interrupted by it say so.
+var errAborted = errors.New("the user aborted the turn")
+
 // ErrEmptyPrompt is returned for a prompt of only whitespace.
 var ErrEmptyPrompt = errors.New("the prompt is empty")
 
@@ -188,7 +192,8 @@ func (t *turn) end(status, message string, parked []string) (TurnResult, error) 
 func (t *turn) dispatch(ctx context.Context, calls []Call) ([]callResult, error) {
 	t.gate = newGate(len(calls))
 	results := make([]callResult, len(calls))
-	tctx, cancel := context.WithCancel(ctx)
+	tctx, cancelCause := context.WithCancelCause(ctx)
+	cancel := func() { cancelCause(errAborted) }
 	defer cancel()
 	if t.parallel(calls) {
 		var wg sync.WaitGroup

@@ -86,7 +86,9 @@ func (c *Call) Fire(ctx context.Context, ev Event, cause Cause, reason string) (
 			return events.Transition{}, fmt.Errorf("call %s: record %s: %w", c.id, ev, err)
 		}
 	}
-	if err := c.fsm.Event(ctx, string(ev)); err != nil {
+	// The transition is on record now, so it must happen: looplab/fsm skips
+	// the move (and stays mid-transition) when its context is cancelled.
+	if err := c.fsm.Event(context.WithoutCancel(ctx), string(ev)); err != nil {
 		var nt fsm.NoTransitionError
 		if !errors.As(err, &nt) {
 			return t, fmt.Errorf("call %s: fsm %s: %w", c.id, ev, err)

@@ -116,3 +116,18 @@ func TestOnlyUserOrPolicyCausesJustifyUnsandboxed(t *testing.T) {
 		}
 	}
 }
+
+func TestARecordedTransitionHappensEvenWhenTheContextIsCancelled(t *testing.T) {
+	c := NewCall("c1", SinkFunc(func(events.Transition) error { return nil }))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := c.Fire(ctx, Ask, CauseNeedsApproval, "x"); err != nil {
+		t.Fatal(err)
+	}
+	if c.Current() != AwaitingDecision {
+		t.Fatalf("state %s after a recorded ask", c.Current())
+	}
+	if _, err := c.Fire(ctx, Interrupt, CauseUserAbort, "y"); err != nil || c.Current() != Done {
+		t.Fatalf("interrupt after cancellation: %v, state %s", err, c.Current())
+	}
+}
