@@ -68,14 +68,14 @@ danger-full-access (no sandbox).`,
 					}
 				},
 			})
-			if err != nil {
-				var ue *sandbox.UnavailableError
-				if errors.As(err, &ue) || out.SandboxError != "" {
-					return &exitError{code: exitSandboxFailed, err: err}
-				}
-				if errors.Is(err, context.Canceled) {
-					return &exitError{code: out.ExitCode}
-				}
+			var ue *sandbox.UnavailableError
+			switch {
+			case err == nil:
+			case errors.Is(err, context.Canceled) && !errors.As(err, &ue):
+				// Interrupted: the command was stopped; report how it ended.
+				return &exitError{code: out.ExitCode}
+			default:
+				// Unavailable or failed sandbox: the command did not run.
 				return &exitError{code: exitSandboxFailed, err: err}
 			}
 			if showPlan {

@@ -1,0 +1,54 @@
+// Package sandbox runs one process under an events.SandboxPlan.
+//
+// On Linux, Run starts a helper (docket itself, or the stand-alone
+// docket-sandbox-helper next to it; see DefaultHelperPath) in new mount, PID
+// and (with the network off) network namespaces, plus a user namespace when
+// docket is not root, all created by the parent's clone flags, because a
+// multithreaded Go process cannot unshare them itself. The helper, still
+// privileged inside its namespaces:
+//
+//  1. makes its copy of the mount table private, makes every mount
+//     read-only, mounts fresh read-write (nodev, nosuid) copies of the
+//     writable roots on top, binds each protected subpath read-only over
+//     itself, and mounts a /proc for the new PID namespace;
+//  2. clears ambient and inheritable capabilities and, when it runs as root,
+//     cuts the command's capabilities to a small file-work set (no
+//     SYS_ADMIN, NET_ADMIN, SYS_MODULE, SYS_RAWIO, MKNOD...), then sets
+//     no_new_privs;
+//  3. applies Landlock with go-landlock for the kernel's exact ABI: read
+//     everywhere, write only the roots (no device nodes) and /dev/null, TCP
+//     bind/connect handled with no port allowed when the network is off
+//     (ABI 4+), abstract unix sockets and signals scoped (ABI 6+);
+//  4. loads the seccomp filter the parent compiled with libseccomp (EPERM
+//     for ptrace, io_uring, mount and namespace calls, kernel-wide knobs,
+//     and, with the network off, socket/socketpair for every family but
+//     AF_UNIX);
+//  5. reports the layers it enforced on an inherited pipe, then runs the
+//     command as the only child of PID 1 (itself): it forwards termination
+//     signals to the whole namespace, and when the command exits, its own
+//     exit makes the kernel kill whatever the command left behind.
+//
+// The parent is never restricted. When the kernel refuses namespaces, Run
+// falls back (a user namespace for root too, then no namespaces at all,
+// Landlock and seccomp only) and reports the weaker layers; when the plan
+// needs a layer the machine cannot give (Landlock, seccomp, or the mount
+// namespace with RequireProtectedPaths) it returns an *UnavailableError and
+// never runs the command unsandboxed.
+//
+// Protected paths that do not exist yet (say <root>/.git in a fresh
+// directory) cannot be refused by Landlock, and a bind mount needs an
+// existing mount point, so the parent creates an empty placeholder
+// directory (mode 0555) that the helper binds read-only; see Placeholders.
+//
+// The package also owns process handling (own session and process group,
+// stdin from /dev/null, timeout with SIGTERM then SIGKILL, output capture
+// with head-and-tail caps streamed to a callback), environment filtering,
+// the denial classifier (Classify), output shaping for the model
+// (ShapeForModel) and the macOS Seatbelt profile text (SeatbeltProfile).
+//
+// Known limits, all of them for the fallbacks without namespaces: the
+// protected subpaths are only protected by the mount layer; Landlock does
+// not cover metadata (chmod, chown, utimes, xattrs) outside the roots, the
+// read-only mounts do; and without a PID namespace a process that leaves
+// the session (setsid) survives the call.
+package sandbox

@@ -1,0 +1,203 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"golang.org/x/sys/unix"
+)
+
+// placeholderMode marks an empty directory docket created so that a missing
+// protected path has something to bind read-only over.
+const placeholderMode = 0o555
+
+// Landlock cannot refuse the creation of one name in a writable directory,
+// and a mount needs an existing mount point. So for a protected path that
+// does not exist (say <root>/.git in a fresh directory), the parent creates
+// an empty directory (mode 0555) that the helper binds read-only; the
+// sandboxed command can then neither create, replace, rename nor remove it.
+// Git ignores an empty .git directory and keeps searching upwards, so the
+// placeholder is harmless to other programs while it exists.
+//
+// Runs sharing a placeholder hold a shared flock on it; the last one out
+// (the one that gets the exclusive lock) removes it if it is still an
+// empty placeholder, so the directory does not outlive the runs.
+
+// hold is holdProtected without the release: the locks stay until Close.
+func (ph *Placeholders) hold(paths, roots []string) ([]string, error) {
+	ph.mu.Lock()
+	defer ph.mu.Unlock()
+	if ph.held == nil {
+		ph.held = map[string]heldPath{}
+	}
+	var keep []string
+	for _, p := range paths {
+		if h, ok := ph.held[p]; ok {
+			// Still the directory we hold? Someone on the host may have
+			// removed it since the last run.
+			if h.f == nil || func() bool { same, _ := sameFile(h.f, h.path); return same }() {
+				keep = append(keep, h.path)
+				continue
+			}
+			h.f.Close()
+			delete(ph.held, p)
+		}
+		h, ok, err := holdAt(p, roots, 0)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		ph.held[p] = h
+		keep = append(keep, h.path)
+	}
+	return keep, nil
+}
+
+// holdProtected prepares each protected path for binding and returns the
+// paths the helper should bind, plus a release func to call once the
+// sandbox has exited. Paths that cannot be created are dropped: the
+// sandboxed command, with no more rights than docket, cannot create them
+// either.
+func holdProtected(paths, roots []string) ([]string, func(), error) {
+	var held []heldPath
+	var keep []string
+	release := func() {
+		for _, h := range held {
+			releasePlaceholder(h)
+		}
+	}
+	for _, p := range paths {
+		h, ok, err := holdAt(p, roots, 0)
+		if err != nil {
+			release()
+			return nil, nil, err
+		}
+		if !ok {
+			continue
+		}
+		keep = append(keep, h.path)
+		if h.f != nil {
+			held = append(held, h)
+		}
+	}
+	return keep, release, nil
+}
+
+// maxLinkDepth bounds how many symlinks holdAt follows.
+const maxLinkDepth = 8
+
+// holdAt makes sure p exists and, for a directory, takes a shared lock.
+// Nothing is created outside the writable roots: there the sandbox cannot
+// create anything either.
+func holdAt(p string, roots []string, depth int) (heldPath, bool, error) {
+	if !underAny(p, roots) {
+		return heldPath{}, false, nil
+	}
+	for attempt := 0; attempt < 5; attempt++ {
+		err := unix.Mkdir(p, placeholderMode)
+		if err != nil && !errors.Is(err, unix.EEXIST) {
+			if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.EACCES) || errors.Is(err, unix.EROFS) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.EPERM) {
+				return heldPath{}, false, nil
+			}
+			return heldPath{}, false, fmt.Errorf("creating placeholder %s: %w", p, err)
+		}
+		if err == nil {
+			// mkdir applies the umask; the mode is the placeholder's mark.
+			_ = unix.Chmod(p, placeholderMode)
+		}
+		fi, err := os.Lstat(p)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return heldPath{}, false, fmt.Errorf("protected path %s: %w", p, err)
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			return holdLinkTarget(p, roots, depth)
+		}
+		if !fi.IsDir() {
+			return heldPath{path: p}, true, nil
+		}
+		f, err := os.OpenFile(p, os.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			// Someone else's directory we cannot open: bind it unlocked.
+			return heldPath{path: p}, true, nil
+		}
+		if err := unix.Flock(int(f.Fd()), unix.LOCK_SH); err != nil {
+			f.Close()
+			return heldPath{}, false, fmt.Errorf("locking %s: %w", p, err)
+		}
+		// The last holder may have removed it while we waited for the lock.
+		if same, _ := sameFile(f, p); !same {
+			f.Close()
+			continue
+		}
+		return heldPath{path: p, f: f}, true, nil
+	}
+	return heldPath{}, false, fmt.Errorf("protected path %s keeps disappearing", p)
+}
+
+// holdLinkTarget protects what the symlink p points to. A dangling link is
+// the dangerous case: creating its target would create the protected path,
+// so the target gets the placeholder.
+func holdLinkTarget(p string, roots []string, depth int) (heldPath, bool, error) {
+	if depth >= maxLinkDepth {
+		return heldPath{}, false, fmt.Errorf("protected path %s: too many levels of symbolic links", p)
+	}
+	target, err := os.Readlink(p)
+	if err != nil {
+		return heldPath{}, false, fmt.Errorf("protected path %s: %w", p, err)
+	}
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(filepath.Dir(p), target)
+	}
+	// Resolve the directories on the way, so that the path bound is the
+	// one the kernel would reach.
+	dir, err := filepath.EvalSymlinks(filepath.Dir(target))
+	if err != nil {
+		return heldPath{}, false, nil // no parent: nothing can be created there either
+	}
+	return holdAt(filepath.Join(dir, filepath.Base(target)), roots, depth+1)
+}
+
+// releasePlaceholder drops the lock and removes the directory if no other
+// run holds it and it is still an empty placeholder.
+func releasePlaceholder(h heldPath) {
+	defer h.f.Close()
+	fd := int(h.f.Fd())
+	_ = unix.Flock(fd, unix.LOCK_UN)
+	if unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB) != nil {
+		return // another run holds it and will clean up
+	}
+	if same, fi := sameFile(h.f, h.path); !same || fi.Mode().Perm() != placeholderMode {
+		return
+	}
+	if _, err := h.f.Seek(0, io.SeekStart); err != nil {
+		return
+	}
+	if names, err := h.f.Readdirnames(1); len(names) > 0 || !errors.Is(err, io.EOF) {
+		return
+	}
+	_ = unix.Rmdir(h.path)
+}
+
+// sameFile reports whether path still names the file f has open.
+func sameFile(f *os.File, path string) (bool, os.FileInfo) {
+	a, err := f.Stat()
+	if err != nil {
+		return false, nil
+	}
+	b, err := os.Lstat(path)
+	if err != nil {
+		return false, nil
+	}
+	return os.SameFile(a, b), b
+}

@@ -1,0 +1,6 @@
+//go:build !linux
+
+package sandbox
+
+// releasePlaceholder only closes the file: placeholders are made on Linux only.
+func releasePlaceholder(h heldPath) { h.f.Close() }

@@ -1,0 +1,78 @@
+package sandbox
+
+import (
+	"fmt"
+	"sync"
+)
+
+// Capabilities is what this machine can enforce, as Probe found it.
+type Capabilities struct {
+	// OS is runtime.GOOS.
+	OS string `json:"os"`
+	// LandlockABI is the kernel's Landlock ABI version; 0 means none.
+	LandlockABI int `json:"landlock_abi"`
+	// Seccomp reports whether seccomp filters can be loaded.
+	Seccomp bool `json:"seccomp"`
+	// UserNamespaces reports whether the helper is expected to get a user
+	// namespace (and with it mount, PID and network namespaces). Run still
+	// falls back when the kernel refuses at clone time.
+	UserNamespaces bool `json:"user_namespaces"`
+	// Root reports whether docket runs as uid 0, which can create mount,
+	// PID and network namespaces without a user namespace.
+	Root bool `json:"root"`
+	// Notes explain each missing capability.
+	Notes []string `json:"notes,omitempty"`
+
+	// The compiled seccomp filters for network off and on, so that Run
+	// compiles them once per Prober rather than once per call.
+	filterNetOff, filterNetOn []byte
+}
+
+// seccompFilter returns the compiled filter Probe kept, or nil.
+func (c Capabilities) seccompFilter(network bool) []byte {
+	if network {
+		return c.filterNetOn
+	}
+	return c.filterNetOff
+}
+
+// Namespaces reports whether mount, PID and network namespaces can be had.
+func (c Capabilities) Namespaces() bool { return c.UserNamespaces || c.Root }
+
+// Layers lists the layers a plan would get here, in the order ExecOutcome
+// reports them; it is a forecast, Run reports what was actually enforced.
+// Root gets no user namespace but a capability drop.
+func (c Capabilities) Layers(network bool) []string {
+	var l []string
+	if c.LandlockABI > 0 {
+		l = append(l, fmt.Sprintf("landlock:v%d", c.LandlockABI))
+	}
+	if c.Seccomp {
+		l = append(l, LayerSeccomp)
+	}
+	if c.Root {
+		l = append(l, LayerCaps)
+	} else if c.UserNamespaces {
+		l = append(l, LayerUserNS)
+	}
+	if c.Namespaces() {
+		l = append(l, LayerMountNS, LayerPIDNS)
+		if !network {
+			l = append(l, LayerNetNS)
+		}
+	}
+	return l
+}
+
+// Prober probes once and remembers the answer; the zero value is ready.
+// Keep one per process (e.g. in the engine) instead of package state.
+type Prober struct {
+	once sync.Once
+	caps Capabilities
+}
+
+// Capabilities returns the probed capabilities, probing on first use.
+func (p *Prober) Capabilities() Capabilities {
+	p.once.Do(func() { p.caps = Probe() })
+	return p.caps
+}

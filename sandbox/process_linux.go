@@ -1,0 +1,228 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/docket-engine/docket/events"
+	"golang.org/x/sys/unix"
+)
+
+// launch is one process to start: the command itself, or the helper.
+type launch struct {
+	path string
+	args []string
+	env  []string
+	dir  string
+	sys  *syscall.SysProcAttr
+	// extra are passed as fds 3.. and closed in the parent once started.
+	extra []*os.File
+}
+
+// startError is a failure to start the process at all (fork, exec, clone).
+type startError struct{ err error }
+
+func (e *startError) Error() string { return "starting process: " + e.err.Error() }
+func (e *startError) Unwrap() error { return e.err }
+
+// runProcess starts l in its own session and process group with stdin from
+// /dev/null, captures both streams, enforces the timeout on the whole group
+// (SIGTERM, then SIGKILL after the grace period) and, once the leader has
+// exited, kills what is left of the group so nothing outlives the call.
+func runProcess(ctx context.Context, req Request, l launch) (events.ExecOutcome, error) {
+	var out events.ExecOutcome
+	closeExtra := func() {
+		for _, f := range l.extra {
+			f.Close()
+		}
+	}
+	devnull, err := os.Open(os.DevNull)
+	if err != nil {
+		closeExtra()
+		return out, fmt.Errorf("opening %s: %w", os.DevNull, err)
+	}
+	defer devnull.Close()
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		closeExtra()
+		return out, fmt.Errorf("stdout pipe: %w", err)
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		closeExtra()
+		outR.Close()
+		outW.Close()
+		return out, fmt.Errorf("stderr pipe: %w", err)
+	}
+	defer outR.Close()
+	defer errR.Close()
+	sys := l.sys
+	if sys == nil {
+		sys = &syscall.SysProcAttr{}
+	}
+	// A new session: its own process group for the kill, and no
+	// controlling terminal to read from or inject into.
+	sys.Setsid = true
+	cmd := &exec.Cmd{
+		Path: l.path, Args: l.args, Env: l.env, Dir: l.dir,
+		Stdin: devnull, Stdout: outW, Stderr: errW,
+		ExtraFiles: l.extra, SysProcAttr: sys,
+	}
+	start := time.Now()
+	err = cmd.Start()
+	outW.Close()
+	errW.Close()
+	closeExtra()
+	if err != nil {
+		return out, &startError{err: err}
+	}
+	pid := cmd.Process.Pid
+
+	col := newCollector(req.outputCap(), req.OnOutput)
+	var readers sync.WaitGroup
+	readers.Add(2)
+	go col.pump("stdout", outR, &readers)
+	go col.pump("stderr", errR, &readers)
+
+	g := &group{pid: pid}
+	exited := make(chan struct{})
+	watchdogDone := make(chan struct{})
+	go func() {
+		defer close(watchdogDone)
+		g.watch(ctx, req.Timeout, req.killGrace(), exited)
+	}()
+
+	// Wait for the leader without reaping it, so that its pid (the group's
+	// id) cannot be reused while the rest of the group is killed.
+	waitExitedNoReap(pid)
+	g.kill(syscall.SIGKILL)
+	g.markReaped()
+	waitErr := cmd.Wait()
+	out.DurationNs = time.Since(start).Nanoseconds()
+	close(exited)
+	<-watchdogDone
+
+	drain(&readers, outR, errR)
+	fillStatus(&out, cmd.ProcessState)
+	if waitErr != nil && cmd.ProcessState == nil {
+		return out, fmt.Errorf("waiting for process: %w", waitErr)
+	}
+	out.Stdout = col.stdout.String()
+	out.Stderr = col.stderr.String()
+	out.Output = col.combined.String()
+	out.Truncated = col.stdout.truncated() || col.stderr.truncated() || col.combined.truncated()
+	g.mu.Lock()
+	out.TimedOut = g.timedOut
+	cancelled := g.cancelled
+	g.mu.Unlock()
+	if cancelled {
+		return out, fmt.Errorf("command cancelled: %w", ctx.Err())
+	}
+	return out, nil
+}
+
+// group signals a process group until its leader has been reaped.
+type group struct {
+	pid       int
+	mu        sync.Mutex
+	reaped    bool
+	timedOut  bool
+	cancelled bool
+}
+
+func (g *group) kill(sig syscall.Signal) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.reaped {
+		_ = syscall.Kill(-g.pid, sig)
+	}
+}
+
+func (g *group) markReaped() {
+	g.mu.Lock()
+	g.reaped = true
+	g.mu.Unlock()
+}
+
+// watch ends the group on timeout or cancellation: SIGTERM, then SIGKILL
+// after grace unless the leader exits first.
+func (g *group) watch(ctx context.Context, timeout, grace time.Duration, exited <-chan struct{}) {
+	var timer <-chan time.Time
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		timer = t.C
+	}
+	select {
+	case <-exited:
+		return
+	case <-timer:
+		g.mu.Lock()
+		g.timedOut = true
+		g.mu.Unlock()
+	case <-ctx.Done():
+		g.mu.Lock()
+		g.cancelled = true
+		g.mu.Unlock()
+	}
+	g.kill(syscall.SIGTERM)
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-exited:
+	case <-t.C:
+		g.kill(syscall.SIGKILL)
+	}
+}
+
+// waitExitedNoReap blocks until pid has exited, leaving it a zombie.
+func waitExitedNoReap(pid int) {
+	for {
+		var info unix.Siginfo
+		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+		if !errors.Is(err, unix.EINTR) {
+			return
+		}
+	}
+}
+
+// drain waits for the output readers; a process that left the group (and
+// so survived the kill) may hold a pipe open, so reading stops after
+// drainDelay.
+func drain(readers *sync.WaitGroup, files ...*os.File) {
+	done := make(chan struct{})
+	go func() {
+		readers.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return
+	case <-time.After(drainDelay):
+	}
+	for _, f := range files {
+		_ = f.SetReadDeadline(time.Now())
+	}
+	<-done
+}
+
+// fillStatus records exit code and signal; a signal gives 128+n as shells do.
+func fillStatus(out *events.ExecOutcome, ps *os.ProcessState) {
+	if ps == nil {
+		out.ExitCode = -1
+		return
+	}
+	ws, ok := ps.Sys().(syscall.WaitStatus)
+	if ok && ws.Signaled() {
+		out.Signal = unix.SignalName(ws.Signal())
+		out.ExitCode = 128 + int(ws.Signal())
+		return
+	}
+	out.ExitCode = ps.ExitCode()
+}

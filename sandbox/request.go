@@ -1,0 +1,85 @@
+package sandbox
+
+import (
+	"time"
+
+	"github.com/docket-engine/docket/events"
+)
+
+// Plan modes, as events.SandboxPlan.Mode spells them.
+const (
+	ModeReadOnly       = "read-only"
+	ModeWorkspaceWrite = "workspace-write"
+	ModeNone           = "none"
+)
+
+// Layer names reported in events.ExecOutcome.Layers. Landlock is reported as
+// "landlock:vN" with the ABI actually used.
+const (
+	LayerSeccomp = "seccomp"
+	LayerCaps    = "caps" // root's capabilities cut to a small file-work set
+	LayerUserNS  = "userns"
+	LayerMountNS = "mountns"
+	LayerPIDNS   = "pidns"
+	LayerNetNS   = "netns"
+)
+
+// Defaults used when the corresponding Request field is zero.
+const (
+	DefaultKillGrace = 2 * time.Second
+	DefaultOutputCap = 1 << 20
+	// drainDelay bounds how long output is still read after the command
+	// exited, when a process that escaped the group keeps a pipe open.
+	drainDelay = 500 * time.Millisecond
+)
+
+// Request describes one process to run.
+type Request struct {
+	// Argv is the command; Argv[0] is looked up in the command's PATH.
+	Argv []string
+	// Cwd is the working directory; empty means the caller's.
+	Cwd string
+	// Env is the command's environment; nil inherits os.Environ(). Either
+	// way names containing KEY, SECRET, TOKEN or PASSWORD are removed unless
+	// KeepSecretEnv is set.
+	Env []string
+	// KeepSecretEnv keeps variables that look like secrets.
+	KeepSecretEnv bool
+	// Plan is what the process may do; Mode "none" runs it unsandboxed.
+	Plan events.SandboxPlan
+	// Timeout, when positive, ends the process group: SIGTERM, then SIGKILL
+	// after KillGrace.
+	Timeout time.Duration
+	// KillGrace is the time between SIGTERM and SIGKILL; zero means DefaultKillGrace.
+	KillGrace time.Duration
+	// OutputCap is how many bytes of stdout, of stderr and of the interleaved
+	// output are kept (head and tail); zero means DefaultOutputCap.
+	OutputCap int
+	// OnOutput, when set, receives every chunk as it arrives (uncapped),
+	// from one goroutine at a time; stream is "stdout" or "stderr".
+	OnOutput func(stream string, chunk []byte)
+	// HelperPath is the binary started as the sandbox helper; empty means
+	// DefaultHelperPath(). It must call HelperMain when IsHelper(os.Args).
+	HelperPath string
+	// Caps, when set, is used instead of probing the machine again.
+	Caps *Capabilities
+	// Placeholders, when set, keeps the placeholder directories made for
+	// missing protected paths (see placeholder_linux.go) until its Close,
+	// instead of making and removing them on every run. An engine keeps one
+	// per session.
+	Placeholders *Placeholders
+}
+
+func (r Request) killGrace() time.Duration {
+	if r.KillGrace > 0 {
+		return r.KillGrace
+	}
+	return DefaultKillGrace
+}
+
+func (r Request) outputCap() int {
+	if r.OutputCap > 0 {
+		return r.OutputCap
+	}
+	return DefaultOutputCap
+}

@@ -1,0 +1,363 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"github.com/docket-engine/docket/events"
+	"golang.org/x/sys/unix"
+)
+
+// Run runs req.Argv under req.Plan and reports what happened. A command that
+// fails (non-zero exit, killed, timed out, not found) is an outcome, not an
+// error; for a sandboxed run, Denial holds ClassifyAt's verdict. The error is non-nil only when the command could not be run as
+// asked: an *UnavailableError when the plan needs a layer this machine
+// cannot give (the command did not run), or a wrapped context error when ctx
+// ended the run (the outcome then says how far it got).
+func Run(ctx context.Context, req Request) (events.ExecOutcome, error) {
+	var out events.ExecOutcome
+	if len(req.Argv) == 0 {
+		return out, errors.New("sandbox: empty argv")
+	}
+	if err := ctx.Err(); err != nil {
+		return out, fmt.Errorf("sandbox: %w", err)
+	}
+	plan, err := normalizePlan(req.Plan)
+	if err != nil {
+		return out, err
+	}
+	cwd := req.Cwd
+	if cwd == "" {
+		if cwd, err = os.Getwd(); err != nil {
+			return out, fmt.Errorf("sandbox: working directory: %w", err)
+		}
+	}
+	if cwd, err = filepath.Abs(cwd); err != nil {
+		return out, fmt.Errorf("sandbox: working directory %q: %w", req.Cwd, err)
+	}
+	if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
+		return out, fmt.Errorf("sandbox: working directory %q is not a directory", cwd)
+	}
+	base := req.Env
+	if base == nil {
+		base = os.Environ()
+	}
+	env := commandEnv(base, plan, req.KeepSecretEnv)
+	path, err := lookPath(req.Argv[0], env, cwd)
+	if err != nil {
+		var ce *commandError
+		if errors.As(err, &ce) {
+			return commandFailure(req, ce), nil
+		}
+		return out, err
+	}
+	if !plan.Sandboxed() {
+		out, err := runProcess(ctx, req, launch{path: path, args: req.Argv, env: env, dir: cwd})
+		var se *startError
+		if errors.As(err, &se) {
+			return commandFailure(req, &commandError{name: req.Argv[0], code: exitCannotRun, err: se.err}), nil
+		}
+		return out, err
+	}
+	return runSandboxed(ctx, req, plan, path, env, cwd)
+}
+
+// commandFailure is the outcome of a command that could not be executed;
+// its message is streamed like any other output.
+func commandFailure(req Request, ce *commandError) events.ExecOutcome {
+	msg := "docket: " + ce.Error() + "\n"
+	if req.OnOutput != nil {
+		req.OnOutput("stderr", []byte(msg))
+	}
+	return events.ExecOutcome{ExitCode: ce.code, Stderr: msg, Output: msg}
+}
+
+// normalizePlan checks the mode and makes every path absolute and clean.
+func normalizePlan(p events.SandboxPlan) (events.SandboxPlan, error) {
+	switch p.Mode {
+	case ModeReadOnly, ModeWorkspaceWrite, ModeNone:
+	case "":
+		return p, errors.New("sandbox: plan has no mode")
+	default:
+		return p, fmt.Errorf("sandbox: unknown plan mode %q (want %q, %q or %q)", p.Mode, ModeReadOnly, ModeWorkspaceWrite, ModeNone)
+	}
+	clean := func(what string, in []string) ([]string, error) {
+		var out []string
+		for _, s := range in {
+			if !filepath.IsAbs(s) {
+				return nil, fmt.Errorf("sandbox: %s %q is not absolute", what, s)
+			}
+			c := filepath.Clean(s)
+			if !contains(out, c) {
+				out = append(out, c)
+			}
+		}
+		return out, nil
+	}
+	var err error
+	if p.WritableRoots, err = clean("writable root", p.WritableRoots); err != nil {
+		return p, err
+	}
+	if p.ReadOnlySubpaths, err = clean("read-only subpath", p.ReadOnlySubpaths); err != nil {
+		return p, err
+	}
+	return p, nil
+}
+
+// runSandboxed starts the helper with the strongest namespace setup the
+// machine allows, falling back to weaker ones only where the plan permits.
+func runSandboxed(ctx context.Context, req Request, plan events.SandboxPlan, path string, env []string, cwd string) (events.ExecOutcome, error) {
+	var out events.ExecOutcome
+	caps := req.Caps
+	if caps == nil {
+		c := Probe()
+		caps = &c
+	}
+	if caps.LandlockABI < 1 {
+		return out, &UnavailableError{Missing: []string{"landlock"}, Hint: hintLandlock}
+	}
+	if !caps.Seccomp {
+		return out, &UnavailableError{Missing: []string{LayerSeccomp}, Hint: hintSeccomp}
+	}
+	helper := req.HelperPath
+	if helper == "" {
+		exe, err := DefaultHelperPath()
+		if err != nil {
+			return out, err
+		}
+		helper = exe
+	}
+	filter := caps.seccompFilter(plan.Network)
+	if filter == nil {
+		f, err := buildSeccompFilter(plan.Network)
+		if err != nil {
+			return out, &UnavailableError{Missing: []string{LayerSeccomp}, Hint: hintSeccomp, Err: err}
+		}
+		filter = f
+	}
+	spec := helperSpec{V: specVersion, Mode: plan.Mode, Network: plan.Network, Cwd: cwd, Path: path, Seccomp: filter}
+	if plan.Mode == ModeWorkspaceWrite {
+		for _, r := range plan.WritableRoots {
+			if st, err := os.Stat(r); err == nil && st.IsDir() {
+				spec.Writable = append(spec.Writable, r)
+			}
+		}
+		for _, p := range plan.ReadOnlySubpaths {
+			if underAny(p, spec.Writable) {
+				spec.Protected = append(spec.Protected, p)
+			}
+		}
+	}
+	var lastErr error
+	for _, ns := range namespaceAttempts(*caps, plan.Network) {
+		s := spec
+		s.NS = ns
+		if !ns.Mount {
+			s.Protected = nil
+			if len(spec.Protected) > 0 && plan.RequireProtectedPaths {
+				return out, &UnavailableError{Missing: []string{LayerMountNS}, Hint: hintMountNS, Err: lastErr}
+			}
+		}
+		out, err := launchHelper(ctx, req, helper, s, env)
+		var retry *retryableError
+		if errors.As(err, &retry) {
+			lastErr = retry.err
+			continue
+		}
+		if err == nil {
+			out.Denial = ClassifyAt(out, plan, cwd)
+		}
+		return out, err
+	}
+	return out, &UnavailableError{Missing: []string{"sandbox helper"}, Err: lastErr}
+}
+
+// namespaceAttempts lists namespace setups from strongest to weakest. Root
+// needs no user namespace to create the others, and its capabilities are
+// cut by the helper instead (the user namespace costs about as much as the
+// rest of the setup together); everyone else needs one.
+func namespaceAttempts(c Capabilities, network bool) []namespaces {
+	var list []namespaces
+	if c.Root {
+		list = append(list, namespaces{Mount: true, PID: true, Net: !network})
+	}
+	if c.UserNamespaces {
+		list = append(list, namespaces{User: true, Mount: true, PID: true, Net: !network})
+	}
+	return append(list, namespaces{})
+}
+
+// retryableError is a namespace setup the kernel refused; a weaker one may work.
+type retryableError struct{ err error }
+
+func (e *retryableError) Error() string { return e.err.Error() }
+func (e *retryableError) Unwrap() error { return e.err }
+
+// launchHelper runs the helper once with the given spec.
+func launchHelper(ctx context.Context, req Request, helper string, spec helperSpec, env []string) (events.ExecOutcome, error) {
+	var out events.ExecOutcome
+	if len(spec.Protected) > 0 {
+		var keep []string
+		var err error
+		if req.Placeholders != nil {
+			keep, err = req.Placeholders.hold(spec.Protected, spec.Writable)
+		} else {
+			var release func()
+			keep, release, err = holdProtected(spec.Protected, spec.Writable)
+			if err == nil {
+				defer release()
+			}
+		}
+		if err != nil {
+			return out, fmt.Errorf("sandbox: %w", err)
+		}
+		// A fresh slice: the caller retries with the original list.
+		spec.Protected = nil
+		for _, p := range keep {
+			if underAny(p, spec.Writable) && !contains(spec.Protected, p) {
+				spec.Protected = append(spec.Protected, p)
+			}
+		}
+	}
+	helperEnv, loader := splitLoaderEnv(env)
+	spec.LoaderEnv = loader
+	args, err := helperArgs(helper, spec, req.Argv)
+	if err != nil {
+		return out, fmt.Errorf("sandbox: %w", err)
+	}
+	repR, repW, err := os.Pipe()
+	if err != nil {
+		return out, fmt.Errorf("sandbox: report pipe: %w", err)
+	}
+	defer repR.Close()
+	reports := make(chan helperReport, 1)
+	go func() { reports <- readReport(repR) }()
+
+	out, err = runProcess(ctx, req, launch{
+		path: helper, args: args, env: helperEnv, dir: spec.Cwd,
+		sys: cloneAttrs(spec.NS), extra: []*os.File{repW},
+	})
+	if err != nil {
+		var se *startError
+		if errors.As(err, &se) {
+			repR.Close()
+			<-reports
+			if spec.NS != (namespaces{}) && isNamespaceRefusal(se.err) {
+				return out, &retryableError{err: fmt.Errorf("creating namespaces: %w", se.err)}
+			}
+			return out, fmt.Errorf("sandbox: starting helper %s: %w", helper, se.err)
+		}
+	}
+	rep := <-reports
+	out.Layers = rep.layers
+	if rep.exit != nil {
+		// The helper outlived the command and saw how it ended.
+		out.ExitCode = rep.exit.Code
+		out.Signal = ""
+		if rep.exit.Signal != 0 {
+			out.Signal = unix.SignalName(syscall.Signal(rep.exit.Signal))
+		}
+	}
+	if rep.setup != nil && rep.layers == nil {
+		out.SandboxError = rep.setup.Error
+		if rep.setup.Layer == LayerMountNS && spec.NS != (namespaces{}) {
+			return out, &retryableError{err: errors.New(rep.setup.Error)}
+		}
+		if hint := hintFor(rep.setup.Layer); hint != "" {
+			return out, &UnavailableError{Missing: []string{rep.setup.Layer}, Hint: hint, Err: errors.New(rep.setup.Error)}
+		}
+		return out, fmt.Errorf("sandbox: helper setup failed: %s", rep.setup.Error)
+	}
+	if rep.bad != nil && rep.layers == nil && err == nil {
+		out.SandboxError = rep.bad.Error()
+		return out, fmt.Errorf("sandbox: %w", rep.bad)
+	}
+	if rep.layers == nil && err == nil && !out.TimedOut {
+		// The helper died before confining itself: never report such a run
+		// as sandboxed.
+		out.SandboxError = fmt.Sprintf("sandbox helper exited (code %d, signal %q) before reporting its layers", out.ExitCode, out.Signal)
+		return out, fmt.Errorf("sandbox: %s", out.SandboxError)
+	}
+	return out, err
+}
+
+// cloneAttrs turns a namespace setup into clone flags and id maps.
+func cloneAttrs(ns namespaces) *syscall.SysProcAttr {
+	sys := &syscall.SysProcAttr{}
+	if ns.User {
+		sys.Cloneflags |= syscall.CLONE_NEWUSER
+		uid, gid := os.Getuid(), os.Getgid()
+		if uid == 0 {
+			// Root keeps every id, but its capabilities now only count
+			// inside the namespace: no modules, no reboot, no host netns.
+			sys.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: 1<<32 - 1}}
+			sys.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: 1<<32 - 1}}
+			sys.GidMappingsEnableSetgroups = true
+		} else {
+			sys.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+			sys.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+			// The helper keeps its own uid, and execve drops the
+			// capabilities a non-root uid has in the new namespace; an
+			// ambient CAP_SYS_ADMIN survives the exec so that the helper
+			// can mount. It clears it before starting the command.
+			sys.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN}
+		}
+	}
+	if ns.Mount {
+		sys.Cloneflags |= syscall.CLONE_NEWNS
+	}
+	if ns.PID {
+		sys.Cloneflags |= syscall.CLONE_NEWPID
+	}
+	if ns.Net {
+		sys.Cloneflags |= syscall.CLONE_NEWNET
+	}
+	return sys
+}
+
+// isNamespaceRefusal recognises the errors clone gives when namespaces are
+// not allowed (policy, limits, or a seccomp profile around docket).
+func isNamespaceRefusal(err error) bool {
+	for _, e := range []error{unix.EPERM, unix.EINVAL, unix.ENOSPC, unix.EUSERS, unix.EACCES, unix.ENOSYS} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
+func hintFor(layer string) string {
+	switch layer {
+	case "landlock":
+		return hintLandlock
+	case LayerSeccomp:
+		return hintSeccomp
+	case LayerMountNS:
+		return hintMountNS
+	}
+	return ""
+}
+
+// HelperName is the file name of the stand-alone helper binary
+// (./sandbox/cmd/docket-sandbox-helper) that DefaultHelperPath prefers.
+const HelperName = "docket-sandbox-helper"
+
+// DefaultHelperPath returns the helper Run starts when Request.HelperPath is
+// empty: HelperName next to the running executable when it is there (it
+// starts much faster than a second docket), else the executable itself,
+// which must call HelperMain when IsHelper(os.Args).
+func DefaultHelperPath() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("sandbox: finding the helper binary: %w", err)
+	}
+	lean := filepath.Join(filepath.Dir(exe), HelperName)
+	if st, err := os.Stat(lean); err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0 {
+		return lean, nil
+	}
+	return exe, nil
+}

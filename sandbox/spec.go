@@ -1,0 +1,180 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// HelperArg is the first argument that puts the docket binary in helper mode.
+const HelperArg = "__docket_sandbox_helper"
+
+// specVersion is the helper protocol's version, bumped on any change to
+// helperSpec or the report lines.
+const specVersion = 1
+
+// IsHelper reports whether args (os.Args) ask for the sandbox helper.
+func IsHelper(args []string) bool { return len(args) > 1 && args[1] == HelperArg }
+
+// namespaces says which namespaces the parent created with clone flags.
+type namespaces struct {
+	User  bool `json:"user,omitempty"`
+	Mount bool `json:"mount,omitempty"`
+	PID   bool `json:"pid,omitempty"`
+	Net   bool `json:"net,omitempty"`
+}
+
+// helperSpec is everything the helper needs, passed as one JSON argument.
+// Paths are absolute and clean; the parent has already resolved the command.
+type helperSpec struct {
+	// V is specVersion; a helper binary from another docket version refuses
+	// the spec instead of misreading it.
+	V    int    `json:"v"`
+	Mode string `json:"mode"`
+	// Writable are the roots Landlock and the mount layout let the command write.
+	Writable []string `json:"writable,omitempty"`
+	// Protected are the read-only subpaths under Writable to bind read-only;
+	// each exists (the parent created a placeholder for a missing one).
+	Protected []string   `json:"protected,omitempty"`
+	Network   bool       `json:"network,omitempty"`
+	NS        namespaces `json:"ns"`
+	Cwd       string     `json:"cwd"`
+	// Path is the resolved executable; argv follows "--" on the command line.
+	Path string `json:"path"`
+	// Seccomp is the compiled filter (struct sock_filter array) to load.
+	Seccomp []byte `json:"seccomp"`
+	// LoaderEnv holds the command's LD_* variables, kept out of the
+	// helper's own environment so that no library is preloaded into the
+	// helper before it is confined; the helper restores them for the command.
+	LoaderEnv []string `json:"loader_env,omitempty"`
+}
+
+// splitLoaderEnv separates the dynamic loader's variables from env.
+func splitLoaderEnv(env []string) (rest, loader []string) {
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "LD_") {
+			loader = append(loader, kv)
+		} else {
+			rest = append(rest, kv)
+		}
+	}
+	return rest, loader
+}
+
+// helperArgs builds the helper's argv: exe, HelperArg, spec, "--", argv...
+func helperArgs(exe string, spec helperSpec, argv []string) ([]string, error) {
+	b, err := json.Marshal(spec)
+	if err != nil {
+		return nil, fmt.Errorf("encoding helper spec: %w", err)
+	}
+	args := make([]string, 0, 4+len(argv))
+	args = append(args, exe, HelperArg, string(b), "--")
+	return append(args, argv...), nil
+}
+
+// parseHelperArgs is the inverse of helperArgs; it validates everything the
+// helper will act on, since a bad spec must not half-build a sandbox.
+func parseHelperArgs(args []string) (helperSpec, []string, error) {
+	var spec helperSpec
+	if len(args) < 5 || args[1] != HelperArg || args[3] != "--" {
+		return spec, nil, errors.New("usage: docket " + HelperArg + " SPEC -- CMD [ARG...]")
+	}
+	dec := json.NewDecoder(strings.NewReader(args[2]))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&spec); err != nil {
+		return spec, nil, fmt.Errorf("helper spec: %w", err)
+	}
+	if dec.More() {
+		return spec, nil, errors.New("helper spec: trailing data after the JSON object")
+	}
+	if err := spec.validate(); err != nil {
+		return spec, nil, fmt.Errorf("helper spec: %w", err)
+	}
+	return spec, args[4:], nil
+}
+
+func (s helperSpec) validate() error {
+	if s.V != specVersion {
+		return fmt.Errorf("protocol version %d, this helper speaks %d: the helper binary and docket come from different builds", s.V, specVersion)
+	}
+	if err := checkBPF(s.Seccomp); err != nil {
+		return err
+	}
+	switch s.Mode {
+	case ModeReadOnly:
+		if len(s.Writable) > 0 || len(s.Protected) > 0 {
+			return errors.New("read-only mode has no writable roots")
+		}
+	case ModeWorkspaceWrite:
+	default:
+		return fmt.Errorf("mode %q: want %q or %q", s.Mode, ModeReadOnly, ModeWorkspaceWrite)
+	}
+	for _, p := range s.Writable {
+		if err := checkAbsClean("writable root", p); err != nil {
+			return err
+		}
+	}
+	for _, p := range s.Protected {
+		if err := checkAbsClean("protected path", p); err != nil {
+			return err
+		}
+		if !underAny(p, s.Writable) {
+			return fmt.Errorf("protected path %q is not under a writable root", p)
+		}
+	}
+	if err := checkAbsClean("cwd", s.Cwd); err != nil {
+		return err
+	}
+	if err := checkAbsClean("path", s.Path); err != nil {
+		return err
+	}
+	for _, kv := range s.LoaderEnv {
+		if !strings.HasPrefix(kv, "LD_") || strings.ContainsRune(kv, 0) {
+			return fmt.Errorf("loader variable %q: want LD_*", kv)
+		}
+	}
+	if len(s.Protected) > 0 && !s.NS.Mount {
+		return errors.New("protected paths need a mount namespace")
+	}
+	return nil
+}
+
+func checkAbsClean(what, p string) error {
+	if p == "" || !filepath.IsAbs(p) || filepath.Clean(p) != p || strings.ContainsRune(p, 0) {
+		return fmt.Errorf("%s %q: want an absolute, clean path", what, p)
+	}
+	return nil
+}
+
+// within reports whether p is root or below it; both must be clean.
+func within(p, root string) bool {
+	if root == "/" {
+		return strings.HasPrefix(p, "/")
+	}
+	return p == root || strings.HasPrefix(p, root+"/")
+}
+
+func underAny(p string, roots []string) bool {
+	for _, r := range roots {
+		if within(p, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// sockFilterSize is sizeof(struct sock_filter).
+const sockFilterSize = 8
+
+// maxBPFInstructions is the kernel's BPF_MAXINSNS.
+const maxBPFInstructions = 4096
+
+// checkBPF checks that prog has the shape of a sock_filter array.
+func checkBPF(prog []byte) error {
+	if len(prog) == 0 || len(prog)%sockFilterSize != 0 || len(prog)/sockFilterSize > maxBPFInstructions {
+		return fmt.Errorf("seccomp program of %d bytes is not a sock_filter array", len(prog))
+	}
+	return nil
+}

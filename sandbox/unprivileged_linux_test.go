@@ -1,0 +1,114 @@
+package sandbox
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/docket-engine/docket/events"
+)
+
+// unprivilegedEnv carries the workspace to TestUnprivilegedInner.
+const unprivilegedEnv = "DOCKET_TEST_UNPRIVILEGED_WS"
+
+// TestUnprivilegedUser runs TestUnprivilegedInner as nobody: the sandbox
+// must get every layer without root, through a user namespace.
+func TestUnprivilegedUser(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to switch to an unprivileged user")
+	}
+	if testing.Short() {
+		t.Skip("runs real sandboxed processes")
+	}
+	dir, err := os.MkdirTemp("", "docket-unprivileged-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	ws := filepath.Join(dir, "ws")
+	if err := os.Mkdir(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(ws, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{ws, filepath.Join(ws, ".git")} {
+		if err := os.Chown(p, 65534, 65534); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A copy of this binary that nobody may run (go test's own dir is 0700).
+	bin := filepath.Join(dir, "sandbox.test")
+	if err := copyFile(testBinary(t), bin); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-test.run=^TestUnprivilegedInner$", "-test.v")
+	cmd.Env = append(os.Environ(), unprivilegedEnv+"="+ws)
+	cmd.Dir = ws
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534, Groups: []uint32{}}}
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: TestUnprivilegedInner") {
+		t.Fatalf("as nobody: %v\n%s", err, out)
+	}
+}
+
+func TestUnprivilegedInner(t *testing.T) {
+	ws := os.Getenv(unprivilegedEnv)
+	if ws == "" {
+		t.Skip("run by TestUnprivilegedUser")
+	}
+	if os.Geteuid() == 0 {
+		t.Fatal("still root")
+	}
+	plan := events.SandboxPlan{Mode: ModeWorkspaceWrite, WritableRoots: []string{ws},
+		ReadOnlySubpaths: []string{filepath.Join(ws, ".git"), filepath.Join(ws, ".docket")}}
+	out, err := Run(context.Background(), Request{
+		Argv: []string{"sh", "-c", "grep -E '^Cap(Inh|Prm|Eff|Amb)' /proc/self/status; touch ok; touch .git/hook; mkdir .docket"},
+		Cwd:  ws, Plan: plan,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []string{LayerUserNS, LayerMountNS, LayerPIDNS, LayerNetNS} {
+		if !slices.Contains(out.Layers, l) {
+			t.Errorf("layer %s missing: %v", l, out.Layers)
+		}
+	}
+	for _, line := range strings.Split(strings.TrimSpace(out.Stdout), "\n") {
+		if !strings.HasSuffix(line, "0000000000000000") {
+			t.Errorf("the command holds capabilities: %s", line)
+		}
+	}
+	if !exists(filepath.Join(ws, "ok")) {
+		t.Errorf("could not write the workspace: %q", out.Stderr)
+	}
+	if exists(filepath.Join(ws, ".git", "hook")) || exists(filepath.Join(ws, ".docket")) {
+		t.Errorf("wrote a protected path: %q", out.Stderr)
+	}
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
