@@ -21,9 +21,12 @@ type MCPCaller interface {
 // ProcessRunner is the real Runner: shell commands and patch writes run as
 // processes under the sandbox helper; MCP calls go to their servers.
 type ProcessRunner struct {
-	// HelperPath is the docket binary re-executed as the sandbox and patch
-	// helper; empty means os.Executable().
+	// HelperPath is the binary re-executed as the sandbox helper (docket
+	// itself, or the lean docket-sandbox-helper); empty means os.Executable().
 	HelperPath string
+	// DocketPath is the docket binary that applies patches under the
+	// sandbox; empty means HelperPath, then os.Executable().
+	DocketPath string
 	// Caps are the machine's sandbox capabilities, probed once.
 	Caps *sandbox.Capabilities
 	// Env is the commands' environment; nil inherits the process's.
@@ -39,6 +42,13 @@ func (r *ProcessRunner) helper() (string, error) {
 		return r.HelperPath, nil
 	}
 	return os.Executable()
+}
+
+func (r *ProcessRunner) docket() (string, error) {
+	if r.DocketPath != "" {
+		return r.DocketPath, nil
+	}
+	return r.helper()
 }
 
 // Check fails when the plan's sandbox cannot be enforced here.
@@ -102,7 +112,11 @@ func (r *ProcessRunner) Run(ctx context.Context, req RunRequest) (events.ExecOut
 		if cerr := f.Close(); werr != nil || cerr != nil {
 			return events.ExecOutcome{}, fmt.Errorf("stage patch: %w", errors.Join(werr, cerr))
 		}
-		sr.Argv = []string{helper, patch.HelperArg, req.Cwd, f.Name()}
+		exe, err := r.docket()
+		if err != nil {
+			return events.ExecOutcome{}, err
+		}
+		sr.Argv = []string{exe, patch.HelperArg, req.Cwd, f.Name()}
 		sr.OnOutput = nil
 	default:
 		return events.ExecOutcome{}, fmt.Errorf("no runner for tool %q", req.Tool)

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/docket-engine/docket/states/policy"
 	"os"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 
@@ -98,11 +98,8 @@ danger-full-access (no sandbox).`,
 	return c
 }
 
-// sandboxPlanFromFlags computes the plan: the writable roots are the
-// working directory, each --writable-root, /tmp and $TMPDIR, and under each
-// .git (plus the gitdir a .git file points to), .docket and .agents stay
-// read-only.
-// TODO(lead): use policy.SandboxPlan once states/policy lands
+// sandboxPlanFromFlags builds the plan the flags describe, with the same
+// writable-roots computation a session uses (policy.SandboxPlan).
 func sandboxPlanFromFlags(mode string, roots []string, network bool, dir string, protect bool) (events.SandboxPlan, string, error) {
 	cwd := dir
 	if cwd == "" {
@@ -119,71 +116,30 @@ func sandboxPlanFromFlags(mode string, roots []string, network bool, dir string,
 	if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
 		return events.SandboxPlan{}, "", usageErrorf("-C %s: not a directory", cwd)
 	}
-	plan := events.SandboxPlan{Network: network, RequireProtectedPaths: protect}
-	switch mode {
-	case "read-only":
-		plan.Mode = sandbox.ModeReadOnly
-		if len(roots) > 0 {
-			return plan, "", usageErrorf("--writable-root needs --sandbox workspace-write")
-		}
-	case "workspace-write":
-		plan.Mode = sandbox.ModeWorkspaceWrite
-	case "danger-full-access", "none":
-		plan.Mode = sandbox.ModeNone
-		if len(roots) > 0 {
-			return plan, "", usageErrorf("--writable-root needs --sandbox workspace-write")
-		}
-		return plan, cwd, nil
-	default:
-		return plan, "", usageErrorf("--sandbox %q: want read-only, workspace-write or danger-full-access", mode)
+	if mode == "none" {
+		mode = "danger-full-access"
 	}
-	if plan.Mode != sandbox.ModeWorkspaceWrite {
-		return plan, cwd, nil
+	m, err := policy.ParseSandboxMode(mode)
+	if err != nil || m == policy.ExternalSandbox {
+		return events.SandboxPlan{}, "", usageErrorf("--sandbox %q: want read-only, workspace-write or danger-full-access", mode)
 	}
-	all := []string{cwd}
+	if len(roots) > 0 && m != policy.WorkspaceWrite {
+		return events.SandboxPlan{}, "", usageErrorf("--writable-root needs --sandbox workspace-write")
+	}
+	abs := make([]string, 0, len(roots))
 	for _, r := range roots {
-		abs, err := filepath.Abs(r)
+		a, err := filepath.Abs(r)
 		if err != nil {
-			return plan, "", usageErrorf("--writable-root %s: %v", r, err)
+			return events.SandboxPlan{}, "", usageErrorf("--writable-root %s: %v", r, err)
 		}
-		if st, err := os.Stat(abs); err != nil || !st.IsDir() {
-			return plan, "", usageErrorf("--writable-root %s: not a directory", r)
+		if st, err := os.Stat(a); err != nil || !st.IsDir() {
+			return events.SandboxPlan{}, "", usageErrorf("--writable-root %s: not a directory", r)
 		}
-		all = append(all, abs)
+		abs = append(abs, a)
 	}
-	all = append(all, "/tmp")
-	if t := os.Getenv("TMPDIR"); t != "" && filepath.IsAbs(t) {
-		all = append(all, filepath.Clean(t))
-	}
-	for _, r := range all {
-		if slices.Contains(plan.WritableRoots, r) {
-			continue
-		}
-		plan.WritableRoots = append(plan.WritableRoots, r)
-		for _, name := range []string{".git", ".docket", ".agents"} {
-			plan.ReadOnlySubpaths = append(plan.ReadOnlySubpaths, filepath.Join(r, name))
-		}
-		if gd := gitdirOf(r); gd != "" && !slices.Contains(plan.ReadOnlySubpaths, gd) {
-			plan.ReadOnlySubpaths = append(plan.ReadOnlySubpaths, gd)
-		}
+	plan := policy.SandboxPlan(policy.SandboxPolicy{Mode: m, WritableRoots: abs, NetworkAccess: network}, cwd, os.Getenv("TMPDIR"), protect)
+	if plan.Sandboxed() {
+		plan.Network = network
 	}
 	return plan, cwd, nil
-}
-
-// gitdirOf returns the directory a "<root>/.git" file points to ("gitdir: X").
-func gitdirOf(root string) string {
-	b, err := os.ReadFile(filepath.Join(root, ".git"))
-	if err != nil {
-		return ""
-	}
-	line, _, _ := strings.Cut(string(b), "\n")
-	gd, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
-	if !ok {
-		return ""
-	}
-	gd = strings.TrimSpace(gd)
-	if !filepath.IsAbs(gd) {
-		gd = filepath.Join(root, gd)
-	}
-	return filepath.Clean(gd)
 }

@@ -74,8 +74,12 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd, decisions string
 	if err != nil {
 		return nil, fmt.Errorf("find the docket binary: %w", err)
 	}
+	helper, err := sandbox.DefaultHelperPath()
+	if err != nil {
+		return nil, err
+	}
 	caps := sandbox.Probe()
-	runner := &engine.ProcessRunner{HelperPath: exe, Caps: &caps}
+	runner := &engine.ProcessRunner{HelperPath: helper, DocketPath: exe, Caps: &caps}
 	tools := []engine.Tool{engine.ShellTool{}, engine.ApplyPatchTool{}}
 	if len(cfg.MCPServers) > 0 {
 		mgr, err := mcp.NewManager(mcpServers(cfg), mcp.Options{})
