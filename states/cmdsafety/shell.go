@@ -3,6 +3,7 @@ package cmdsafety
 import (
 	"path"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -91,15 +92,27 @@ func LiteralCommands(argv []string) [][]string {
 	return out
 }
 
+// parsers reuse mvdan.cc/sh parsers, one pool per dialect: a new parser
+// allocates about 17 KiB, and every call's script is parsed several times
+// (safety, danger, rules). A pool holds no state a caller can observe; a
+// parser resets itself at the start of every Parse.
+var parsers = [...]sync.Pool{
+	{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }},
+	{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangPOSIX)) }},
+	{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangZsh)) }},
+}
+
 func parse(shell, script string) (*syntax.File, error) {
-	lang := syntax.LangBash
+	pool := &parsers[0]
 	switch shell {
 	case "sh":
-		lang = syntax.LangPOSIX
+		pool = &parsers[1]
 	case "zsh":
-		lang = syntax.LangZsh
+		pool = &parsers[2]
 	}
-	return syntax.NewParser(syntax.Variant(lang)).Parse(strings.NewReader(script), "")
+	p := pool.Get().(*syntax.Parser)
+	defer pool.Put(p)
+	return p.Parse(strings.NewReader(script), "")
 }
 
 func plainStmt(st *syntax.Stmt, out *[][]string) bool {
