@@ -139,9 +139,7 @@ func Restore(cfg Config, log Log, records []events.Record) (*Session, error) {
 		}
 	}
 	flush()
-	for id, st := range last {
-		s.machines[id] = states.Restore(id, st, s.sinkFor())
-	}
+	s.restored = last
 	if turnOpen {
 		p := &pendingTurn{id: turnID, usage: usage}
 		for _, c := range lastCalls {

@@ -62,6 +62,7 @@ type Session struct {
 
 	mu       sync.Mutex
 	machines map[string]*states.Call
+	restored map[string]states.State // states read from the journal; machines are built on first use
 	items    []events.Item
 	convHash [32]byte // running hash over items: digest_i = H(digest_{i-1} || item_i)
 	turns    int
@@ -156,10 +157,11 @@ func (s *Session) machine(id string) *states.Call {
 	if m, ok := s.machines[id]; ok {
 		return m
 	}
-	m := states.NewCall(id, states.SinkFunc(func(t events.Transition) error {
-		_, err := s.rec.append(t.CallID, t)
-		return err
-	}))
+	st, ok := s.restored[id]
+	if !ok {
+		st = states.WantsApproval
+	}
+	m := states.Restore(id, st, s.sinkFor())
 	s.machines[id] = m
 	return m
 }
@@ -168,11 +170,11 @@ func (s *Session) machine(id string) *states.Call {
 func (s *Session) CallState(id string) (states.State, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	m, ok := s.machines[id]
-	if !ok {
-		return "", false
+	if m, ok := s.machines[id]; ok {
+		return m.Current(), true
 	}
-	return m.Current(), true
+	st, ok := s.restored[id]
+	return st, ok
 }
 
 // Items returns a copy of the conversation so far.
