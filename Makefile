@@ -42,7 +42,7 @@ bench-engine:
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./engine/...
 
 bench-sandbox: build
-	./scripts/bench-sandbox.sh $(BIN)
+	DOCKET=$(BIN) ./scripts/bench-sandbox.sh
 
 clean:
 	rm -rf bin

@@ -4,16 +4,14 @@ import (
 	"os"
 	"testing"
 
-	"github.com/docket-engine/docket/engine/patch"
-	"github.com/docket-engine/docket/sandbox"
+	"github.com/docket-engine/docket/engine"
 )
 
+// TestMain lets the test binary serve as the sandbox and patch helper, as
+// the docket binary does.
 func TestMain(m *testing.M) {
-	switch {
-	case sandbox.IsHelper(os.Args):
-		os.Exit(sandbox.HelperMain(os.Args))
-	case patch.IsHelper(os.Args):
-		os.Exit(patch.HelperMain(os.Args))
+	if code, ok := engine.Helper(os.Args); ok {
+		os.Exit(code)
 	}
 	os.Exit(m.Run())
 }
