@@ -64,6 +64,7 @@ type setup struct {
 	runner   engine.Runner
 	approver engine.Approver
 	timeout  time.Duration
+	risk     engine.RiskAssessor
 }
 
 func newFixture(t *testing.T, st setup) *fixture {
@@ -101,7 +102,7 @@ func newFixture(t *testing.T, st setup) *fixture {
 	}
 	f.s, err = engine.Start(engine.Config{
 		SessionID: id, Home: f.home, Cwd: f.ws, Session: sc, Plan: plan,
-		Model: mdl, Approver: appr, Runner: runner, ApprovalTimeout: st.timeout,
+		Model: mdl, Approver: appr, Runner: runner, ApprovalTimeout: st.timeout, Risk: st.risk,
 		Observer: engine.ObserverFunc(func(n engine.Notice) {
 			f.mu.Lock()
 			f.notices = append(f.notices, n)

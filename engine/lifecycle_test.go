@@ -163,3 +163,35 @@ func TestAGrantForTheSessionSkipsTheNextPromptForTheSameCommandOnly(t *testing.T
 		t.Fatalf("c3 (another command): %q", got)
 	}
 }
+
+// fixedRisk rates every denied command, and remembers what it was shown.
+type fixedRisk struct{ seen []string }
+
+func (r *fixedRisk) Assess(ctx context.Context, callID string, command []string, cwd, output string) events.RiskAssessment {
+	r.seen = append(r.seen, callID+": "+output)
+	return events.RiskAssessment{RiskLevel: "medium", Description: "writes outside the workspace"}
+}
+
+func TestASandboxDenialIsRiskAssessedAndTheRetryPromptShowsIt(t *testing.T) {
+	risk := &fixedRisk{}
+	f := newFixture(t, setup{approval: "on-failure", mode: "workspace-write", answers: []string{engine.DecDenied}, risk: risk,
+		script: shellLine("c1", "echo hi > $OUT/x") + "\n" + done})
+	f.turn("go")
+	if len(risk.seen) != 1 || !strings.Contains(risk.seen[0], "Read-only file system") {
+		t.Fatalf("assessor saw %q", risk.seen)
+	}
+	if len(f.asked) != 1 || f.asked[0].Risk == nil || f.asked[0].Risk.RiskLevel != "medium" {
+		t.Fatalf("retry prompt: %+v", f.asked)
+	}
+	recs, _ := f.j.Call("c1")
+	var journaled bool
+	for _, r := range recs {
+		if r.Kind == events.KindRiskAssessment {
+			b, _ := r.Decode()
+			journaled = b.(*events.RiskAssessment).CallID == "c1"
+		}
+	}
+	if !journaled {
+		t.Fatal("the assessment is not in the journal")
+	}
+}
