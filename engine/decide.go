@@ -50,6 +50,8 @@ type Decider struct {
 	mu    sync.Mutex
 	rules *rules.Set
 	store *approval.Store
+	// project lists rule files that came from the workspace.
+	project map[string]bool
 }
 
 // NewDecider builds the decision logic for a session from its recorded
@@ -72,7 +74,13 @@ func NewDecider(sc events.SessionConfig, cwd string, plan events.SandboxPlan, sr
 	}
 	sp := policy.SandboxPolicy{Mode: mode, WritableRoots: sc.WritableRoots, NetworkAccess: sc.NetworkAccess,
 		ExcludeTmpdirEnvVar: sc.ExcludeTmpdirEnvVar, ExcludeSlashTmp: sc.ExcludeSlashTmp}
-	return &Decider{approval: ap, sandbox: sp, plan: plan, cwd: cwd, amender: amender, rules: set, store: approval.NewStore()}, nil
+	project := map[string]bool{}
+	for _, src := range srcs {
+		if src.Project {
+			project[src.Path] = true
+		}
+	}
+	return &Decider{approval: ap, sandbox: sp, plan: plan, cwd: cwd, amender: amender, rules: set, store: approval.NewStore(), project: project}, nil
 }
 
 // RulesDigest fingerprints the rule sources in force.
@@ -98,7 +106,31 @@ func (d *Decider) ExecRequirement(argv []string, escalated bool, justification s
 	}
 	r := policy.ExecRequirement(policy.ExecInput{Argv: argv, Approval: d.approval, Sandbox: d.sandbox,
 		Rules: d.ruleSet(), SandboxPermissions: perms, Justification: justification})
+	if r.BypassSandbox && d.fromProject(r.Rules) {
+		// A repository can ship .docket/rules; what it allows may skip the
+		// prompt, but only the user's own rules may lift the sandbox.
+		r.BypassSandbox = false
+		r.Reason += " (a project rule: it runs inside the sandbox)"
+	}
 	return fromPolicy(r)
+}
+
+// fromProject reports whether any allow rule behind an evaluation came
+// from a workspace rules file.
+func (d *Decider) fromProject(ev rules.Evaluation) bool {
+	for _, seg := range ev.Segments {
+		for _, m := range seg.Matched {
+			if m.Decision == rules.Allow && d.project[m.File] {
+				return true
+			}
+		}
+	}
+	for _, m := range ev.Matched {
+		if m.Decision == rules.Allow && d.project[m.File] {
+			return true
+		}
+	}
+	return false
 }
 
 // PatchRequirement decides an apply_patch call's requirement from the

@@ -65,6 +65,7 @@ type setup struct {
 	approver engine.Approver
 	timeout  time.Duration
 	risk     engine.RiskAssessor
+	rules    []events.RuleSource
 }
 
 func newFixture(t *testing.T, st setup) *fixture {
@@ -102,7 +103,7 @@ func newFixture(t *testing.T, st setup) *fixture {
 	}
 	f.s, err = engine.Start(engine.Config{
 		SessionID: id, Home: f.home, Cwd: f.ws, Session: sc, Plan: plan,
-		Model: mdl, Approver: appr, Runner: runner, ApprovalTimeout: st.timeout, Risk: st.risk,
+		Model: mdl, Approver: appr, Runner: runner, ApprovalTimeout: st.timeout, Risk: st.risk, Rules: st.rules,
 		Observer: engine.ObserverFunc(func(n engine.Notice) {
 			f.mu.Lock()
 			f.notices = append(f.notices, n)

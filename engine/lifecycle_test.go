@@ -195,3 +195,28 @@ func TestASandboxDenialIsRiskAssessedAndTheRetryPromptShowsIt(t *testing.T) {
 		t.Fatal("the assessment is not in the journal")
 	}
 }
+
+func TestOnlyTheUsersOwnAllowRulesLiftTheSandbox(t *testing.T) {
+	rule := `prefix_rule(pattern=["touch"], decision="allow")` + "\n"
+	call := `{"output":[{"type":"function_call","call_id":"c1","name":"shell","arguments":{"command":["touch","a.txt"]}}]}`
+	for _, tc := range []struct {
+		name    string
+		project bool
+		want    string
+	}{
+		{"user rule", false, "run_unsandboxed:rule_allow finish:completed"},
+		{"project rule", true, "run_sandboxed:rule_allow finish:completed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, setup{approval: "untrusted", mode: "workspace-write", script: call + "\n" + done,
+				rules: []events.RuleSource{{Path: "/x/default.rules", Text: rule, Project: tc.project}}})
+			f.turn("go")
+			if got := f.path("c1"); got != tc.want {
+				t.Fatalf("path %q, want %q", got, tc.want)
+			}
+			if len(f.asked) != 0 {
+				t.Fatalf("an allow rule still asked: %+v", f.asked)
+			}
+		})
+	}
+}

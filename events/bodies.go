@@ -16,6 +16,9 @@ type Setting struct {
 type RuleSource struct {
 	Path string `msgpack:"path"`
 	Text string `msgpack:"text"`
+	// Project marks a file from the workspace (<project>/.docket/rules):
+	// its allow rules may skip the prompt but never lift the sandbox.
+	Project bool `msgpack:"project,omitempty"`
 }
 
 // SessionConfig is the decision-relevant configuration of a session.

@@ -34,7 +34,7 @@ func populatedBodies() []any {
 				ApprovalTimeoutSec:    300,
 			},
 			Settings:     []Setting{{Key: "approval_policy", Value: `"on-request"`}, {Key: "model", Value: `"gpt-5-codex"`}},
-			Rules:        []RuleSource{{Path: "/home/dev/.docket/rules/default.rules", Text: "prefix_rule(pattern=[\"git\", \"status\"], decision=\"allow\")\n"}},
+			Rules:        []RuleSource{{Path: "/home/dev/.docket/rules/default.rules", Text: "prefix_rule(pattern=[\"git\", \"status\"], decision=\"allow\")\n", Project: true}},
 			RulesDigest:  "sha256:5f1c0d",
 			Instructions: "Be careful. ünïcödé and \x00 bytes survive.",
 			Plan: SandboxPlan{

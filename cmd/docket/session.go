@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/docket-engine/docket/cmd/docket/approve"
@@ -197,7 +198,12 @@ func loadRules(home, cwd string) ([]events.RuleSource, error) {
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: err}
 	}
-	return set.Sources(), nil
+	srcs := set.Sources()
+	userRules := filepath.Join(home, "rules") + string(filepath.Separator)
+	for i := range srcs {
+		srcs[i].Project = !strings.HasPrefix(srcs[i].Path, userRules)
+	}
+	return srcs, nil
 }
 
 func sessionPlan(sc events.SessionConfig, cwd string) (events.SandboxPlan, error) {
