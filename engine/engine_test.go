@@ -208,3 +208,16 @@ func TestParallelCallsReturnInCallOrder(t *testing.T) {
 		t.Fatalf("outputs in order %v, want a,b", order)
 	}
 }
+
+func TestADeclinedRetryStillShowsTheModelTheSandboxedRun(t *testing.T) {
+	f := newFixture(t, setup{approval: "on-failure", mode: "workspace-write", answers: []string{engine.DecDenied},
+		script: shellLine("c1", "echo partial; echo hi > $OUT/x") + "\n" + done})
+	f.turn("go")
+	out := outputOf(f, "c1")
+	if !strings.Contains(out, "partial") || !strings.Contains(out, "Read-only file system") || !strings.Contains(out, "not run again without the sandbox") {
+		t.Fatalf("model told %q", out)
+	}
+	if got := f.path("c1"); got != "run_sandboxed:policy_skip sandbox_denied:sandbox_denial ask:sandbox_denial deny:user_denied finish:user_denied" {
+		t.Fatalf("path %q", got)
+	}
+}

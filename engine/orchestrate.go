@@ -43,6 +43,9 @@ type callRun struct {
 	asked map[string]bool // phases the user approved
 	risk  *events.RiskAssessment
 	idx   int // position in the response, for the approval gate
+	// denied is the sandboxed outcome a retry prompt is about, so a
+	// declined retry still tells the model what the sandboxed run did.
+	denied *events.ExecOutcome
 }
 
 func (cr *callRun) fire(ctx context.Context, ev states.Event, cause states.Cause, reason string) error {
@@ -293,6 +296,7 @@ func (t *turn) retry(ctx context.Context, cr *callRun, denied events.ExecOutcome
 	if cr.asked[events.PhaseInitial] {
 		return t.run(ctx, cr, 2, events.SandboxPlan{Mode: "none"}, states.CauseAlreadyApproved, "the user approved this call already; running it again without the sandbox")
 	}
+	cr.denied = &denied
 	cr.risk = s.assessRisk(ctx, cr, denied)
 	reason := "command failed; retry without sandbox?"
 	if err := cr.fire(ctx, states.Ask, states.CauseSandboxDenial, reason); err != nil {
@@ -321,6 +325,10 @@ func (t *turn) deny(ctx context.Context, cr *callRun, cause states.Cause, reason
 	}
 	if err := cr.fire(ctx, states.Finish, cause, reason); err != nil {
 		return callResult{call: cr.call}, err
+	}
+	if cr.denied != nil {
+		text, _ := cr.plan.Shape(*cr.denied)
+		return t.output(cr, text+"\nIt was not run again without the sandbox: "+reason, false, StatusFailed, cr.denied.ExitCode, cr.denied.Output)
 	}
 	return t.output(cr, "Not run: "+reason, false, status, -1, "")
 }
