@@ -27,3 +27,21 @@ func BenchmarkIsDangerousTenCommandScript(b *testing.B) {
 		}
 	}
 }
+
+// What policy asks of one call: both verdicts, every segment's verdicts and
+// the literal commands, from one parse.
+func BenchmarkAnalyzeEveryQuestionTenCommandScript(b *testing.B) {
+	argv := []string{"bash", "-lc", tenCommandScript}
+	b.ReportAllocs()
+	for b.Loop() {
+		s := Analyze(argv)
+		if !s.KnownSafe() || s.Dangerous() || len(s.LiteralCommands()) != 10 {
+			b.Fatal("script must be known-safe, not dangerous, with 10 literal commands")
+		}
+		for i := range 10 {
+			if !s.Segment(i).KnownSafe() || s.Segment(i).Dangerous() {
+				b.Fatalf("segment %d must be known-safe and not dangerous", i)
+			}
+		}
+	}
+}

@@ -9,15 +9,7 @@ import (
 // `rm --force`, any short-flag cluster with f), directly, through a wrapper
 // such as sudo, or anywhere in a shell script.
 func IsDangerous(argv []string) bool {
-	if dangerousExec(argv) {
-		return true
-	}
-	for _, c := range LiteralCommands(argv) {
-		if dangerousExec(c) {
-			return true
-		}
-	}
-	return false
+	return Analyze(argv).Dangerous()
 }
 
 func dangerousExec(argv []string) bool {

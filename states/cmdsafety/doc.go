@@ -2,6 +2,10 @@
 // scripts into plain commands, recognises the known-safe read-only commands of
 // DESIGN.md section 3.2, and flags dangerous ones (forced rm).
 //
+// Analyze returns a Script that answers every question from one parse; the
+// package functions (Commands, IsKnownSafe, ...) each analyse anew, so a
+// caller asking several questions of one argv should use a Script.
+//
 // Choices made where the specification is silent:
 //
 //   - A script is "plain" only if mvdan.cc/sh parses it into simple commands of

@@ -34,7 +34,17 @@ func FuzzScript(f *testing.F) {
 				t.Fatalf("IsKnownSafe(%q) = true but the script is not plain", argv)
 			}
 			IsDangerous(argv)
-			LiteralCommands(argv)
+			checkLiteralAgainstWalk(t, argv)
+			a := Analyze(argv)
+			a.Dangerous()
+			if a.KnownSafe() != safe {
+				t.Fatalf("Analyze(%q).KnownSafe() after Dangerous() = %v; IsKnownSafe = %v", argv, !safe, safe)
+			}
+			segs, _ := a.Segments()
+			for i := range segs {
+				a.Segment(i).KnownSafe()
+				a.Segment(i).Dangerous()
+			}
 		}
 	})
 }

@@ -8,25 +8,7 @@ import (
 // IsKnownSafe reports whether argv only reads: a known-safe command, or a
 // shell wrapper whose script is plain and made only of known-safe commands.
 func IsKnownSafe(argv []string) bool {
-	if len(argv) == 0 || hasShellMeta(argv) {
-		return false
-	}
-	if isSafeExec(argv) {
-		return true
-	}
-	if _, _, isShell := ShellScript(argv); !isShell {
-		return false
-	}
-	cmds, ok := Commands(argv)
-	if !ok {
-		return false
-	}
-	for _, c := range cmds {
-		if hasShellMeta(c) || !isSafeExec(c) {
-			return false
-		}
-	}
-	return true
+	return Analyze(argv).KnownSafe()
 }
 
 // hasShellMeta reports whether any word contains a character sequence that a

@@ -27,33 +27,13 @@ func ShellScript(argv []string) (shell, script string, ok bool) {
 // false when the script is empty or contains anything dynamic (see the package
 // documentation); the caller must then treat argv as one opaque command.
 func Commands(argv []string) ([][]string, bool) {
-	if len(argv) == 0 {
-		return nil, false
-	}
-	shell, script, isShell := ShellScript(argv)
-	if !isShell {
-		return [][]string{argv}, true
-	}
-	f, err := parse(shell, script)
-	if err != nil {
-		return nil, false
-	}
-	var out [][]string
-	for _, st := range f.Stmts {
-		if !plainStmt(st, &out) {
-			return nil, false
-		}
-	}
-	return out, len(out) > 0
+	return Analyze(argv).Commands()
 }
 
 // Segments is Commands with the fallback applied: a dynamic script is one
 // opaque command, the argv itself.
 func Segments(argv []string) (segments [][]string, plain bool) {
-	if cmds, ok := Commands(argv); ok {
-		return cmds, true
-	}
-	return [][]string{argv}, false
+	return Analyze(argv).Segments()
 }
 
 // LiteralCommands returns, for a shell wrapper whose script parses, every
@@ -62,40 +42,13 @@ func Segments(argv []string) (segments [][]string, plain bool) {
 // first non-literal word. It is used to find forced rm and prompt/forbidden
 // rules in scripts too dynamic to split. A non-wrapper argv yields nil.
 func LiteralCommands(argv []string) [][]string {
-	shell, script, ok := ShellScript(argv)
-	if !ok {
-		return nil
-	}
-	f, err := parse(shell, script)
-	if err != nil {
-		return nil
-	}
-	var out [][]string
-	syntax.Walk(f, func(n syntax.Node) bool {
-		call, ok := n.(*syntax.CallExpr)
-		if !ok || len(call.Args) == 0 {
-			return true
-		}
-		var words []string
-		for _, w := range call.Args {
-			s, ok := literalWord(w)
-			if !ok {
-				break
-			}
-			words = append(words, s)
-		}
-		if len(words) > 0 {
-			out = append(out, words)
-		}
-		return true
-	})
-	return out
+	return Analyze(argv).LiteralCommands()
 }
 
 // parsers reuse mvdan.cc/sh parsers, one pool per dialect: a new parser
-// allocates about 17 KiB, and every call's script is parsed several times
-// (safety, danger, rules). A pool holds no state a caller can observe; a
-// parser resets itself at the start of every Parse.
+// allocates about 17 KiB, and every call analyses at least one script. A
+// pool holds no state a caller can observe; a parser resets itself at the
+// start of every Parse.
 var parsers = [...]sync.Pool{
 	{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }},
 	{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangPOSIX)) }},
@@ -112,7 +65,23 @@ func parse(shell, script string) (*syntax.File, error) {
 	}
 	p := pool.Get().(*syntax.Parser)
 	defer pool.Put(p)
+	growStack(len(script))
 	return p.Parse(strings.NewReader(script), "")
+}
+
+// growStack makes room on the goroutine's stack for a parse in one step.
+// The engine decides each call on a goroutine of its own, whose stack starts
+// at 2 KiB; the parser's recursion would grow it by doubling, copying the
+// whole stack at each step, and those copies cost more than the parse itself
+// (BenchmarkExecRequirementDynamicScriptNewGoroutine in package policy). One
+// 8 KiB frame makes the runtime grow it once, to a size the parse fits in;
+// where the stack is already large it costs about 0.1 µs.
+//
+//go:noinline
+func growStack(n int) byte {
+	var frame [8 << 10]byte
+	frame[n%len(frame)] = 1
+	return frame[n/2%len(frame)]
 }
 
 func plainStmt(st *syntax.Stmt, out *[][]string) bool {

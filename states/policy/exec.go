@@ -30,11 +30,13 @@ type ExecInput struct {
 //  5. untrusted → NeedsApproval; on-failure, on-request, never → Skip.
 func ExecRequirement(in ExecInput) Requirement {
 	approval, mode := normalize(in.Approval, in.Sandbox.Mode)
-	ev := in.Rules.Evaluate(in.Argv)
+	// One analysis answers every question below from one parse of the script.
+	sc := cmdsafety.Analyze(in.Argv)
+	ev := in.Rules.EvaluateScript(sc)
 	r := Requirement{
 		Rules:     ev,
-		KnownSafe: cmdsafety.IsKnownSafe(in.Argv),
-		Dangerous: cmdsafety.IsDangerous(in.Argv),
+		KnownSafe: sc.KnownSafe(),
+		Dangerous: sc.Dangerous(),
 	}
 
 	// 1. Rules.
@@ -59,7 +61,7 @@ func ExecRequirement(in ExecInput) Requirement {
 		return r
 	}
 
-	proposal := proposeAmendment(ev)
+	proposal := proposeAmendment(ev, sc)
 
 	// 2. The model asked to run outside the sandbox.
 	if in.SandboxPermissions == RequireEscalated && mode.Restricting() {
@@ -77,13 +79,13 @@ func ExecRequirement(in ExecInput) Requirement {
 	}
 
 	// 3. Known-safe: every command is known-safe or explicitly allowed.
-	if allSafeOrAllowed(ev) {
+	if allSafeOrAllowed(ev, sc) {
 		r.Kind, r.Cause, r.Reason, r.ProposedAmendment = Skip, CauseKnownSafe, "known-safe command", proposal
 		return r
 	}
 
 	// 4. Dangerous.
-	if dangerous(ev) && !(approval == Never && !mode.Restricting()) {
+	if dangerous(ev, sc) && !(approval == Never && !mode.Restricting()) {
 		r.Cause = CauseDangerousCommand
 		reason := "the command forcibly removes files (rm -f)"
 		if approval == Never {
@@ -129,16 +131,17 @@ func ruleReason(what string, m rules.Match) string {
 }
 
 // allSafeOrAllowed reports whether each segment is explicitly allowed or a
-// known-safe plain command.
-func allSafeOrAllowed(ev rules.Evaluation) bool {
+// known-safe plain command. ev is sc's evaluation: its segments are sc's,
+// index for index.
+func allSafeOrAllowed(ev rules.Evaluation, sc *cmdsafety.Script) bool {
 	if len(ev.Segments) == 0 {
 		return false
 	}
-	for _, s := range ev.Segments {
+	for i, s := range ev.Segments {
 		if s.Allowed() {
 			continue
 		}
-		if !ev.Plain || !cmdsafety.IsKnownSafe(s.Command) {
+		if !ev.Plain || !sc.Segment(i).KnownSafe() {
 			return false
 		}
 	}
@@ -146,9 +149,9 @@ func allSafeOrAllowed(ev rules.Evaluation) bool {
 }
 
 // dangerous reports whether a segment no rule matched forcibly removes files.
-func dangerous(ev rules.Evaluation) bool {
-	for _, s := range ev.Segments {
-		if s.Decision == rules.None && cmdsafety.IsDangerous(s.Command) {
+func dangerous(ev rules.Evaluation, sc *cmdsafety.Script) bool {
+	for i, s := range ev.Segments {
+		if s.Decision == rules.None && sc.Segment(i).Dangerous() {
 			return true
 		}
 	}
@@ -158,25 +161,25 @@ func dangerous(ev rules.Evaluation) bool {
 // proposeAmendment picks the first segment no rule allowed that is not
 // known-safe (else the first not allowed) and proposes it, unless the script
 // is dynamic or the prefix over-broad.
-func proposeAmendment(ev rules.Evaluation) []string {
+func proposeAmendment(ev rules.Evaluation, sc *cmdsafety.Script) []string {
 	if !ev.Plain {
 		return nil
 	}
-	var pick []string
-	for _, s := range ev.Segments {
+	pick := -1
+	for i, s := range ev.Segments {
 		if s.Allowed() {
 			continue
 		}
-		if pick == nil {
-			pick = s.Command
+		if pick < 0 {
+			pick = i
 		}
-		if !cmdsafety.IsKnownSafe(s.Command) {
-			pick = s.Command
+		if !sc.Segment(i).KnownSafe() {
+			pick = i
 			break
 		}
 	}
-	if pick == nil {
+	if pick < 0 {
 		return nil
 	}
-	return rules.ProposeAmendment(pick)
+	return rules.ProposeAmendmentScript(sc.Segment(pick))
 }

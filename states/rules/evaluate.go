@@ -70,7 +70,13 @@ func (e Evaluation) Strictest() (Match, bool) {
 // Evaluate matches argv against the set (a nil set matches nothing). Shell
 // scripts are evaluated per command as the package documentation describes.
 func (s *Set) Evaluate(argv []string) Evaluation {
-	segs, plain := cmdsafety.Segments(argv)
+	return s.EvaluateScript(cmdsafety.Analyze(argv))
+}
+
+// EvaluateScript is Evaluate on an analysed argv, so that a caller asking
+// other questions of the same script parses it only once.
+func (s *Set) EvaluateScript(sc *cmdsafety.Script) Evaluation {
+	segs, plain := sc.Segments()
 	ev := Evaluation{Decision: None, Plain: plain, Segments: make([]Segment, len(segs))}
 	seen := map[matchKey]bool{}
 	record := func(ms []Match, strictOnly bool) Decision {
@@ -93,11 +99,11 @@ func (s *Set) Evaluate(argv []string) Evaluation {
 		ms := s.matchCommand(cmd)
 		ev.Segments[i] = Segment{Command: slices.Clone(cmd), Matched: ms, Decision: record(ms, false)}
 	}
-	if _, _, isShell := cmdsafety.ShellScript(argv); isShell {
+	if _, _, isShell := sc.ShellScript(); isShell {
 		if plain {
-			record(s.matchCommand(argv), true)
+			record(s.matchCommand(sc.Argv()), true)
 		} else {
-			for _, cmd := range cmdsafety.LiteralCommands(argv) {
+			for _, cmd := range sc.LiteralCommands() {
 				record(s.matchCommand(cmd), true)
 			}
 		}

@@ -13,13 +13,20 @@ import (
 // first command), whole. It returns nil for a dynamic script or when the
 // prefix would be over-broad.
 func ProposeAmendment(argv []string) []string {
-	cmds, ok := cmdsafety.Commands(argv)
+	return ProposeAmendmentScript(cmdsafety.Analyze(argv))
+}
+
+// ProposeAmendmentScript is ProposeAmendment on an analysed argv, so that a
+// caller asking other questions of the same script parses it only once.
+func ProposeAmendmentScript(sc *cmdsafety.Script) []string {
+	cmds, ok := sc.Commands()
 	if !ok || len(cmds) == 0 {
 		return nil
 	}
 	pick := cmds[0]
-	for _, c := range cmds {
-		if !cmdsafety.IsKnownSafe(c) {
+	for i, c := range cmds {
+		// A plain script's commands are its segments, index for index.
+		if !sc.Segment(i).KnownSafe() {
 			pick = c
 			break
 		}
