@@ -61,6 +61,7 @@ type Session struct {
 	observer Observer
 
 	mu       sync.Mutex
+	fsm      *states.Machine
 	machines map[string]*states.Call
 	restored map[string]states.State // states read from the journal; machines are built on first use
 	items    []events.Item
@@ -105,7 +106,8 @@ func build(cfg Config, log Log) (*Session, error) {
 		return nil, err
 	}
 	s := &Session{cfg: cfg, decider: dec, registry: reg, model: cfg.Model, approver: cfg.Approver,
-		runner: cfg.Runner, observer: cfg.Observer, machines: map[string]*states.Call{}, history: map[string]*callHistory{}}
+		runner: cfg.Runner, observer: cfg.Observer, fsm: states.NewMachine(), machines: map[string]*states.Call{},
+		history: map[string]*callHistory{}}
 	s.rec = newRecorder(log, cfg.Clock, s.onRecord, cfg.Faults)
 	s.specs = reg.Specs()
 	base, _ := json.Marshal(struct {
@@ -161,7 +163,7 @@ func (s *Session) machine(id string) *states.Call {
 	if !ok {
 		st = states.WantsApproval
 	}
-	m := states.Restore(id, st, s.sinkFor())
+	m := s.fsm.Restore(id, st, s.sinkFor())
 	s.machines[id] = m
 	return m
 }
