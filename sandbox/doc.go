@@ -40,8 +40,14 @@
 // existing mount point, so the parent creates an empty placeholder
 // directory (mode 0555) that the helper binds read-only; see Placeholders.
 //
+// Command builds the same helper process without running it, for callers
+// that own a long-running process and its stdio (MCP servers over pipes):
+// the returned Process's Layers says, once started, whether the helper
+// confined itself; it picks the namespace setup from the probed
+// capabilities instead of falling back at start.
+//
 // The package also owns process handling (own session and process group,
-// stdin from /dev/null, timeout with SIGTERM then SIGKILL, output capture
+// stdin from /dev/null for Run, timeout with SIGTERM then SIGKILL, output capture
 // with head-and-tail caps streamed to a callback), environment filtering,
 // the denial classifier (Classify), output shaping for the model
 // (ShapeForModel) and the macOS Seatbelt profile text (SeatbeltProfile).

@@ -374,9 +374,14 @@ func buildLeanHelper(t testing.TB) string {
 	return out
 }
 
-// runEscapeSuite runs every case; adjust, when set, changes what Run is
-// told about the machine so that it takes another setup.
+// runEscapeSuite runs every case through Run; adjust, when set, changes
+// what Run is told about the machine so that it takes another setup.
 func runEscapeSuite(t *testing.T, helper string, adjust func(*Capabilities)) {
+	runEscapeSuiteWith(t, helper, adjust, Run)
+}
+
+// runEscapeSuiteWith is runEscapeSuite with the function that runs each attack.
+func runEscapeSuiteWith(t *testing.T, helper string, adjust func(*Capabilities), run func(context.Context, Request) (events.ExecOutcome, error)) {
 	caps := Probe()
 	if caps.LandlockABI < 1 || !caps.Seccomp {
 		t.Fatalf("the escape suite needs Landlock and seccomp: %+v", caps)
@@ -403,7 +408,7 @@ func runEscapeSuite(t *testing.T, helper string, adjust func(*Capabilities)) {
 				if timeout == 0 {
 					timeout = time.Minute
 				}
-				out, err := Run(context.Background(), Request{
+				out, err := run(context.Background(), Request{
 					Argv: argv, Cwd: f.W, Plan: plan, Timeout: timeout,
 					KillGrace: 500 * time.Millisecond, Caps: &caps, HelperPath: helper,
 				})

@@ -26,12 +26,30 @@ func runInit(spec helperSpec, argv, env []string, rep reporter) int {
 	if err != nil {
 		return execFailed(spec.Path, err, rep)
 	}
-	go func() {
-		for s := range sigs {
+	// The reaper may run on any thread; the forwarding must not. go-landlock
+	// restricts each thread on its own, so every thread has a Landlock
+	// domain of its own, and signal scoping (ABI 6+) lets only this locked
+	// thread, whose domain the command inherited, signal the command.
+	exited := make(chan reportLine, 1)
+	go reapUntil(pid, exited)
+	for {
+		select {
+		case s := <-sigs:
 			// From PID 1, kill(-1) reaches every other process in the namespace.
 			_ = syscall.Kill(-1, s.(syscall.Signal))
+		case l := <-exited:
+			rep.send(l)
+			if l.Kind == reportSetupError {
+				return exitSetup
+			}
+			return l.Code
 		}
-	}()
+	}
+}
+
+// reapUntil reaps every child (orphans are reparented to init) until pid
+// ends, then sends how it ended.
+func reapUntil(pid int, exited chan<- reportLine) {
 	for {
 		var ws syscall.WaitStatus
 		wpid, err := syscall.Wait4(-1, &ws, 0, nil)
@@ -39,8 +57,8 @@ func runInit(spec helperSpec, argv, env []string, rep reporter) int {
 			continue
 		}
 		if err != nil {
-			rep.send(reportLine{Kind: reportSetupError, Layer: LayerPIDNS, Error: "wait: " + err.Error()})
-			return exitSetup
+			exited <- reportLine{Kind: reportSetupError, Layer: LayerPIDNS, Error: "wait: " + err.Error()}
+			return
 		}
 		if wpid != pid || !(ws.Exited() || ws.Signaled()) {
 			continue
@@ -50,7 +68,7 @@ func runInit(spec helperSpec, argv, env []string, rep reporter) int {
 			l.Signal = int(ws.Signal())
 			l.Code = 128 + l.Signal
 		}
-		rep.send(l)
-		return l.Code
+		exited <- l
+		return
 	}
 }

@@ -20,27 +20,59 @@ import (
 // ended the run (the outcome then says how far it got).
 func Run(ctx context.Context, req Request) (events.ExecOutcome, error) {
 	var out events.ExecOutcome
-	if len(req.Argv) == 0 {
-		return out, errors.New("sandbox: empty argv")
-	}
 	if err := ctx.Err(); err != nil {
 		return out, fmt.Errorf("sandbox: %w", err)
 	}
+	p, err := prepare(req)
+	if err != nil {
+		var ce *commandError
+		if errors.As(err, &ce) {
+			return commandFailure(req, ce), nil
+		}
+		return out, err
+	}
+	if !p.plan.Sandboxed() {
+		out, err := runProcess(ctx, req, launch{path: p.path, args: req.Argv, env: p.env, dir: p.cwd})
+		var se *startError
+		if errors.As(err, &se) {
+			return commandFailure(req, &commandError{name: req.Argv[0], code: exitCannotRun, err: se.err}), nil
+		}
+		return out, err
+	}
+	return runSandboxed(ctx, req, p)
+}
+
+// prepared is a Request checked and resolved for launching.
+type prepared struct {
+	plan events.SandboxPlan
+	cwd  string   // absolute working directory
+	env  []string // the command's filtered environment
+	path string   // the resolved executable
+}
+
+// prepare normalises the plan, resolves the working directory, filters the
+// environment and looks the command up; a command that cannot be found is
+// a *commandError.
+func prepare(req Request) (prepared, error) {
+	var p prepared
+	if len(req.Argv) == 0 {
+		return p, errors.New("sandbox: empty argv")
+	}
 	plan, err := normalizePlan(req.Plan)
 	if err != nil {
-		return out, err
+		return p, err
 	}
 	cwd := req.Cwd
 	if cwd == "" {
 		if cwd, err = os.Getwd(); err != nil {
-			return out, fmt.Errorf("sandbox: working directory: %w", err)
+			return p, fmt.Errorf("sandbox: working directory: %w", err)
 		}
 	}
 	if cwd, err = filepath.Abs(cwd); err != nil {
-		return out, fmt.Errorf("sandbox: working directory %q: %w", req.Cwd, err)
+		return p, fmt.Errorf("sandbox: working directory %q: %w", req.Cwd, err)
 	}
 	if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
-		return out, fmt.Errorf("sandbox: working directory %q is not a directory", cwd)
+		return p, fmt.Errorf("sandbox: working directory %q is not a directory", cwd)
 	}
 	base := req.Env
 	if base == nil {
@@ -49,21 +81,9 @@ func Run(ctx context.Context, req Request) (events.ExecOutcome, error) {
 	env := commandEnv(base, plan, req.KeepSecretEnv)
 	path, err := lookPath(req.Argv[0], env, cwd)
 	if err != nil {
-		var ce *commandError
-		if errors.As(err, &ce) {
-			return commandFailure(req, ce), nil
-		}
-		return out, err
+		return p, err
 	}
-	if !plan.Sandboxed() {
-		out, err := runProcess(ctx, req, launch{path: path, args: req.Argv, env: env, dir: cwd})
-		var se *startError
-		if errors.As(err, &se) {
-			return commandFailure(req, &commandError{name: req.Argv[0], code: exitCannotRun, err: se.err}), nil
-		}
-		return out, err
-	}
-	return runSandboxed(ctx, req, plan, path, env, cwd)
+	return prepared{plan: plan, cwd: cwd, env: env, path: path}, nil
 }
 
 // commandFailure is the outcome of a command that could not be executed;
@@ -110,50 +130,15 @@ func normalizePlan(p events.SandboxPlan) (events.SandboxPlan, error) {
 
 // runSandboxed starts the helper with the strongest namespace setup the
 // machine allows, falling back to weaker ones only where the plan permits.
-func runSandboxed(ctx context.Context, req Request, plan events.SandboxPlan, path string, env []string, cwd string) (events.ExecOutcome, error) {
+func runSandboxed(ctx context.Context, req Request, p prepared) (events.ExecOutcome, error) {
 	var out events.ExecOutcome
-	caps := req.Caps
-	if caps == nil {
-		c := Probe()
-		caps = &c
-	}
-	if caps.LandlockABI < 1 {
-		return out, &UnavailableError{Missing: []string{"landlock"}, Hint: hintLandlock}
-	}
-	if !caps.Seccomp {
-		return out, &UnavailableError{Missing: []string{LayerSeccomp}, Hint: hintSeccomp}
-	}
-	helper := req.HelperPath
-	if helper == "" {
-		exe, err := DefaultHelperPath()
-		if err != nil {
-			return out, err
-		}
-		helper = exe
-	}
-	filter := caps.seccompFilter(plan.Network)
-	if filter == nil {
-		f, err := buildSeccompFilter(plan.Network)
-		if err != nil {
-			return out, &UnavailableError{Missing: []string{LayerSeccomp}, Hint: hintSeccomp, Err: err}
-		}
-		filter = f
-	}
-	spec := helperSpec{V: specVersion, Mode: plan.Mode, Network: plan.Network, Cwd: cwd, Path: path, Seccomp: filter}
-	if plan.Mode == ModeWorkspaceWrite {
-		for _, r := range plan.WritableRoots {
-			if st, err := os.Stat(r); err == nil && st.IsDir() {
-				spec.Writable = append(spec.Writable, r)
-			}
-		}
-		for _, p := range plan.ReadOnlySubpaths {
-			if underAny(p, spec.Writable) {
-				spec.Protected = append(spec.Protected, p)
-			}
-		}
+	plan, cwd, env := p.plan, p.cwd, p.env
+	caps, helper, spec, err := helperSetup(req, p)
+	if err != nil {
+		return out, err
 	}
 	var lastErr error
-	for _, ns := range namespaceAttempts(*caps, plan.Network) {
+	for _, ns := range namespaceAttempts(caps, plan.Network) {
 		s := spec
 		s.NS = ns
 		if !ns.Mount {
@@ -174,6 +159,54 @@ func runSandboxed(ctx context.Context, req Request, plan events.SandboxPlan, pat
 		return out, err
 	}
 	return out, &UnavailableError{Missing: []string{"sandbox helper"}, Err: lastErr}
+}
+
+// helperSetup checks that the machine can enforce a sandboxed plan and
+// returns its capabilities, the helper binary and the helper spec, without
+// namespaces yet.
+func helperSetup(req Request, p prepared) (Capabilities, string, helperSpec, error) {
+	plan := p.plan
+	caps := req.Caps
+	if caps == nil {
+		c := Probe()
+		caps = &c
+	}
+	if caps.LandlockABI < 1 {
+		return *caps, "", helperSpec{}, &UnavailableError{Missing: []string{"landlock"}, Hint: hintLandlock}
+	}
+	if !caps.Seccomp {
+		return *caps, "", helperSpec{}, &UnavailableError{Missing: []string{LayerSeccomp}, Hint: hintSeccomp}
+	}
+	helper := req.HelperPath
+	if helper == "" {
+		exe, err := DefaultHelperPath()
+		if err != nil {
+			return *caps, "", helperSpec{}, err
+		}
+		helper = exe
+	}
+	filter := caps.seccompFilter(plan.Network)
+	if filter == nil {
+		f, err := buildSeccompFilter(plan.Network)
+		if err != nil {
+			return *caps, "", helperSpec{}, &UnavailableError{Missing: []string{LayerSeccomp}, Hint: hintSeccomp, Err: err}
+		}
+		filter = f
+	}
+	spec := helperSpec{V: specVersion, Mode: plan.Mode, Network: plan.Network, Cwd: p.cwd, Path: p.path, Seccomp: filter}
+	if plan.Mode == ModeWorkspaceWrite {
+		for _, r := range plan.WritableRoots {
+			if st, err := os.Stat(r); err == nil && st.IsDir() {
+				spec.Writable = append(spec.Writable, r)
+			}
+		}
+		for _, p := range plan.ReadOnlySubpaths {
+			if underAny(p, spec.Writable) {
+				spec.Protected = append(spec.Protected, p)
+			}
+		}
+	}
+	return *caps, helper, spec, nil
 }
 
 // namespaceAttempts lists namespace setups from strongest to weakest. Root
@@ -200,29 +233,11 @@ func (e *retryableError) Unwrap() error { return e.err }
 // launchHelper runs the helper once with the given spec.
 func launchHelper(ctx context.Context, req Request, helper string, spec helperSpec, env []string) (events.ExecOutcome, error) {
 	var out events.ExecOutcome
-	if len(spec.Protected) > 0 {
-		var keep []string
-		var err error
-		if req.Placeholders != nil {
-			keep, err = req.Placeholders.hold(spec.Protected, spec.Writable)
-		} else {
-			var release func()
-			keep, release, err = holdProtected(spec.Protected, spec.Writable)
-			if err == nil {
-				defer release()
-			}
-		}
-		if err != nil {
-			return out, fmt.Errorf("sandbox: %w", err)
-		}
-		// A fresh slice: the caller retries with the original list.
-		spec.Protected = nil
-		for _, p := range keep {
-			if underAny(p, spec.Writable) && !contains(spec.Protected, p) {
-				spec.Protected = append(spec.Protected, p)
-			}
-		}
+	spec, release, err := holdPlaceholders(req, spec)
+	if err != nil {
+		return out, err
 	}
+	defer release()
 	helperEnv, loader := splitLoaderEnv(env)
 	spec.LoaderEnv = loader
 	args, err := helperArgs(helper, spec, req.Argv)
@@ -283,6 +298,34 @@ func launchHelper(ctx context.Context, req Request, helper string, spec helperSp
 		return out, fmt.Errorf("sandbox: %s", out.SandboxError)
 	}
 	return out, err
+}
+
+// holdPlaceholders makes placeholders for the spec's missing protected
+// paths and returns the spec binding what could be held, plus the release to
+// call once the sandbox has exited (a no-op when req.Placeholders keeps them).
+func holdPlaceholders(req Request, spec helperSpec) (helperSpec, func(), error) {
+	release := func() {}
+	if len(spec.Protected) == 0 {
+		return spec, release, nil
+	}
+	var keep []string
+	var err error
+	if req.Placeholders != nil {
+		keep, err = req.Placeholders.hold(spec.Protected, spec.Writable)
+	} else {
+		keep, release, err = holdProtected(spec.Protected, spec.Writable)
+	}
+	if err != nil {
+		return spec, func() {}, fmt.Errorf("sandbox: %w", err)
+	}
+	// A fresh slice: the caller retries with the original list.
+	spec.Protected = nil
+	for _, p := range keep {
+		if underAny(p, spec.Writable) && !contains(spec.Protected, p) {
+			spec.Protected = append(spec.Protected, p)
+		}
+	}
+	return spec, release, nil
 }
 
 // cloneAttrs turns a namespace setup into clone flags and id maps.

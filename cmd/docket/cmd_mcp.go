@@ -22,7 +22,7 @@ func newMCPCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			mgr, err := mcp.NewManager(mcpServers(cfg), mcp.Options{Dir: cwd})
+			mgr, err := mcp.NewManager(mcpServers(cfg), mcpOptions(cfg, cwd))
 			if err != nil {
 				return usageErrorf("mcp_servers: %v", err)
 			}

@@ -83,7 +83,7 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd, decisions string
 	runner := &engine.ProcessRunner{HelperPath: helper, DocketPath: exe, Caps: &caps}
 	tools := []engine.Tool{engine.ShellTool{}, engine.ApplyPatchTool{}}
 	if len(cfg.MCPServers) > 0 {
-		mgr, err := mcp.NewManager(mcpServers(cfg), mcp.Options{})
+		mgr, err := mcp.NewManager(mcpServers(cfg), mcpOptions(cfg, cwd))
 		if err != nil {
 			return nil, usageErrorf("mcp_servers: %v", err)
 		}
@@ -287,4 +287,15 @@ func faultsFromEnv() engine.Faults {
 		return nil
 	}
 	return set
+}
+
+// mcpOptions starts MCP servers in the workspace; a server with
+// sandbox = true runs under a workspace-write plan for its cwd with the
+// network off (writable roots: the cwd and /tmp; .git, .docket and .agents
+// read-only).
+func mcpOptions(cfg *config.Config, cwd string) mcp.Options {
+	return mcp.Options{Dir: cwd, SandboxPlan: func(server, dir string) (events.SandboxPlan, error) {
+		sp := policy.SandboxPolicy{Mode: policy.WorkspaceWrite}
+		return policy.SandboxPlan(sp, dir, cfg.Tmpdir, cfg.Sandbox.RequireProtectedPaths), nil
+	}}
 }

@@ -45,8 +45,9 @@ type ServerConfig struct {
 	SupportsParallelToolCalls bool `toml:"supports_parallel_tool_calls" json:"supports_parallel_tool_calls,omitempty"`
 	// Approval is "always", "never" or "auto" (the default).
 	Approval string `toml:"approval" json:"approval,omitempty"`
-	// Sandbox asks to start the server itself under the Linux sandbox; not
-	// yet supported, so a server that sets it fails to start.
+	// Sandbox starts the server itself under the Linux sandbox, with the
+	// plan Options.SandboxPlan gives; when that cannot be had the server
+	// fails to start rather than run unconfined.
 	Sandbox bool `toml:"sandbox" json:"sandbox,omitempty"`
 	// Enabled = false keeps the server configured but never started (default true).
 	Enabled *bool `toml:"enabled" json:"enabled,omitempty"`

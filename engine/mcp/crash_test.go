@@ -173,7 +173,7 @@ func TestStartFailuresAreReportedPerServer(t *testing.T) {
 		"exits":   "exit status 2",
 		"hangs":   "startup_timeout_sec (500ms)",
 		"missing": "no such file or directory",
-		"boxed":   ErrSandboxUnsupported.Error(),
+		"boxed":   "gave no sandbox plan",
 	}
 	if len(failed) != len(wantErr) {
 		t.Errorf("failed servers = %v; want exactly %v", failed, wantErr)

@@ -28,9 +28,10 @@ var (
 	ErrProtocol = errors.New("MCP server returned an error")
 	// ErrClosed: the Manager was closed.
 	ErrClosed = errors.New("MCP manager closed")
-	// ErrSandboxUnsupported: sandbox = true is configured but starting
-	// servers under the sandbox is not implemented yet.
-	ErrSandboxUnsupported = errors.New("starting MCP servers under the sandbox is not supported yet")
+	// ErrSandboxUnavailable: sandbox = true is configured but the server
+	// cannot be started under the sandbox (no plan, a layer the machine
+	// lacks, a helper that failed to confine itself); it is not started.
+	ErrSandboxUnavailable = errors.New("cannot start the MCP server under the sandbox")
 )
 
 // CallError is the error of a tool call that produced no result: it names

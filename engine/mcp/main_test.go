@@ -9,10 +9,16 @@ import (
 	"time"
 
 	"github.com/docket-engine/docket/engine/mcp/mcptest"
+	"github.com/docket-engine/docket/sandbox"
 )
 
 func TestMain(m *testing.M) {
-	// The test binary doubles as the crash-on-demand test server.
+	// The test binary doubles as the sandbox helper (checked first: the
+	// helper carries the server's environment) and as the crash-on-demand
+	// test server.
+	if sandbox.IsHelper(os.Args) {
+		os.Exit(sandbox.HelperMain(os.Args))
+	}
 	mcptest.RunIfServer()
 	os.Exit(m.Run())
 }

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/docket-engine/docket/sandbox"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -43,6 +44,12 @@ type Options struct {
 	TerminateGrace time.Duration
 	// Logger receives the SDK's client logs; nil discards them.
 	Logger *slog.Logger
+	// SandboxPlan gives the plan of each server with sandbox = true; nil
+	// makes such servers fail to start.
+	SandboxPlan SandboxPlanFunc
+	// SandboxHelper is the sandbox helper binary; "" means
+	// sandbox.DefaultHelperPath().
+	SandboxHelper string
 }
 
 // Manager owns the configured MCP servers: it starts them, registers their
@@ -55,6 +62,8 @@ type Manager struct {
 	client  *sdk.Client
 	servers map[string]*server
 	names   []string // sorted server names
+	// prober probes the sandbox once, for the servers with sandbox = true.
+	prober sandbox.Prober
 
 	// closing is cancelled by Close so that calls in flight end.
 	closing context.Context

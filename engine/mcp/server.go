@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/docket-engine/docket/sandbox"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -39,6 +40,10 @@ type generation struct {
 	sess   *sdk.ClientSession
 	cmd    *exec.Cmd
 	stderr *tail
+	// proc is the sandboxed process behind cmd, nil without sandbox = true;
+	// layers are the sandbox layers its helper reported.
+	proc   *sandbox.Process
+	layers []string
 	// done is closed once the connection has ended, the process has been
 	// reaped and the server's state updated; exit is set before that.
 	done chan struct{}
@@ -117,18 +122,25 @@ func (s *server) start(ctx context.Context) error {
 // lists the tools, all within startup_timeout_sec. On error the process is
 // gone, except that a returned generation must still be reaped.
 func (s *server) spawn(ctx context.Context, list bool) (*generation, []*sdk.Tool, error) {
-	if s.cfg.Sandbox {
-		return nil, nil, ErrSandboxUnsupported
-	}
 	l, err := s.cfg.resolve(s.name, s.m.environ, s.m.opts.Dir)
 	if err != nil {
 		return nil, nil, err
 	}
-	cmd := exec.Command(l.command, l.args...)
-	cmd.Env, cmd.Dir = l.env, l.dir
-	// Own process group: Close can then reap helpers a server spawned (npx
-	// starts node), and a terminal's ^C reaches Docket, not the servers.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var cmd *exec.Cmd
+	var proc *sandbox.Process
+	if s.cfg.Sandbox {
+		// The helper runs in its own session, hence its own process group.
+		if proc, err = s.sandboxed(l); err != nil {
+			return nil, nil, err
+		}
+		cmd = proc.Cmd
+	} else {
+		cmd = exec.Command(l.command, l.args...)
+		cmd.Env, cmd.Dir = l.env, l.dir
+		// Own process group: Close can then reap helpers a server spawned (npx
+		// starts node), and a terminal's ^C reaches Docket, not the servers.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	}
 	// A grandchild holding stderr open must not keep Wait from returning.
 	cmd.WaitDelay = s.m.opts.TerminateGrace
 	stderr := newTail(s.name, s.m.stderr)
@@ -136,15 +148,27 @@ func (s *server) spawn(ctx context.Context, list bool) (*generation, []*sdk.Tool
 
 	sctx, cancel := context.WithTimeout(ctx, s.cfg.StartupTimeout())
 	defer cancel()
-	tr := &sdk.CommandTransport{Command: cmd, TerminateDuration: s.m.opts.TerminateGrace}
+	ct := &sdk.CommandTransport{Command: cmd, TerminateDuration: s.m.opts.TerminateGrace}
+	var tr sdk.Transport = ct
+	var boxed *sandboxTransport
+	if proc != nil {
+		boxed = &sandboxTransport{inner: ct, proc: proc}
+		tr = boxed
+	}
 	sess, err := s.m.client.Connect(sctx, tr, nil)
 	if err != nil {
 		// The SDK closed the session on a failed handshake; the group may
 		// still hold helpers.
 		killGroup(cmd)
+		if proc != nil {
+			proc.Release()
+		}
 		return nil, nil, s.startError(sctx, cmd, stderr, fmt.Errorf("initialize: %w", err))
 	}
-	g := &generation{sess: sess, cmd: cmd, stderr: stderr, done: make(chan struct{})}
+	g := &generation{sess: sess, cmd: cmd, stderr: stderr, done: make(chan struct{}), proc: proc}
+	if boxed != nil {
+		g.layers = boxed.layers
+	}
 	if !list {
 		return g, nil, nil
 	}
@@ -197,6 +221,9 @@ func reap(g *generation) {
 	_ = g.sess.Wait()
 	_ = g.sess.Close()
 	killGroup(g.cmd)
+	if g.proc != nil {
+		g.proc.Release()
+	}
 	g.exit = exitError(g.cmd, g.stderr)
 }
 

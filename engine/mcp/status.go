@@ -21,6 +21,9 @@ type ServerStatus struct {
 	Tools []string `json:"tools"`
 	// Restarts counts restarts after the server exited.
 	Restarts int `json:"restarts,omitempty"`
+	// Layers are the sandbox layers the running process is confined by
+	// (sandbox = true); empty when it runs unsandboxed or is not running.
+	Layers []string `json:"layers,omitempty"`
 }
 
 // List starts the servers if Start has not been called yet, and returns
@@ -50,6 +53,9 @@ func (m *Manager) Status() []ServerStatus {
 			Tools:    byServer[name],
 			Restarts: s.restarts,
 		}
+		if s.live != nil {
+			st.Layers = s.live.layers
+		}
 		if s.err != nil && s.state != StateRunning {
 			st.Error = s.err.Error()
 		}
@@ -64,7 +70,7 @@ func (m *Manager) Status() []ServerStatus {
 
 // RenderList writes statuses for `docket mcp list`: with asJSON one JSON
 // object {"servers": [...]}, otherwise a table of server, state and tool
-// count followed by each server's tool names or error.
+// count followed by each server's error, sandbox layers and tool names.
 func RenderList(w io.Writer, statuses []ServerStatus, asJSON bool) error {
 	if statuses == nil {
 		statuses = []ServerStatus{}
@@ -91,12 +97,15 @@ func RenderList(w io.Writer, statuses []ServerStatus, asJSON bool) error {
 	}
 	_ = tw.Flush()
 	for _, s := range statuses {
-		if s.Error == "" && len(s.Tools) == 0 {
+		if s.Error == "" && len(s.Tools) == 0 && len(s.Layers) == 0 {
 			continue
 		}
 		fmt.Fprintf(&b, "\n%s:\n", s.Name)
 		if s.Error != "" {
 			fmt.Fprintf(&b, "  error: %s\n", s.Error)
+		}
+		if len(s.Layers) > 0 {
+			fmt.Fprintf(&b, "  sandbox: %s\n", strings.Join(s.Layers, ", "))
 		}
 		for _, t := range s.Tools {
 			fmt.Fprintf(&b, "  %s\n", t)

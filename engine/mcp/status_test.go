@@ -36,6 +36,8 @@ func sampleStatuses() []ServerStatus {
 			Error: `initialize: exec: "nope": executable file not found in $PATH`},
 		{Name: "everything", State: StateRunning, Command: []string{"npx", "-y", "@modelcontextprotocol/server-everything"},
 			Tools: []string{"mcp__everything__echo", "mcp__everything__get_sum"}},
+		{Name: "fs", State: StateRunning, Command: []string{"mcp-server-filesystem", "/"}, Tools: []string{"mcp__fs__write_file"},
+			Layers: []string{"landlock:v7", "seccomp", "caps", "mountns", "pidns", "netns"}},
 		{Name: "off", State: StateDisabled, Command: []string{"srv"}, Tools: []string{}},
 	}
 }

@@ -58,3 +58,15 @@ func TestMCPListAndAnMCPCallThroughExec(t *testing.T) {
 		t.Fatalf("audit: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+func TestASandboxedMCPServerStartsWithItsLayersShown(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	cfg := fmt.Sprintf("[mcp_servers.boxed]\ncommand = %q\nstartup_timeout_sec = 60\nenabled_tools = [\"echo\"]\nsandbox = true\n", mcpBin(t))
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := docket(t, nil, "mcp", "list", "--home", home, "-C", ws)
+	if r.code != 0 || !strings.Contains(r.stdout, "running") || !strings.Contains(r.stdout, "landlock:v") || !strings.Contains(r.stdout, "netns") {
+		t.Fatalf("mcp list: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
