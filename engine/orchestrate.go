@@ -280,7 +280,7 @@ func (t *turn) afterRun(ctx context.Context, cr *callRun, out events.ExecOutcome
 	if out.Denial == nil || !sandbox.Sandboxed() {
 		return t.finish(ctx, cr, out, states.CauseCompleted, summarize(out))
 	}
-	if err := cr.fire(ctx, states.SandboxDenied, states.CauseSandboxDenial, "sandbox denied it: "+out.Denial.Reason); err != nil {
+	if err := cr.fire(ctx, states.SandboxDenied, states.CauseSandboxDenial, denialSentence(out.Denial)); err != nil {
 		return callResult{call: cr.call}, err
 	}
 	return t.retry(ctx, cr, out)
@@ -390,6 +390,26 @@ func trimLines(s string, n int) string {
 	}
 	if len(s) > n {
 		s = s[:n] + "…"
+	}
+	return s
+}
+
+// denialSentence says what the sandbox refused, from the evidence:
+// "sandbox denied it: write_denied (EROFS on /etc/x)".
+func denialSentence(d *events.DenialEvidence) string {
+	var detail []string
+	if d.Errno != "" {
+		detail = append(detail, d.Errno)
+	}
+	if d.Signal != "" {
+		detail = append(detail, d.Signal)
+	}
+	if d.Path != "" {
+		detail = append(detail, "on "+d.Path)
+	}
+	s := "sandbox denied it: " + d.Reason
+	if len(detail) > 0 {
+		s += " (" + strings.Join(detail, " ") + ")"
 	}
 	return s
 }
