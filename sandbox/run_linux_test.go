@@ -168,13 +168,17 @@ func TestOutputIsCappedAndStreamed(t *testing.T) {
 		t.Run(planName, func(t *testing.T) {
 			var mu sync.Mutex
 			streamed := map[string]int{}
-			// About 220 kB of numbered lines on stdout, one line on stderr.
+			// One line on stderr, then about 220 kB of numbered lines on
+			// stdout. Two pipes have no order between them, so stderr goes
+			// first with a gap: it lands in the interleaved output's kept
+			// head, not in the elided middle (it did, under load, when it
+			// came last).
 			wantStdout := len("tail-of-stdout\n")
 			for i := 1; i <= 38894; i++ {
 				wantStdout += len(fmt.Sprint(i)) + 1
 			}
 			out := mustRun(t, Request{
-				Argv: []string{"sh", "-c", "seq 1 38894 >/dev/stdout; echo tail-of-stdout; echo oops >&2"},
+				Argv: []string{"sh", "-c", "echo oops >&2; sleep 0.2; seq 1 38894 >/dev/stdout; echo tail-of-stdout"},
 				Cwd:  w, Plan: plan, OutputCap: 1000,
 				OnOutput: func(stream string, chunk []byte) {
 					mu.Lock()
