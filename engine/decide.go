@@ -232,9 +232,12 @@ func (d *Decider) RetryAllowed(p *Plan) (bool, string) {
 	return false, fmt.Sprintf("under approval policy %s the sandbox's refusal is returned to the model", d.approval)
 }
 
-// Classify says whether a failed sandboxed run was a sandbox denial.
-func (d *Decider) Classify(out events.ExecOutcome, plan events.SandboxPlan) *events.DenialEvidence {
-	return sandbox.Classify(out, plan)
+// Classify says whether a failed sandboxed run was a sandbox denial, with
+// relative paths in error messages read against the call's cwd. The engine
+// classifies (rather than keep what the runner reported) so that a replay
+// with a changed classifier shows the difference.
+func (d *Decider) Classify(out events.ExecOutcome, plan events.SandboxPlan, cwd string) *events.DenialEvidence {
+	return sandbox.ClassifyAt(out, plan, cwd)
 }
 
 // Parsed splits a simple shell script into its commands, for display.

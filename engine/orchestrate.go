@@ -48,6 +48,10 @@ type callRun struct {
 	denied *events.ExecOutcome
 }
 
+func (t *turn) newRun(c Call, idx int) *callRun {
+	return &callRun{t: t, call: c, m: t.s.machine(c.ID), asked: map[string]bool{}, idx: idx}
+}
+
 func (cr *callRun) fire(ctx context.Context, ev states.Event, cause states.Cause, reason string) error {
 	_, err := cr.m.Fire(ctx, ev, cause, reason)
 	return err
@@ -58,7 +62,7 @@ func (cr *callRun) fire(ctx context.Context, ev states.Event, cause states.Cause
 // approval, sandbox selection, write-ahead, run, denial evidence, retry.
 func (t *turn) orchestrate(ctx context.Context, idx int, c Call) (res callResult, err error) {
 	s := t.s
-	cr := &callRun{t: t, call: c, m: s.machine(c.ID), asked: map[string]bool{}, idx: idx}
+	cr := t.newRun(c, idx)
 	defer t.gate.pass(idx)
 	res.call = c
 	if cr.m.Current() != states.WantsApproval {
@@ -267,7 +271,7 @@ func (t *turn) run(ctx context.Context, cr *callRun, attempt int, sandbox events
 	out.CallID, out.Attempt = cr.call.ID, attempt
 	out.Denial = nil
 	if sandbox.Sandboxed() && out.SandboxError == "" {
-		out.Denial = s.decider.Classify(out, sandbox)
+		out.Denial = s.decider.Classify(out, sandbox, start.Cwd)
 	}
 	if _, err := s.rec.append(cr.call.ID, out); err != nil {
 		return callResult{call: cr.call}, err
@@ -380,18 +384,6 @@ func summarize(o events.ExecOutcome) string {
 		return "killed by " + o.Signal
 	}
 	return fmt.Sprintf("exit %d", o.ExitCode)
-}
-
-// trimLines shortens text for a one-line reason.
-func trimLines(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	if len(s) > n {
-		s = s[:n] + "…"
-	}
-	return s
 }
 
 // denialSentence says what the sandbox refused, from the evidence:

@@ -20,6 +20,10 @@ type callHistory struct {
 	lastReason string
 }
 
+func newCallHistory() *callHistory {
+	return &callHistory{approved: map[string]bool{}, outcomes: map[int]events.ExecOutcome{}, started: map[int]events.ExecStarted{}}
+}
+
 // pendingTurn is a turn a resumed session must finish: parked, or cut off
 // by a crash.
 type pendingTurn struct {
@@ -80,7 +84,7 @@ func Restore(cfg Config, log Log, records []events.Record) (*Session, error) {
 	hist := func(id string) *callHistory {
 		h, ok := s.history[id]
 		if !ok {
-			h = &callHistory{approved: map[string]bool{}, outcomes: map[int]events.ExecOutcome{}, started: map[int]events.ExecStarted{}}
+			h = newCallHistory()
 			s.history[id] = h
 		}
 		return h
@@ -196,7 +200,7 @@ func (t *turn) resumeCall(ctx context.Context, cr *callRun) (callResult, error) 
 	s := t.s
 	h := s.history[cr.call.ID]
 	if h == nil {
-		h = &callHistory{approved: map[string]bool{}, outcomes: map[int]events.ExecOutcome{}, started: map[int]events.ExecStarted{}}
+		h = newCallHistory()
 	}
 	for p, ok := range h.approved {
 		cr.asked[p] = ok

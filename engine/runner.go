@@ -61,27 +61,7 @@ func (r *ProcessRunner) Check(ctx context.Context, req RunRequest) error {
 		c := sandbox.Probe()
 		caps = &c
 	}
-	return checkCaps(req.Sandbox, *caps)
-}
-
-// checkCaps fails closed when the machine lacks a layer the plan needs:
-// Landlock and seccomp always, a mount namespace when protected paths are
-// required.
-func checkCaps(plan events.SandboxPlan, caps sandbox.Capabilities) error {
-	var missing []string
-	if caps.LandlockABI == 0 {
-		missing = append(missing, "landlock")
-	}
-	if !caps.Seccomp {
-		missing = append(missing, "seccomp")
-	}
-	if plan.RequireProtectedPaths && len(plan.ReadOnlySubpaths) > 0 && !caps.Namespaces() {
-		missing = append(missing, "mountns")
-	}
-	if len(missing) == 0 {
-		return nil
-	}
-	return &sandbox.UnavailableError{Missing: missing, Hint: "run with --sandbox danger-full-access to go without a sandbox and approve each command yourself"}
+	return caps.Check(req.Sandbox)
 }
 
 // Run executes the call described by its write-ahead record.

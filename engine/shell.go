@@ -10,6 +10,7 @@ import (
 
 	"github.com/docket-engine/docket/engine/model"
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/sandbox"
 )
 
 // DefaultShellTimeoutMs is the shell tool's time limit when the model gives
@@ -157,28 +158,6 @@ func shapeExec(o events.ExecOutcome, max int64) (string, bool) {
 		b.WriteString("Output was truncated at capture.\n")
 	}
 	b.WriteString("Output:\n")
-	b.WriteString(elideMiddle(toValidUTF8(o.Output), int(max)))
+	b.WriteString(sandbox.ShapeForModel(strings.ToValidUTF8(o.Output, "\uFFFD"), int(max)))
 	return b.String(), o.ExitCode == 0 && !o.TimedOut && o.Signal == ""
 }
-
-func toValidUTF8(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
-
-// elideMiddle keeps the head and tail of s within max bytes, on UTF-8
-// boundaries, saying how much was left out.
-func elideMiddle(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	half := max / 2
-	head := s[:half]
-	for len(head) > 0 && !utf8Start(s[len(head)]) {
-		head = head[:len(head)-1]
-	}
-	tailStart := len(s) - half
-	for tailStart < len(s) && !utf8Start(s[tailStart]) {
-		tailStart++
-	}
-	return fmt.Sprintf("%s\n[... %d bytes elided ...]\n%s", head, tailStart-len(head), s[tailStart:])
-}
-
-func utf8Start(b byte) bool { return b&0xC0 != 0x80 }

@@ -245,16 +245,6 @@ func (t *turn) parallel(calls []Call) bool {
 	return true
 }
 
-// abandon ends a call that never started because the turn was aborted
-// first, so the conversation still holds an output for every call.
-func (t *turn) abandon(ctx context.Context, c Call) (callResult, error) {
-	cr := &callRun{t: t, call: c, m: t.s.machine(c.ID), asked: map[string]bool{}}
-	if cr.m.Current().Terminal() {
-		return callResult{call: c, output: "Not run: the turn was aborted"}, nil
-	}
-	return t.deny(context.WithoutCancel(ctx), cr, states.CauseUserAbort, "the turn was aborted before this call ran", StatusDeclined)
-}
-
 // settle orchestrates a call and, when the turn was cancelled or aborted
 // under it, brings the call to done so nothing is left in flight.
 func (t *turn) settle(ctx context.Context, i int, c Call) (callResult, error) {
@@ -262,7 +252,17 @@ func (t *turn) settle(ctx context.Context, i int, c Call) (callResult, error) {
 	if err == nil || ctx.Err() == nil {
 		return r, err
 	}
-	cr := &callRun{t: t, call: c, m: t.s.machine(c.ID), asked: map[string]bool{}}
+	res, serr := t.abandon(ctx, c)
+	if serr != nil {
+		return r, errors.Join(err, serr)
+	}
+	return res, nil
+}
+
+// abandon brings a call of an aborted turn to done from whatever state it
+// is in, so the conversation still holds an output for every call.
+func (t *turn) abandon(ctx context.Context, c Call) (callResult, error) {
+	cr := t.newRun(c, 0)
 	bg := context.WithoutCancel(ctx)
 	switch cr.m.Current() {
 	case states.Done:
@@ -270,8 +270,8 @@ func (t *turn) settle(ctx context.Context, i int, c Call) (callResult, error) {
 	case states.WantsApproval:
 		return t.deny(bg, cr, states.CauseUserAbort, "the turn was aborted before this call ran", StatusDeclined)
 	case states.Denied:
-		if ferr := cr.fire(bg, states.Finish, states.CauseUserAbort, "the turn was aborted"); ferr != nil {
-			return r, errors.Join(err, ferr)
+		if err := cr.fire(bg, states.Finish, states.CauseUserAbort, "the turn was aborted"); err != nil {
+			return callResult{call: c}, err
 		}
 		return t.output(cr, "Not run: the turn was aborted", false, StatusDeclined, -1, "")
 	}

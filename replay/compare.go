@@ -64,7 +64,6 @@ type comparingLog struct {
 	stopAt   uint64 // seq of the session_resumed that ends this segment (0: none)
 	crashed  bool
 	diverged *Divergence
-	nextSeq  uint64
 	compared int
 }
 

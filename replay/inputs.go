@@ -28,7 +28,8 @@ func collect(recs []decoded) *recorded {
 		started: map[string]bool{}, risks: map[string]events.RiskAssessment{}}
 	for _, r := range recs {
 		if r.rec.Kind == events.KindExecStarted {
-			// Only whether it exists matters; the record is not decoded.
+			// Only which attempt started matters (decision records are
+			// otherwise left encoded).
 			in.started[outcomeKey(r.rec.CallID, attemptOf(r.rec))] = true
 			continue
 		}

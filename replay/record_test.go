@@ -62,7 +62,6 @@ type scenario struct {
 	approval  string
 	mode      string
 	script    []string
-	prompts   []string
 	answers   []string
 	crashOn   string   // a command substring at which the first process dies
 	resumes   []string // answers for each resumed process, in order

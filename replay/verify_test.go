@@ -123,14 +123,13 @@ func TestAnEditedDecisionDivergesAtTheRecordItChanges(t *testing.T) {
 
 func TestChangedRulesDivergeAtTheFirstDecisionTheyChange(t *testing.T) {
 	path := "../testdata/journals/apply-patch.docket"
-	recs := readAll(t, path)
 	_, err := replay.VerifyFile(context.Background(), path, replay.Options{Rules: []events.RuleSource{{
 		Path: "test.rules", Text: `prefix_rule(pattern=["bash"], decision="forbidden")` + "\n"}}})
 	if err != nil {
 		t.Fatalf("a rule for commands the session never ran must not diverge: %v", err)
 	}
 	path = "../testdata/journals/parallel.docket"
-	recs = readAll(t, path)
+	recs := readAll(t, path)
 	var want uint64
 	for _, r := range recs {
 		if r.Kind == events.KindTransition && r.CallID == "b" {

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"github.com/docket-engine/docket/events"
 	"sync"
 )
 
@@ -62,6 +63,26 @@ func (c Capabilities) Layers(network bool) []string {
 		}
 	}
 	return l
+}
+
+// Check says whether this machine can enforce plan: Landlock and seccomp
+// for any sandboxed plan, and a mount namespace when the plan requires its
+// protected paths. It is the check Run makes before starting anything, for
+// callers (the engine) that must fail closed before they record a run.
+func (c Capabilities) Check(plan events.SandboxPlan) error {
+	if !plan.Sandboxed() {
+		return nil
+	}
+	if c.LandlockABI < 1 {
+		return &UnavailableError{Missing: []string{"landlock"}, Hint: hintLandlock}
+	}
+	if !c.Seccomp {
+		return &UnavailableError{Missing: []string{LayerSeccomp}, Hint: hintSeccomp}
+	}
+	if plan.RequireProtectedPaths && len(plan.ReadOnlySubpaths) > 0 && !c.Namespaces() {
+		return &UnavailableError{Missing: []string{LayerMountNS}, Hint: hintMountNS}
+	}
+	return nil
 }
 
 // Prober probes once and remembers the answer; the zero value is ready.

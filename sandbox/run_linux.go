@@ -171,11 +171,11 @@ func helperSetup(req Request, p prepared) (Capabilities, string, helperSpec, err
 		c := Probe()
 		caps = &c
 	}
-	if caps.LandlockABI < 1 {
-		return *caps, "", helperSpec{}, &UnavailableError{Missing: []string{"landlock"}, Hint: hintLandlock}
-	}
-	if !caps.Seccomp {
-		return *caps, "", helperSpec{}, &UnavailableError{Missing: []string{LayerSeccomp}, Hint: hintSeccomp}
+	// Protected paths are checked against the namespaces actually had, later.
+	noProtect := plan
+	noProtect.RequireProtectedPaths = false
+	if err := caps.Check(noProtect); err != nil {
+		return *caps, "", helperSpec{}, err
 	}
 	helper := req.HelperPath
 	if helper == "" {

@@ -176,11 +176,11 @@ func TestSessionsReportsAFileThatIsNotAJournal(t *testing.T) {
 
 func TestSessionsWithNoneAndBadUsage(t *testing.T) {
 	home := t.TempDir()
-	code, stdout, stderr := cliRun(t, "sessions", "--home", home, "--json")
+	code, stdout, _ := cliRun(t, "sessions", "--home", home, "--json")
 	if code != exitOK || strings.TrimSpace(stdout) != "[]" {
 		t.Errorf("empty --json: exit %d, %q", code, stdout)
 	}
-	code, stdout, stderr = cliRun(t, "sessions", "--home", home)
+	code, stdout, stderr := cliRun(t, "sessions", "--home", home)
 	if code != exitOK || stdout != "" || !strings.Contains(stderr, "no sessions") {
 		t.Errorf("empty table: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}

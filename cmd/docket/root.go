@@ -167,14 +167,3 @@ func isUsageError(err error) bool {
 	}
 	return false
 }
-
-// notYet is the placeholder for a command whose issue has not landed.
-func notYet(name string) *cobra.Command {
-	return &cobra.Command{
-		Use:   name,
-		Short: name + " (not yet implemented)",
-		RunE: func(c *cobra.Command, args []string) error {
-			return &exitError{code: exitFailed, err: fmt.Errorf("%s: not yet implemented", name)}
-		},
-	}
-}

@@ -33,11 +33,8 @@ const version = "0.1.0"
 // wiring is what a session needs from the command line, built once for
 // exec and for resume.
 type wiring struct {
-	cfg      *config.Config
-	cwd      string
 	engine   engine.Config
 	observer engine.Observer
-	mcp      *mcp.Manager
 	finish   func() error
 }
 
@@ -45,7 +42,7 @@ type wiring struct {
 // rules and the sandbox plan. responsesSeen skips a scripted model past the
 // responses a resumed session already has.
 func wire(ctx context.Context, a *app, cfg *config.Config, cwd, decisions string, jsonOut bool, responsesSeen int) (*wiring, error) {
-	w := &wiring{cfg: cfg, cwd: cwd, finish: func() error { return nil }}
+	w := &wiring{finish: func() error { return nil }}
 	list, err := approve.ParseDecisions(decisions)
 	if err != nil {
 		return nil, usageErrorf("--decisions: %v", err)
@@ -94,7 +91,6 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd, decisions string
 			tools = append(tools, engine.MCPTool{T: t})
 		}
 		runner.MCP = engine.MCPManager{M: mgr}
-		w.mcp = mgr
 		prev := w.finish
 		w.finish = func() error { return errors.Join(mgr.Close(), prev()) }
 	}
