@@ -30,55 +30,76 @@ const (
 	KindTurnEnded         Kind = "turn_ended"
 )
 
-var kindInfo = [...]struct {
+// kindTable is the one list of record kinds: each kind once, with whether
+// it is an input and the Go type of its body. Kinds, Known, IsInput, NewBody
+// and KindOf all read it, so adding a record type is one line here.
+var kindTable = [...]kindEntry{
+	entry[SessionStarted](KindSessionStarted, true),
+	entry[UserTurn](KindUserTurn, true),
+	entry[ModelResponse](KindModelResponse, true),
+	entry[Decision](KindDecision, true),
+	entry[ExecOutcome](KindExecOutcome, true),
+	entry[RiskAssessment](KindRiskAssessment, true),
+	entry[SessionResumed](KindSessionResumed, true),
+	entry[Transition](KindTransition, false),
+	entry[ApprovalRequested](KindApprovalRequested, false),
+	entry[ExecStarted](KindExecStarted, false),
+	entry[ToolOutput](KindToolOutput, false),
+	entry[ModelRequest](KindModelRequest, false),
+	entry[Grant](KindGrant, false),
+	entry[RuleAmended](KindRuleAmended, false),
+	entry[TurnEnded](KindTurnEnded, false),
+}
+
+// kindEntry is one row of kindTable.
+type kindEntry struct {
 	kind  Kind
 	input bool
-}{
-	{KindSessionStarted, true},
-	{KindUserTurn, true},
-	{KindModelResponse, true},
-	{KindDecision, true},
-	{KindExecOutcome, true},
-	{KindRiskAssessment, true},
-	{KindSessionResumed, true},
-	{KindTransition, false},
-	{KindApprovalRequested, false},
-	{KindExecStarted, false},
-	{KindToolOutput, false},
-	{KindModelRequest, false},
-	{KindGrant, false},
-	{KindRuleAmended, false},
-	{KindTurnEnded, false},
+	new   func() any          // a pointer to a zero body
+	is    func(body any) bool // body is a T or a *T
+}
+
+func entry[T any](k Kind, input bool) kindEntry {
+	return kindEntry{kind: k, input: input,
+		new: func() any { return new(T) },
+		is: func(body any) bool {
+			switch body.(type) {
+			case T, *T:
+				return true
+			}
+			return false
+		}}
+}
+
+func lookup(k Kind) (kindEntry, bool) {
+	for _, e := range kindTable {
+		if e.kind == k {
+			return e, true
+		}
+	}
+	return kindEntry{}, false
 }
 
 // Kinds returns every known record kind, inputs first.
 func Kinds() []Kind {
-	out := make([]Kind, len(kindInfo))
-	for i, k := range kindInfo {
-		out[i] = k.kind
+	out := make([]Kind, len(kindTable))
+	for i, e := range kindTable {
+		out[i] = e.kind
 	}
 	return out
 }
 
 // Known reports whether k is a record kind this version understands.
 func (k Kind) Known() bool {
-	for _, i := range kindInfo {
-		if i.kind == k {
-			return true
-		}
-	}
-	return false
+	_, ok := lookup(k)
+	return ok
 }
 
 // IsInput reports whether records of kind k are inputs (recorded and fed
 // back by replay) rather than decisions (recomputed and compared).
 func (k Kind) IsInput() bool {
-	for _, i := range kindInfo {
-		if i.kind == k {
-			return i.input
-		}
-	}
-	return false
+	e, _ := lookup(k)
+	return e.input
 }
 
 // UnknownKindError is returned when a record names a kind this version does
@@ -94,74 +115,19 @@ func (e *UnknownKindError) Error() string {
 
 // NewBody returns a pointer to a zero body for kind k, for decoding.
 func NewBody(k Kind) (any, bool) {
-	switch k {
-	case KindSessionStarted:
-		return &SessionStarted{}, true
-	case KindUserTurn:
-		return &UserTurn{}, true
-	case KindModelResponse:
-		return &ModelResponse{}, true
-	case KindDecision:
-		return &Decision{}, true
-	case KindExecOutcome:
-		return &ExecOutcome{}, true
-	case KindRiskAssessment:
-		return &RiskAssessment{}, true
-	case KindSessionResumed:
-		return &SessionResumed{}, true
-	case KindTransition:
-		return &Transition{}, true
-	case KindApprovalRequested:
-		return &ApprovalRequested{}, true
-	case KindExecStarted:
-		return &ExecStarted{}, true
-	case KindToolOutput:
-		return &ToolOutput{}, true
-	case KindModelRequest:
-		return &ModelRequest{}, true
-	case KindGrant:
-		return &Grant{}, true
-	case KindRuleAmended:
-		return &RuleAmended{}, true
-	case KindTurnEnded:
-		return &TurnEnded{}, true
+	e, ok := lookup(k)
+	if !ok {
+		return nil, false
 	}
-	return nil, false
+	return e.new(), true
 }
 
 // KindOf returns the record kind for a body value (pointer or not).
 func KindOf(body any) (Kind, bool) {
-	switch body.(type) {
-	case SessionStarted, *SessionStarted:
-		return KindSessionStarted, true
-	case UserTurn, *UserTurn:
-		return KindUserTurn, true
-	case ModelResponse, *ModelResponse:
-		return KindModelResponse, true
-	case Decision, *Decision:
-		return KindDecision, true
-	case ExecOutcome, *ExecOutcome:
-		return KindExecOutcome, true
-	case RiskAssessment, *RiskAssessment:
-		return KindRiskAssessment, true
-	case SessionResumed, *SessionResumed:
-		return KindSessionResumed, true
-	case Transition, *Transition:
-		return KindTransition, true
-	case ApprovalRequested, *ApprovalRequested:
-		return KindApprovalRequested, true
-	case ExecStarted, *ExecStarted:
-		return KindExecStarted, true
-	case ToolOutput, *ToolOutput:
-		return KindToolOutput, true
-	case ModelRequest, *ModelRequest:
-		return KindModelRequest, true
-	case Grant, *Grant:
-		return KindGrant, true
-	case RuleAmended, *RuleAmended:
-		return KindRuleAmended, true
-	case TurnEnded, *TurnEnded:
-		return KindTurnEnded, true
+	for _, e := range kindTable {
+		if e.is(body) {
+			return e.kind, true
+		}
 	}
 	return "", false
 }
