@@ -288,7 +288,7 @@ func TestDamagedRecordStopsEach(t *testing.T) {
 	fx := buildJournal(t, t.TempDir(), testID, 60)
 	w := fx.wires[29] // seq 30
 	i := bytes.Index(fx.bytes, w)
-	if i < 0 || bytes.Index(fx.bytes[i+1:], w) >= 0 {
+	if i < 0 || bytes.Contains(fx.bytes[i+1:], w) {
 		t.Fatal("test needs seq 30 stored exactly once")
 	}
 	d := bytes.Clone(fx.bytes)

@@ -104,9 +104,9 @@ func Qualify(refs []ToolRef) (map[ToolRef]string, error) {
 			}
 			moved := false
 			for _, r := range rs {
-				if level[r]+1 < len(hashLens()) {
+				if lens := hashLens(); level[r]+1 < len(lens) {
 					level[r]++
-					names[r] = hashedName(r, hashLens()[level[r]])
+					names[r] = hashedName(r, lens[level[r]])
 					moved = true
 				}
 			}

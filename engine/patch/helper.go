@@ -1,6 +1,7 @@
 package patch
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -33,6 +34,10 @@ func runHelper(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	sum, err := applyText(args[2], args[3], stdin)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
+		var nc *notChangedError
+		if errors.As(err, &nc) {
+			fmt.Fprintln(stderr, "No files were changed.")
+		}
 		return 1
 	}
 	if _, err := io.WriteString(stdout, sum.String()); err != nil {
@@ -64,10 +69,17 @@ func applyText(workdir, patchFile string, stdin io.Reader) (Summary, error) {
 	}
 	r, err := Compute(p, workdir, OSFS{})
 	if err != nil {
-		return Summary{}, fmt.Errorf("%w\nNo files were changed.", err)
+		return Summary{}, &notChangedError{err}
 	}
 	return Apply(r)
 }
+
+// notChangedError is a patch that failed verification before anything was
+// written; the helper tells the model so on a line of its own.
+type notChangedError struct{ err error }
+
+func (e *notChangedError) Error() string { return e.err.Error() }
+func (e *notChangedError) Unwrap() error { return e.err }
 
 func argOr(args []string, i int) string {
 	if i < len(args) {

@@ -118,7 +118,7 @@ func checkLiteralAgainstWalk(t *testing.T, argv []string) {
 
 func TestSegmentAnalysesAreMadeOnceAndTheArgvIsItsOwnSegment(t *testing.T) {
 	nested := Analyze([]string{"bash", "-lc", `sh -c "ls && rm -f y" && pwd`})
-	if nested.Segment(0) != nested.Segment(0) {
+	if first, again := nested.Segment(0), nested.Segment(0); first != again {
 		t.Fatal("Segment(0) analysed twice; want one Script per segment")
 	}
 	if !nested.Segment(0).Dangerous() || nested.Segment(1).Dangerous() {
