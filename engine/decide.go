@@ -55,13 +55,10 @@ type Decider struct {
 }
 
 // NewDecider builds the decision logic for a session from its recorded
-// configuration and rule sources.
+// configuration and rule sources. Empty policies take DESIGN.md's defaults
+// (on-request, read-only).
 func NewDecider(sc events.SessionConfig, cwd string, plan events.SandboxPlan, srcs []events.RuleSource, home string, amender Amender) (*Decider, error) {
-	ap, err := policy.ParseApprovalPolicy(sc.ApprovalPolicy)
-	if err != nil {
-		return nil, err
-	}
-	mode, err := policy.ParseSandboxMode(sc.SandboxMode)
+	ap, sp, err := policy.FromConfig(sc)
 	if err != nil {
 		return nil, err
 	}
@@ -72,8 +69,6 @@ func NewDecider(sc events.SessionConfig, cwd string, plan events.SandboxPlan, sr
 	if amender == nil {
 		amender = FileAmender{Home: home}
 	}
-	sp := policy.SandboxPolicy{Mode: mode, WritableRoots: sc.WritableRoots, NetworkAccess: sc.NetworkAccess,
-		ExcludeTmpdirEnvVar: sc.ExcludeTmpdirEnvVar, ExcludeSlashTmp: sc.ExcludeSlashTmp}
 	project := map[string]bool{}
 	for _, src := range srcs {
 		if src.Project {
@@ -99,58 +94,34 @@ func (d *Decider) ruleSet() *rules.Set {
 }
 
 // ExecRequirement decides a shell command's requirement.
-func (d *Decider) ExecRequirement(argv []string, escalated bool, justification string) Requirement {
+func (d *Decider) ExecRequirement(argv []string, escalated bool, justification string) policy.Requirement {
 	perms := policy.UseDefault
 	if escalated {
 		perms = policy.RequireEscalated
 	}
-	r := policy.ExecRequirement(policy.ExecInput{Argv: argv, Approval: d.approval, Sandbox: d.sandbox,
-		Rules: d.ruleSet(), SandboxPermissions: perms, Justification: justification})
-	if r.BypassSandbox && d.fromProject(r.Rules) {
-		// A repository can ship .docket/rules; what it allows may skip the
-		// prompt, but only the user's own rules may lift the sandbox.
-		r.BypassSandbox = false
-		r.Reason += " (a project rule: it runs inside the sandbox)"
-	}
-	return fromPolicy(r)
-}
-
-// fromProject reports whether any allow rule behind an evaluation came
-// from a workspace rules file.
-func (d *Decider) fromProject(ev rules.Evaluation) bool {
-	for _, seg := range ev.Segments {
-		for _, m := range seg.Matched {
-			if m.Decision == rules.Allow && d.project[m.File] {
-				return true
-			}
-		}
-	}
-	for _, m := range ev.Matched {
-		if m.Decision == rules.Allow && d.project[m.File] {
-			return true
-		}
-	}
-	return false
+	return policy.ExecRequirement(policy.ExecInput{Argv: argv, Approval: d.approval, Sandbox: d.sandbox,
+		Rules: d.ruleSet(), SandboxPermissions: perms, Justification: justification, ProjectRules: d.project})
 }
 
 // PatchRequirement decides an apply_patch call's requirement from the
 // absolute paths it touches.
-func (d *Decider) PatchRequirement(paths []string) Requirement {
-	return fromPolicy(policy.PatchRequirement(paths, d.approval, d.sandbox, d.plan))
+func (d *Decider) PatchRequirement(paths []string) policy.Requirement {
+	return policy.PatchRequirement(paths, d.approval, d.sandbox, d.plan)
+}
+
+// MCPRequirement decides an MCP tool call's requirement from whether the
+// server's settings and the tool's hints ask for approval.
+func (d *Decider) MCPRequirement(needsApproval bool, reason string) policy.Requirement {
+	return policy.MCPRequirement(d.approval, needsApproval, reason)
 }
 
 // DefaultRequirement is the fallback table for tools with no rule of their own.
-func (d *Decider) DefaultRequirement() Requirement {
-	return fromPolicy(policy.DefaultRequirement(d.approval, d.sandbox.Mode))
+func (d *Decider) DefaultRequirement() policy.Requirement {
+	return policy.DefaultRequirement(d.approval, d.sandbox.Mode)
 }
 
 // Approval returns the session's approval policy.
 func (d *Decider) Approval() policy.ApprovalPolicy { return d.approval }
-
-func fromPolicy(r policy.Requirement) Requirement {
-	return Requirement{Kind: r.Kind.String(), BypassSandbox: r.BypassSandbox, Reason: r.Reason,
-		ProposedAmendment: r.ProposedAmendment, Cause: states.Cause(r.Cause)}
-}
 
 // ExecKey is the approval key of a shell command.
 func (d *Decider) ExecKey(argv []string, cwd, perms string) string {
@@ -194,29 +165,17 @@ func (d *Decider) AddAllowRule(pattern []string) {
 	d.rules = d.rules.WithAllowRule(pattern)
 }
 
-// SandboxFor selects the sandbox for a call that may run: none under
-// danger-full-access and external-sandbox, for an allow rule's bypass, for
-// out-of-process tools, or for an escalation the user approved; otherwise
-// the session's plan. The cause says why, for the transition.
-func (d *Decider) SandboxFor(p *Plan, req Requirement, userApproved bool) (events.SandboxPlan, states.Cause) {
-	none := events.SandboxPlan{Mode: "none"}
-	switch {
-	case p.OutOfProcess:
-		return none, states.CauseOutOfProcess
-	case d.sandbox.Mode == policy.DangerFullAccess:
-		return none, states.CauseDangerFullAccess
-	case d.sandbox.Mode == policy.ExternalSandbox:
-		return none, states.CauseExternalSandbox
-	case req.BypassSandbox:
-		return none, states.CauseRuleAllow
-	case userApproved && p.Escalated:
-		return none, states.CauseUserApproved
+// SandboxFor selects the sandbox for a call that may run, by
+// policy.SelectSandbox: approvedBy is the cause of the approval that let it
+// run ("" when nothing was asked). It returns the session's plan or no
+// sandbox, and the cause for the transition.
+func (d *Decider) SandboxFor(p *Plan, approvedBy states.Cause) (events.SandboxPlan, states.Cause) {
+	sel := policy.SelectSandbox(policy.SelectInput{Mode: d.sandbox.Mode, Requirement: p.Requirement,
+		EscalationRequested: p.Escalated, ApprovedBy: approvedBy, OutOfProcess: p.OutOfProcess})
+	if !sel.Sandboxed {
+		return events.SandboxPlan{Mode: "none"}, sel.Cause
 	}
-	cause := req.Cause
-	if cause == "" {
-		cause = states.CausePolicySkip
-	}
-	return d.plan, cause
+	return d.plan, sel.Cause
 }
 
 // RetryAllowed applies the retry rule after a sandbox denial.

@@ -9,7 +9,6 @@ import (
 	"github.com/docket-engine/docket/engine/mcp"
 	"github.com/docket-engine/docket/engine/model"
 	"github.com/docket-engine/docket/events"
-	"github.com/docket-engine/docket/states"
 )
 
 // MCPTool routes calls to one MCP server's tool by its recorded provenance
@@ -52,13 +51,7 @@ func (m MCPTool) Prepare(c Call, env *Env) (*Plan, error) {
 		return nil, errors.New("MCP tool arguments must be a JSON object: " + err.Error())
 	}
 	needs, reason := mcp.Requirement(m.T.Approval, m.T)
-	req := Requirement{Kind: ReqSkip, Cause: states.CauseOutOfProcess, Reason: "MCP tool runs out of process; " + reason}
-	if needs {
-		req = Requirement{Kind: ReqNeedsApproval, Cause: states.CauseNeedsApproval, Reason: reason}
-		if env.Decider.Approval().String() == "never" {
-			req = Requirement{Kind: ReqForbidden, Cause: states.CausePolicyForbidden, Reason: reason + " (approval policy never)"}
-		}
-	}
+	req := env.Decider.MCPRequirement(needs, reason)
 	return &Plan{
 		ApprovalKind: events.ApprovalMCP,
 		Command:      []string{m.T.Qualified},

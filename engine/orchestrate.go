@@ -10,6 +10,7 @@ import (
 
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/states"
+	"github.com/docket-engine/docket/states/policy"
 )
 
 // Review decisions, in CLI spelling.
@@ -82,14 +83,14 @@ func (t *turn) orchestrate(ctx context.Context, idx int, c Call) (res callResult
 	cr.plan = plan
 	req := plan.Requirement
 	switch req.Kind {
-	case ReqForbidden:
+	case policy.Forbidden:
 		return t.deny(ctx, cr, req.Cause, "forbidden: "+req.Reason, StatusDeclined)
-	case ReqSkip:
-		sandbox, cause := s.decider.SandboxFor(plan, req, false)
+	case policy.Skip:
+		sandbox, cause := s.decider.SandboxFor(plan, "")
 		return t.run(ctx, cr, 1, sandbox, cause, skipReason(req))
 	}
 	if s.decider.AllGranted(plan.Keys) {
-		sandbox, _ := s.decider.SandboxFor(plan, req, true)
+		sandbox, _ := s.decider.SandboxFor(plan, states.CauseSessionGrant)
 		return t.run(ctx, cr, 1, sandbox, states.CauseSessionGrant, "approved for this session earlier")
 	}
 	if err := t.gate.wait(ctx, idx); err != nil {
@@ -101,7 +102,7 @@ func (t *turn) orchestrate(ctx context.Context, idx int, c Call) (res callResult
 	return t.askAndRun(ctx, cr, events.PhaseInitial, req.Reason)
 }
 
-func skipReason(req Requirement) string {
+func skipReason(req policy.Requirement) string {
 	if req.Reason != "" {
 		return req.Reason
 	}
@@ -135,7 +136,7 @@ func (t *turn) askAndRun(ctx context.Context, cr *callRun, phase, reason string)
 		if phase == events.PhaseRetry {
 			return t.run(ctx, cr, 2, events.SandboxPlan{Mode: "none"}, cause, "user approved running it without the sandbox")
 		}
-		sandbox, scause := s.decider.SandboxFor(cr.plan, cr.plan.Requirement, true)
+		sandbox, scause := s.decider.SandboxFor(cr.plan, cause)
 		if scause == states.CauseOutOfProcess {
 			cause = scause
 		}

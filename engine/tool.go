@@ -3,7 +3,7 @@ package engine
 import (
 	"github.com/docket-engine/docket/engine/model"
 	"github.com/docket-engine/docket/events"
-	"github.com/docket-engine/docket/states"
+	"github.com/docket-engine/docket/states/policy"
 )
 
 // Tool is a handler the router can dispatch a call to.
@@ -27,22 +27,6 @@ type Env struct {
 	Decider *Decider
 }
 
-// Requirement is the decision logic's verdict on a call.
-type Requirement struct {
-	Kind              string // ReqSkip, ReqNeedsApproval, ReqForbidden
-	BypassSandbox     bool
-	Reason            string
-	ProposedAmendment []string
-	Cause             states.Cause
-}
-
-// Requirement kinds.
-const (
-	ReqSkip          = "skip"
-	ReqNeedsApproval = "needs_approval"
-	ReqForbidden     = "forbidden"
-)
-
 // Plan is a prepared call: what it would do, what approval it needs, and
 // how to shape its outcome for the model.
 type Plan struct {
@@ -52,7 +36,7 @@ type Plan struct {
 	Keys         []string
 	Paths        []string
 	Changes      []FileChange
-	Requirement  Requirement
+	Requirement  policy.Requirement
 	// Escalated: the model asked to run without the sandbox.
 	Escalated bool
 	// OutOfProcess: the tool runs outside Docket's sandbox by nature (MCP).

@@ -69,10 +69,10 @@ type rulesCheckResult struct {
 
 // rulesCheckByPol keeps CLI.md's key order.
 type rulesCheckByPol struct {
-	Untrusted policy.Kind `json:"untrusted"`
-	OnFailure policy.Kind `json:"on-failure"`
-	OnRequest policy.Kind `json:"on-request"`
-	Never     policy.Kind `json:"never"`
+	Untrusted policy.RequirementKind `json:"untrusted"`
+	OnFailure policy.RequirementKind `json:"on-failure"`
+	OnRequest policy.RequirementKind `json:"on-request"`
+	Never     policy.RequirementKind `json:"never"`
 }
 
 func runRulesCheck(a *app, f rulesCheckFlags, args []string) error {
@@ -162,7 +162,7 @@ func printRulesCheck(w io.Writer, res rulesCheckResult) {
 	fmt.Fprintf(w, "requirement under each approval policy (sandbox %s):\n", res.mode)
 	for _, row := range []struct {
 		p policy.ApprovalPolicy
-		k policy.Kind
+		k policy.RequirementKind
 	}{
 		{policy.Untrusted, res.Requirements.Untrusted}, {policy.OnFailure, res.Requirements.OnFailure},
 		{policy.OnRequest, res.Requirements.OnRequest}, {policy.Never, res.Requirements.Never},

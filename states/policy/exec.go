@@ -15,6 +15,10 @@ type ExecInput struct {
 	Rules              *rules.Set // nil: no rules
 	SandboxPermissions SandboxPermissions
 	Justification      string
+	// ProjectRules names the rules files that came from the workspace
+	// (<project>/.docket/rules): their allow rules may skip the prompt but
+	// never lift the sandbox; only the user's own rules may.
+	ProjectRules map[string]bool
 }
 
 // ExecRequirement decides a shell call's requirement by DESIGN.md section 3's
@@ -57,7 +61,13 @@ func ExecRequirement(in ExecInput) Requirement {
 	}
 	if ev.AllAllowed() {
 		m, _ := ev.Strictest()
-		r.Kind, r.Cause, r.BypassSandbox, r.Reason = Skip, CauseRuleAllow, true, ruleReason("allowed by rule", m)
+		r.Kind, r.Cause, r.bypassSandbox, r.Reason = Skip, CauseRuleAllow, true, ruleReason("allowed by rule", m)
+		if allowedByProject(ev, in.ProjectRules) {
+			// A repository can ship .docket/rules; what it allows may skip
+			// the prompt, but only the user's own rules may lift the sandbox.
+			r.bypassSandbox = false
+			r.Reason += " (a project rule: it runs inside the sandbox)"
+		}
 		return r
 	}
 
@@ -120,6 +130,27 @@ func normalize(p ApprovalPolicy, m SandboxMode) (ApprovalPolicy, SandboxMode) {
 		m = ReadOnly
 	}
 	return p, m
+}
+
+// allowedByProject reports whether any allow rule behind an evaluation came
+// from a workspace rules file.
+func allowedByProject(ev rules.Evaluation, project map[string]bool) bool {
+	if len(project) == 0 {
+		return false
+	}
+	for _, seg := range ev.Segments {
+		for _, m := range seg.Matched {
+			if m.Decision == rules.Allow && project[m.File] {
+				return true
+			}
+		}
+	}
+	for _, m := range ev.Matched {
+		if m.Decision == rules.Allow && project[m.File] {
+			return true
+		}
+	}
+	return false
 }
 
 func ruleReason(what string, m rules.Match) string {

@@ -34,7 +34,7 @@ var (
 // S = skip, A = needs_approval, F = forbidden.
 type grid [4]string
 
-func (g grid) at(p, m int) Kind {
+func (g grid) at(p, m int) RequirementKind {
 	switch strings.Fields(g[p])[m] {
 	case "S":
 		return Skip
@@ -94,8 +94,8 @@ func TestShellRequirementMatrix(t *testing.T) {
 				if k.cause != "" && r.Cause != k.cause {
 					t.Errorf("%s under %s/%s: cause %s; want %s", k.name, p, m, r.Cause, k.cause)
 				}
-				if r.BypassSandbox != k.bypass {
-					t.Errorf("%s under %s/%s: bypass %v; want %v", k.name, p, m, r.BypassSandbox, k.bypass)
+				if r.BypassSandbox() != k.bypass {
+					t.Errorf("%s under %s/%s: bypass %v; want %v", k.name, p, m, r.BypassSandbox(), k.bypass)
 				}
 			}
 		}
@@ -107,7 +107,7 @@ func TestShellRequirementCausesAndReasonsNameTheirSource(t *testing.T) {
 	tests := []struct {
 		name   string
 		in     ExecInput
-		kind   Kind
+		kind   RequirementKind
 		cause  Cause
 		reason string
 	}{
@@ -146,8 +146,8 @@ func TestShellRequirementCausesAndReasonsNameTheirSource(t *testing.T) {
 func TestAnAllowRuleOnPartOfAScriptDoesNotBypassTheSandbox(t *testing.T) {
 	set := loadRules(t, matrixRules)
 	r := ExecRequirement(ExecInput{Argv: []string{"bash", "-lc", "make test && cat log"}, Approval: Untrusted, Sandbox: SandboxPolicy{Mode: WorkspaceWrite}, Rules: set})
-	if r.Kind != Skip || r.BypassSandbox || r.Cause != CauseKnownSafe {
-		t.Fatalf("= %s bypass=%v %s; want a sandboxed skip", r.Kind, r.BypassSandbox, r.Cause)
+	if r.Kind != Skip || r.BypassSandbox() || r.Cause != CauseKnownSafe {
+		t.Fatalf("= %s bypass=%v %s; want a sandboxed skip", r.Kind, r.BypassSandbox(), r.Cause)
 	}
 	r = ExecRequirement(ExecInput{Argv: []string{"bash", "-lc", "make test && cargo build"}, Approval: Untrusted, Rules: set})
 	if r.Kind != NeedsApproval || !reflect.DeepEqual(r.ProposedAmendment, []string{"cargo", "build"}) {
@@ -203,6 +203,35 @@ func TestDefaultRequirementTable(t *testing.T) {
 			if got := DefaultRequirement(p, m).Kind; got != want.at(pi, mi) {
 				t.Errorf("DefaultRequirement(%s, %s) = %s; want %s", p, m, got, want.at(pi, mi))
 			}
+		}
+	}
+}
+
+func TestProjectAllowRulesSkipThePromptButKeepTheSandbox(t *testing.T) {
+	set, err := rules.LoadSources([]events.RuleSource{
+		{Path: "/h/rules/default.rules", Text: `prefix_rule(pattern=["make", "test"], decision="allow")`},
+		{Path: "/w/.docket/rules/p.rules", Text: `prefix_rule(pattern=["cargo", "build"], decision="allow")`, Project: true},
+	}, rules.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	project := map[string]bool{"/w/.docket/rules/p.rules": true}
+	tests := []struct {
+		name   string
+		argv   []string
+		bypass bool
+	}{
+		{"the user's allow rule lifts the sandbox", []string{"make", "test"}, true},
+		{"a project allow rule does not", []string{"cargo", "build"}, false},
+		{"a script allowed partly by the project does not", []string{"bash", "-lc", "make test && cargo build"}, false},
+	}
+	for _, tt := range tests {
+		r := ExecRequirement(ExecInput{Argv: tt.argv, Approval: OnRequest, Sandbox: SandboxPolicy{Mode: WorkspaceWrite}, Rules: set, ProjectRules: project})
+		if r.Kind != Skip || r.Cause != CauseRuleAllow || r.BypassSandbox() != tt.bypass {
+			t.Errorf("%s: %s %s bypass=%v; want skip rule_allow bypass=%v", tt.name, r.Kind, r.Cause, r.BypassSandbox(), tt.bypass)
+		}
+		if !tt.bypass && !strings.Contains(r.Reason, "project rule") {
+			t.Errorf("%s: reason %q does not say it is a project rule", tt.name, r.Reason)
 		}
 	}
 }

@@ -137,7 +137,7 @@ func TestPatchRequirement(t *testing.T) {
 		approval ApprovalPolicy
 		sb       SandboxPolicy
 		paths    []string
-		kind     Kind
+		kind     RequirementKind
 		cause    Cause
 	}{
 		{"inside the project", OnRequest, ww, []string{filepath.Join(w.project, "a.go"), filepath.Join(w.project, "new", "b.go")}, Skip, CausePolicySkip},

@@ -5,23 +5,23 @@ import (
 	"github.com/docket-engine/docket/states/rules"
 )
 
-// Kind is the shape of a requirement.
-type Kind string
+// RequirementKind is the shape of a requirement.
+type RequirementKind string
 
 // The requirement kinds, spelled as `rules check` prints them.
 const (
-	Skip          Kind = "skip"
-	NeedsApproval Kind = "needs_approval"
-	Forbidden     Kind = "forbidden"
+	Skip          RequirementKind = "skip"
+	NeedsApproval RequirementKind = "needs_approval"
+	Forbidden     RequirementKind = "forbidden"
 )
 
 // String returns the kind's spelling.
-func (k Kind) String() string { return string(k) }
+func (k RequirementKind) String() string { return string(k) }
 
-// ParseKind parses a requirement kind.
-func ParseKind(s string) (Kind, error) {
+// ParseRequirementKind parses a requirement kind.
+func ParseRequirementKind(s string) (RequirementKind, error) {
 	v, err := parseEnum("requirement", s, []string{"skip", "needs_approval", "forbidden"})
-	return Kind(v), err
+	return RequirementKind(v), err
 }
 
 // Cause is the stable code that says why a decision was taken; the FSM's
@@ -47,13 +47,19 @@ const (
 	CauseUntrustedPolicy      = states.CauseUntrustedPolicy
 	CauseOnRequestPolicy      = states.CauseOnRequestPolicy
 	CauseOutsideWritableRoots = states.CauseOutsideWritableRoots
+	CauseOutOfProcess         = states.CauseOutOfProcess
+	CauseNeedsApproval        = states.CauseNeedsApproval
+	CausePolicyForbidden      = states.CausePolicyForbidden
 )
 
-// Requirement is what a tool call needs before it may run.
+// Requirement is what a tool call needs before it may run. Any package may
+// build one, but only ExecRequirement's allow-rule step can make one that
+// bypasses the sandbox: the flag is unexported.
 type Requirement struct {
-	Kind Kind
-	// BypassSandbox is set on a Skip when every command hit an allow rule.
-	BypassSandbox bool
+	Kind RequirementKind
+	// bypassSandbox is set on a Skip when every command hit an allow rule
+	// from the user's own rules files.
+	bypassSandbox bool
 	// Reason is shown to the user (NeedsApproval) or the model (Forbidden).
 	Reason string
 	// ProposedAmendment is the prefix the user may save as an allow rule.
@@ -68,3 +74,7 @@ type Requirement struct {
 
 // String returns the kind's spelling: skip, needs_approval or forbidden.
 func (r Requirement) String() string { return string(r.Kind) }
+
+// BypassSandbox reports whether the call may run without the sandbox
+// because an allow rule from the user's rules said so.
+func (r Requirement) BypassSandbox() bool { return r.bypassSandbox }

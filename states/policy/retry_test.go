@@ -46,7 +46,7 @@ func TestRetryAfterASandboxDenial(t *testing.T) {
 
 func TestSandboxSelection(t *testing.T) {
 	skip := Requirement{Kind: Skip, Cause: CausePolicySkip}
-	bypass := Requirement{Kind: Skip, Cause: CauseRuleAllow, BypassSandbox: true}
+	bypass := Requirement{Kind: Skip, Cause: CauseRuleAllow, bypassSandbox: true}
 	ask := Requirement{Kind: NeedsApproval, Cause: CauseEscalationRequested}
 	tests := []struct {
 		name string
@@ -62,6 +62,10 @@ func TestSandboxSelection(t *testing.T) {
 		{"the model's request alone is not enough", SelectInput{Mode: ReadOnly, Requirement: skip, EscalationRequested: true}, Selection{true, CausePolicySkip}},
 		{"approval without escalation keeps the sandbox", SelectInput{Mode: WorkspaceWrite, Requirement: Requirement{Kind: NeedsApproval, Cause: CauseUntrustedPolicy}, ApprovedBy: CauseUserApproved}, Selection{true, CauseUserApproved}},
 		{"unknown mode sandboxes", SelectInput{Requirement: skip}, Selection{true, CausePolicySkip}},
+		{"out-of-process tool has no sandbox to select", SelectInput{Mode: ReadOnly, Requirement: skip, OutOfProcess: true}, Selection{false, CauseOutOfProcess}},
+		{"out-of-process wins over danger-full-access", SelectInput{Mode: DangerFullAccess, Requirement: skip, OutOfProcess: true}, Selection{false, CauseOutOfProcess}},
+		{"a requirement without a cause runs by policy", SelectInput{Mode: ReadOnly, Requirement: Requirement{Kind: Skip}}, Selection{true, CausePolicySkip}},
+		{"a skip built outside the allow-rule step cannot bypass", SelectInput{Mode: WorkspaceWrite, Requirement: Requirement{Kind: Skip, Cause: CauseRuleAllow}}, Selection{true, CauseRuleAllow}},
 	}
 	for _, tt := range tests {
 		if got := SelectSandbox(tt.in); got != tt.want {
@@ -87,8 +91,8 @@ func TestEverySpellingParsesAndPrintsBack(t *testing.T) {
 		}
 	}
 	for _, s := range []string{"skip", "needs_approval", "forbidden"} {
-		if k, err := ParseKind(s); err != nil || string(k) != s || (Requirement{Kind: k}).String() != s {
-			t.Errorf("ParseKind(%q) = %q, %v", s, k, err)
+		if k, err := ParseRequirementKind(s); err != nil || string(k) != s || (Requirement{Kind: k}).String() != s {
+			t.Errorf("ParseRequirementKind(%q) = %q, %v", s, k, err)
 		}
 	}
 	if p, err := ParseSandboxPermissions(""); err != nil || p != UseDefault {
@@ -147,5 +151,26 @@ func TestFromConfig(t *testing.T) {
 	}
 	if _, _, err := FromConfig(events.SessionConfig{SandboxMode: "full"}); err == nil || !strings.Contains(err.Error(), "sandbox_mode") {
 		t.Fatalf("bad mode error = %v; want one naming sandbox_mode", err)
+	}
+}
+
+func TestMCPRequirementFollowsTheServerAndThePolicy(t *testing.T) {
+	tests := []struct {
+		name  string
+		ap    ApprovalPolicy
+		needs bool
+		kind  RequirementKind
+		cause Cause
+	}{
+		{"no approval needed runs out of process", OnRequest, false, Skip, CauseOutOfProcess},
+		{"no approval needed even under never", Never, false, Skip, CauseOutOfProcess},
+		{"approval needed asks", OnRequest, true, NeedsApproval, CauseNeedsApproval},
+		{"approval needed under never is forbidden", Never, true, Forbidden, CausePolicyForbidden},
+	}
+	for _, tt := range tests {
+		r := MCPRequirement(tt.ap, tt.needs, "the server says so")
+		if r.Kind != tt.kind || r.Cause != tt.cause || !strings.Contains(r.Reason, "the server says so") || r.BypassSandbox() {
+			t.Errorf("%s: %s %s %q bypass=%v", tt.name, r.Kind, r.Cause, r.Reason, r.BypassSandbox())
+		}
 	}
 }
