@@ -1,0 +1,251 @@
+package sandbox
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/docket-engine/docket/events"
+)
+
+// LayerWords says, for one layer, what it stops and what its absence
+// costs. Every claim in Stops is backed by an attack in this package's
+// escape tests (Proofs), and every cost in Missing by a run of those
+// attacks with the layer left out (Lost); explain_linux_test.go checks
+// both, so the words cannot drift from what the sandbox does under attack.
+type LayerWords struct {
+	// Layer is the name ExecOutcome.Layers reports ("landlock" for every
+	// "landlock:vN").
+	Layer string
+	// Stops is what the layer stops, in one line.
+	Stops string
+	// Missing is what a run without the layer loses, in one line; for a
+	// layer Run cannot do without, it says that docket refuses instead.
+	Missing string
+	// Required layers are never missing from a sandboxed run: without
+	// them Run fails closed with an *UnavailableError.
+	Required bool
+	// Proofs name escape cases (or Test functions) of this package whose
+	// attack the layer blocks.
+	Proofs []string
+	// Lost name escape cases that succeed when the sandbox runs without
+	// this layer (the fallback without namespaces); empty when leaving it
+	// out costs nothing another layer does not cover.
+	Lost []string
+}
+
+// landlockLayer is the name of the Landlock layer without its ABI suffix.
+const landlockLayer = "landlock"
+
+// layerWords is the vocabulary, one entry per layer Run can report.
+func layerWords() []LayerWords {
+	return []LayerWords{
+		{
+			Layer: landlockLayer, Required: true,
+			Stops:   "writes outside the writable roots and /dev/null, also through symlinks, hard links and renames out of a root; device nodes made in a root",
+			Missing: "docket refuses to run the command sandboxed (sandbox_unavailable): nothing else confines writes to the roots",
+			Proofs: []string{"write new file outside the roots", "mkdir outside the roots", "remove a file outside the roots",
+				"write through a symlink out of the root", "write through a hard link out of the root", "rename a file out of the root",
+				"make a block device in the workspace", "a second Landlock ruleset cannot add rights"},
+		},
+		{
+			Layer: LayerSeccomp, Required: true,
+			Stops:   "ptrace, io_uring (whose operations bypass seccomp), mount and namespace calls, keyrings, bpf, perf and kernel-wide knobs; with the network off, every socket but AF_UNIX (TCP, UDP, raw, netlink)",
+			Missing: "docket refuses to run the command sandboxed (sandbox_unavailable)",
+			Proofs: []string{"ptrace a process outside", "ptrace TRACEME", "io_uring_setup", "mount a tmpfs",
+				"UDP send to 127.0.0.1", "netlink socket"},
+		},
+		{
+			Layer:   LayerCaps,
+			Stops:   "root's capabilities that reach the host (CAP_SYS_ADMIN, NET_ADMIN, SYS_MODULE, MKNOD and the like), from the bounding set too, so no set-uid program gets them back",
+			Missing: "never missing when it matters: a root docket always cuts them (a failure stops the run), and a non-root docket has none to cut",
+			Proofs:  []string{"use root's CAP_SYS_ADMIN on the host (sethostname)", "make a block device in the workspace"},
+		},
+		{
+			Layer:   LayerUserNS,
+			Stops:   "the helper's power to build the sandbox exists only inside a new user namespace: docket is not root, and the command holds no capability on the host",
+			Missing: "not needed when docket runs as root; for anyone else its absence means no mount, PID or network namespace (see those)",
+			Proofs:  []string{"TestEscapeSuiteUserNamespace"},
+		},
+		{
+			Layer:   LayerMountNS,
+			Stops:   "every write outside the roots at the mount level, including chmod, chown, utimes and xattrs, which Landlock does not cover; .git, .docket and .agents under a root stay read-only and cannot be removed or renamed; no device nodes or set-uid programs from a root",
+			Missing: ".git, .docket and .agents under the writable roots are writable (a planted hook runs unsandboxed at the next git command) unless require_protected_paths refuses the run; chmod and chown outside the roots are refused only by file permissions; a device node planted in a root can be used",
+			Proofs: []string{"chmod a file outside the roots", "append to .git/config", "plant a .git hook", "remove .git", "rename .git away",
+				"replace .git/config by a rename", "create a missing .docket with rules", "create .git where there is none",
+				"write through a symlink into .git", "use a device node planted in the workspace"},
+			Lost: []string{"chmod a file outside the roots", "append to .git/config", "plant a .git hook", "remove .git", "rename .git away",
+				"replace .git/config by a rename", "create a missing .docket with rules", "create a missing .agents as a file",
+				"create .git where there is none", "write through a symlink into .git", "use a device node planted in the workspace"},
+		},
+		{
+			Layer:   LayerPIDNS,
+			Stops:   "processes outside the sandbox are invisible, and everything the command started dies with it (daemons, setsid, double forks)",
+			Missing: "a process the command leaves behind (a daemon, or a child still running at a time-out) outlives the call with the sandbox's rights; /proc lists the host's processes",
+			Proofs:  []string{"a daemon outlives the command", "a forked child outlives the timeout", "signal a process outside"},
+			Lost:    []string{"a daemon outlives the command", "a forked child outlives the timeout"},
+		},
+		{
+			Layer:   LayerNetNS,
+			Stops:   "no address of the host or the internet is reachable, and the host's abstract unix sockets live in another namespace",
+			Missing: "network off rests on seccomp (no socket but AF_UNIX) and Landlock's TCP rules (ABI 4+); the host's abstract unix sockets are kept out only by Landlock's scope (ABI 6+)",
+			Proofs:  []string{"TCP connect to 127.0.0.1", "TCP listen on 127.0.0.1", "abstract unix socket outside the sandbox"},
+		},
+	}
+}
+
+// DescribeLayer returns the words for a reported layer name ("landlock:v7",
+// "seccomp", ...); ok is false for a name this version has no words for.
+func DescribeLayer(layer string) (LayerWords, bool) {
+	name := layerBase(layer)
+	for _, w := range layerWords() {
+		if w.Layer == name {
+			return w, true
+		}
+	}
+	return LayerWords{}, false
+}
+
+// layerBase strips a variant suffix: "landlock:v7" -> "landlock".
+func layerBase(layer string) string {
+	if i := strings.IndexByte(layer, ':'); i >= 0 {
+		return layer[:i]
+	}
+	return layer
+}
+
+// landlockABI reads N from "landlock:vN"; 0 when layers has no Landlock.
+func landlockABI(layers []string) int {
+	for _, l := range layers {
+		if v, ok := strings.CutPrefix(l, landlockLayer+":v"); ok {
+			if n, err := strconv.Atoi(v); err == nil {
+				return n
+			}
+		}
+	}
+	return 0
+}
+
+// ExplainedLayer is one line of an Explanation: a layer and its words.
+type ExplainedLayer struct {
+	Layer string `json:"layer"`
+	Words string `json:"words"`
+}
+
+// Explanation is, in words, the sandbox one run had (or would have): what
+// each layer in force stops, what each absent layer costs, and the limits.
+type Explanation struct {
+	Mode    string `json:"mode"`
+	Network bool   `json:"network"`
+	// Sandboxed is false for a plan that runs the command unconfined.
+	Sandboxed bool `json:"sandboxed"`
+	// InForce lists each reported layer and what it stops.
+	InForce []ExplainedLayer `json:"in_force,omitempty"`
+	// Missing lists each layer this plan would want but did not get, and
+	// what that costs.
+	Missing []ExplainedLayer `json:"missing,omitempty"`
+}
+
+// Explain puts into words the layers a run reported (ExecOutcome.Layers, or
+// Capabilities.Layers for a forecast) under plan.
+func Explain(plan events.SandboxPlan, layers []string) Explanation {
+
+	e := Explanation{Mode: plan.Mode, Network: plan.Network, Sandboxed: plan.Sandboxed()}
+	if !e.Sandboxed {
+		return e
+	}
+	have := map[string]bool{}
+	for _, l := range layers {
+		have[layerBase(l)] = true
+		words := "no description in this version of docket"
+		if w, ok := DescribeLayer(l); ok {
+			words = w.Stops
+		}
+		if base := layerBase(l); base == landlockLayer {
+			words += landlockExtras(landlockABI([]string{l}), plan.Network)
+		}
+		e.InForce = append(e.InForce, ExplainedLayer{Layer: l, Words: words})
+	}
+	for _, w := range layerWords() {
+		if have[w.Layer] || !wanted(w.Layer, plan) {
+			continue
+		}
+		e.Missing = append(e.Missing, ExplainedLayer{Layer: w.Layer, Words: w.Missing})
+	}
+	if abi := landlockABI(layers); abi > 0 {
+		e.Missing = append(e.Missing, landlockGaps(abi, plan.Network)...)
+	}
+	return e
+}
+
+// wanted says whether a sandboxed run under plan should have layer.
+func wanted(layer string, plan events.SandboxPlan) bool {
+	switch layer {
+	case LayerNetNS:
+		return !plan.Network
+	case LayerUserNS:
+		// Only the way an unprivileged docket gets the other namespaces;
+		// their absence is what counts.
+		return false
+	case LayerCaps:
+		// Reported when docket runs as root, which always cuts them (a
+		// failure stops the run); a non-root docket has none to cut. The
+		// journal does not say which, so its absence is never a gap.
+		return false
+	}
+	return true
+}
+
+// landlockExtras adds what this ABI stops beyond the file rules.
+func landlockExtras(abi int, network bool) string {
+	var s string
+	if abi >= 4 && !network {
+		s += "; TCP connect and bind"
+	}
+	if abi >= 6 {
+		s += "; abstract unix sockets and signals to processes outside the sandbox"
+	}
+	return s
+}
+
+// landlockGaps lists the Landlock features an older kernel lacks, as
+// missing layers.
+func landlockGaps(abi int, network bool) []ExplainedLayer {
+	var gaps []ExplainedLayer
+	if abi < 4 && !network {
+		gaps = append(gaps, ExplainedLayer{Layer: "landlock:tcp (ABI 4)",
+			Words: "network off rests on seccomp and the network namespace alone"})
+	}
+	if abi < 6 {
+		gaps = append(gaps, ExplainedLayer{Layer: "landlock:scope (ABI 6)",
+			Words: "abstract unix sockets and signals outside are kept out only by the network and PID namespaces"})
+	}
+	return gaps
+}
+
+// Lines renders the explanation as text lines without trailing newlines,
+// for `docket sandbox --explain` and the audit.
+func (e Explanation) Lines() []string {
+	if !e.Sandboxed {
+		return []string{"no sandbox: the command runs with docket's own rights (" + orNone(e.Mode) + ")"}
+	}
+	net := "off"
+	if e.Network {
+		net = "on"
+	}
+	lines := []string{fmt.Sprintf("sandbox %s, network %s", e.Mode, net)}
+	for _, l := range e.InForce {
+		lines = append(lines, fmt.Sprintf("  %-9s stops %s", l.Layer, l.Words))
+	}
+	for _, l := range e.Missing {
+		lines = append(lines, fmt.Sprintf("  MISSING %s: %s", l.Layer, l.Words))
+	}
+	return lines
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "no mode"
+	}
+	return s
+}

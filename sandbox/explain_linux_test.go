@@ -1,0 +1,116 @@
+package sandbox
+
+import (
+	"context"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// testFuncNames lists the Test functions of this package's test files.
+func testFuncNames(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob("*_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	fset := token.NewFileSet()
+	for _, f := range files {
+		file, err := parser.ParseFile(fset, f, nil, 0)
+		if err != nil {
+			t.Fatalf("parsing %s: %v", f, err)
+		}
+		for _, d := range file.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && strings.HasPrefix(fd.Name.Name, "Test") {
+				names = append(names, fd.Name.Name)
+			}
+		}
+	}
+	return names
+}
+
+// TestLayerWordsNameRealAttacks keeps every claim in layerWords tied to an
+// attack the escape suite runs: a proof that names no case or test fails.
+func TestLayerWordsNameRealAttacks(t *testing.T) {
+	known := testFuncNames(t)
+	for _, c := range escapeCases() {
+		known = append(known, c.name)
+	}
+	for _, w := range layerWords() {
+		for _, p := range append(slices.Clone(w.Proofs), w.Lost...) {
+			if !slices.Contains(known, p) {
+				t.Errorf("layer %q cites %q, which is no escape case or Test function", w.Layer, p)
+			}
+		}
+	}
+}
+
+// TestMissingNamespacesCostWhatExplainSays runs the escape suite's
+// workspace-write attacks in the fallback without namespaces and checks the
+// words for the missing layers against it: exactly the attacks the missing
+// layers list as Lost get through, and every other one stays blocked by the
+// layers still in force.
+func TestMissingNamespacesCostWhatExplainSays(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real sandboxed processes")
+	}
+	caps := Probe()
+	if caps.LandlockABI < 6 || !caps.Seccomp {
+		t.Skip("the words assume Landlock ABI 6+ (scopes) and seccomp")
+	}
+	needsCaps := caps
+	noNS := caps
+	noNS.Root, noNS.UserNamespaces = false, false
+	f0 := newFixture(t)
+	plan := f0.plan(vWW)
+	e := Explain(plan, noNS.Layers(plan.Network))
+	var lost []string
+	for _, m := range e.Missing {
+		w, _ := DescribeLayer(m.Layer)
+		lost = append(lost, w.Lost...)
+	}
+	if len(e.Missing) < 3 || len(lost) == 0 {
+		t.Fatalf("expected the namespace layers to be missing: %+v", e)
+	}
+	for _, c := range escapeCases() {
+		if contains(c.works, vWW) {
+			continue
+		}
+		t.Run(c.name, func(t *testing.T) {
+			if reason := missingNeed(c.needs, needsCaps); reason != "" {
+				t.Skip(reason)
+			}
+			f := newFixture(t)
+			timeout := c.timeout
+			if timeout == 0 {
+				timeout = time.Minute
+			}
+			out, err := Run(context.Background(), Request{
+				Argv: c.argv(t, f), Cwd: f.W, Plan: f.plan(vWW), Timeout: timeout,
+				KillGrace: 500 * time.Millisecond, Caps: &noNS,
+			})
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			for _, l := range []string{LayerMountNS, LayerPIDNS, LayerNetNS} {
+				if slices.Contains(out.Layers, l) {
+					t.Fatalf("layers %v: the run was meant to have no namespaces", out.Layers)
+				}
+			}
+			got := c.effect(t, f, out)
+			want := slices.Contains(lost, c.name)
+			switch {
+			case want && !got:
+				t.Errorf("the words say this attack works without %v, but it was blocked (layers %v, output %q); fix layerWords' Lost", layersOf(e.Missing), out.Layers, out.Output)
+			case !want && got:
+				t.Errorf("the attack works without %v, and no missing layer's words say so (layers %v); add it to a Lost list or block it", layersOf(e.Missing), out.Layers)
+			}
+		})
+	}
+}

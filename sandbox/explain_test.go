@@ -1,0 +1,157 @@
+package sandbox
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/docket-engine/docket/events"
+)
+
+// layerConstants finds, in this package's non-test sources, every constant
+// named Layer* with a string value: the names Run can report. Parsing the
+// source means a new constant fails TestEveryLayerHasWords until it is
+// described, with no list to keep in step by hand.
+func layerConstants(t *testing.T) map[string]string {
+	t.Helper()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	consts := map[string]string{}
+	fset := token.NewFileSet()
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		file, err := parser.ParseFile(fset, f, src, 0)
+		if err != nil {
+			t.Fatalf("parsing %s: %v", f, err)
+		}
+		for _, d := range file.Decls {
+			gd, ok := d.(*ast.GenDecl)
+			if !ok || gd.Tok != token.CONST {
+				continue
+			}
+			for _, spec := range gd.Specs {
+				vs := spec.(*ast.ValueSpec)
+				for i, name := range vs.Names {
+					if !strings.HasPrefix(name.Name, "Layer") || i >= len(vs.Values) {
+						continue
+					}
+					lit, ok := vs.Values[i].(*ast.BasicLit)
+					if !ok || lit.Kind != token.STRING {
+						continue
+					}
+					v, err := strconv.Unquote(lit.Value)
+					if err != nil {
+						t.Fatal(err)
+					}
+					consts[name.Name] = v
+				}
+			}
+		}
+	}
+	return consts
+}
+
+func TestEveryLayerHasWords(t *testing.T) {
+	consts := layerConstants(t)
+	if len(consts) < 6 {
+		t.Fatalf("found %d Layer constants (%v); the parser is not finding them", len(consts), consts)
+	}
+	names := []string{"landlock:v1", "landlock:v7"}
+	for _, v := range consts {
+		names = append(names, v)
+	}
+	for _, n := range names {
+		w, ok := DescribeLayer(n)
+		if !ok {
+			t.Errorf("layer %q has no words in layerWords (sandbox/explain.go)", n)
+			continue
+		}
+		if w.Stops == "" || w.Missing == "" || len(w.Proofs) == 0 {
+			t.Errorf("layer %q: Stops, Missing and Proofs must all be set: %+v", n, w)
+		}
+	}
+	seen := map[string]bool{}
+	for _, w := range layerWords() {
+		if seen[w.Layer] {
+			t.Errorf("layer %q described twice", w.Layer)
+		}
+		seen[w.Layer] = true
+		if w.Layer != landlockLayer && !slices.Contains(names, w.Layer) {
+			t.Errorf("words for %q, which no Layer constant names", w.Layer)
+		}
+	}
+}
+
+func TestExplain(t *testing.T) {
+	full := []string{"landlock:v7", LayerSeccomp, LayerCaps, LayerMountNS, LayerPIDNS, LayerNetNS}
+	ro := events.SandboxPlan{Mode: ModeReadOnly}
+	tests := []struct {
+		name        string
+		plan        events.SandboxPlan
+		layers      []string
+		wantInForce []string
+		wantMissing []string
+		wantText    []string
+	}{
+		{name: "everything in force misses nothing", plan: ro, layers: full, wantInForce: full,
+			wantText: []string{"TCP connect and bind", "abstract unix sockets and signals"}},
+		{name: "the fallback without namespaces names each one lost", plan: ro,
+			layers:      []string{"landlock:v7", LayerSeccomp, LayerCaps},
+			wantInForce: []string{"landlock:v7", LayerSeccomp, LayerCaps},
+			wantMissing: []string{LayerMountNS, LayerPIDNS, LayerNetNS},
+			wantText:    []string{"a planted hook runs unsandboxed"}},
+		{name: "network on wants no network namespace and no TCP rules", plan: events.SandboxPlan{Mode: ModeWorkspaceWrite, Network: true},
+			layers:      []string{"landlock:v7", LayerSeccomp, LayerCaps, LayerMountNS, LayerPIDNS},
+			wantInForce: []string{"landlock:v7", LayerSeccomp, LayerCaps, LayerMountNS, LayerPIDNS}},
+		{name: "an old Landlock lists its gaps", plan: ro,
+			layers:      []string{"landlock:v3", LayerSeccomp, LayerUserNS, LayerMountNS, LayerPIDNS, LayerNetNS},
+			wantInForce: []string{"landlock:v3", LayerSeccomp, LayerUserNS, LayerMountNS, LayerPIDNS, LayerNetNS},
+			wantMissing: []string{"landlock:tcp (ABI 4)", "landlock:scope (ABI 6)"}},
+		{name: "an unknown layer is shown, not hidden", plan: ro, layers: append(slices.Clone(full), "future"),
+			wantInForce: append(slices.Clone(full), "future"), wantText: []string{"no description in this version"}},
+		{name: "no sandbox says so", plan: events.SandboxPlan{Mode: ModeNone},
+			wantText: []string{"no sandbox: the command runs with docket's own rights"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := Explain(tt.plan, tt.layers)
+			if got := layersOf(e.InForce); !slices.Equal(got, tt.wantInForce) {
+				t.Errorf("in force = %v, want %v", got, tt.wantInForce)
+			}
+			if got := layersOf(e.Missing); !slices.Equal(got, tt.wantMissing) {
+				t.Errorf("missing = %v, want %v", got, tt.wantMissing)
+			}
+			text := strings.Join(e.Lines(), "\n")
+			for _, s := range tt.wantText {
+				if !strings.Contains(text, s) {
+					t.Errorf("text lacks %q:\n%s", s, text)
+				}
+			}
+			if tt.plan.Sandboxed() && strings.Count(text, "\n")+1 != 1+len(e.InForce)+len(e.Missing) {
+				t.Errorf("want one line per layer:\n%s", text)
+			}
+		})
+	}
+}
+
+func layersOf(ls []ExplainedLayer) []string {
+	var out []string
+	for _, l := range ls {
+		out = append(out, l.Layer)
+	}
+	return out
+}
