@@ -87,7 +87,8 @@ func (r *ProcessRunner) Run(ctx context.Context, req RunRequest) (events.ExecOut
 		if err != nil {
 			return events.ExecOutcome{}, fmt.Errorf("stage patch: %w", err)
 		}
-		defer os.Remove(f.Name())
+		// A leftover staged patch in $TMPDIR is harmless.
+		defer func() { _ = os.Remove(f.Name()) }()
 		_, werr := f.WriteString(req.Input)
 		if cerr := f.Close(); werr != nil || cerr != nil {
 			return events.ExecOutcome{}, fmt.Errorf("stage patch: %w", errors.Join(werr, cerr))

@@ -156,7 +156,9 @@ func pageRecords(fx fixture) map[int][]uint64 {
 func livePages(t *testing.T, fx fixture) map[int]uint16 {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "copy.docket")
-	os.WriteFile(path, fx.bytes, 0o600)
+	if err := os.WriteFile(path, fx.bytes, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, PreLoadFreelist: true})
 	if err != nil {
 		t.Fatal(err)
@@ -410,7 +412,9 @@ func TestMissingTailIsDamage(t *testing.T) {
 func TestScanReturnsTheCallbacksError(t *testing.T) {
 	fx := buildJournal(t, t.TempDir(), testID, damageRecords)
 	truncated := filepath.Join(t.TempDir(), "cut"+Ext)
-	os.WriteFile(truncated, fx.bytes[:highWater(t, fx)-defaultPageSize], 0o600)
+	if err := os.WriteFile(truncated, fx.bytes[:highWater(t, fx)-defaultPageSize], 0o600); err != nil {
+		t.Fatal(err)
+	}
 	stop := errors.New("stop")
 	for _, path := range []string{fx.path, truncated} {
 		for _, at := range []uint64{1, 3, 100} {

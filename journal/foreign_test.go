@@ -46,7 +46,9 @@ func TestNotJournals(t *testing.T) {
 	}
 	png := append([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), random[:5000]...)
 	dir := filepath.Join(t.TempDir(), "a-directory.docket")
-	os.Mkdir(dir, 0o700)
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name   string
 		path   string
@@ -66,7 +68,9 @@ func TestNotJournals(t *testing.T) {
 		}), "without Docket's meta bucket"},
 		{"bbolt with a foreign format marker", foreignBolt(t, func(tx *bolt.Tx) error {
 			b, _ := tx.CreateBucket(bucketMeta)
-			tx.CreateBucket(bucketRecords)
+			if _, err := tx.CreateBucket(bucketRecords); err != nil {
+				return err
+			}
 			return b.Put(keyFormat, []byte("something-else/1"))
 		}), `its format marker is "something-else/1"`},
 		{"bbolt with meta but no records", foreignBolt(t, func(tx *bolt.Tx) error {
@@ -126,7 +130,9 @@ func TestNewerVersionJournal(t *testing.T) {
 	t.Run("format marker", func(t *testing.T) {
 		p := foreignBolt(t, func(tx *bolt.Tx) error {
 			b, _ := tx.CreateBucket(bucketMeta)
-			tx.CreateBucket(bucketRecords)
+			if _, err := tx.CreateBucket(bucketRecords); err != nil {
+				return err
+			}
 			return b.Put(keyFormat, []byte(fmt.Sprintf("%s%d", formatPrefix, events.FormatVersion+1)))
 		})
 		checkNewer(t, p)

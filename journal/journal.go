@@ -100,7 +100,7 @@ func open(path, id string, readOnly, create bool) (j *Journal, err error) {
 			return nil, fmt.Errorf("open journal: %w", err)
 		}
 		if err := preflight(file, !readOnly); err != nil {
-			file.Close()
+			_ = file.Close() // read-only use so far; the preflight error is the one to report
 			return nil, damagedOrForeign(path, err)
 		}
 	}
@@ -115,7 +115,7 @@ func open(path, id string, readOnly, create bool) (j *Journal, err error) {
 	j = &Journal{path: path, sessionID: id, db: db, readOnly: readOnly, next: 1}
 	defer func() {
 		if err != nil {
-			db.Close()
+			_ = db.Close() // nothing was written yet; err says why the open failed
 		}
 	}()
 	if create {
@@ -187,7 +187,7 @@ func safeOpen(path string, opts *bolt.Options, file *os.File) (db *bolt.DB, err 
 		return e
 	})
 	if db == nil && file != nil {
-		file.Close() // a second close after bbolt's own is harmless
+		_ = file.Close() // a second close after bbolt's own is harmless
 	}
 	return db, err
 }
@@ -388,7 +388,9 @@ func (j *Journal) Close() error {
 	var err error
 	if !j.readOnly {
 		err = j.Commit()
-		os.Remove(lockPath(j.path))
+		// The pid file only names the holder in "in use" errors, and the
+		// flock (not the file) is the lock: a leftover one is harmless.
+		_ = os.Remove(lockPath(j.path))
 	}
 	return errors.Join(err, j.db.Close())
 }
@@ -400,7 +402,7 @@ func (j *Journal) Abandon() error {
 	j.pending = nil
 	j.mu.Unlock()
 	if !j.readOnly {
-		os.Remove(lockPath(j.path))
+		_ = os.Remove(lockPath(j.path)) // harmless if left: see Close
 	}
 	return j.db.Close()
 }

@@ -107,7 +107,9 @@ func TestEachFromAndStop(t *testing.T) {
 	for i := 0; i < 30; i++ {
 		appendSeq(t, j)
 		if i == 19 {
-			j.Commit()
+			if err := j.Commit(); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	var got []uint64
@@ -130,7 +132,9 @@ func TestRange(t *testing.T) {
 	for i := 0; i < 700; i++ {
 		appendSeq(t, j)
 		if i%50 == 49 {
-			j.Commit()
+			if err := j.Commit(); err != nil {
+				t.Fatal(err)
+			}
 		}
 	} // 1..700 committed; 701..? none pending yet
 	for i := 0; i < 5; i++ {
@@ -227,7 +231,9 @@ func TestCommitsCountsDurableCommitsOnly(t *testing.T) {
 		if j.Commits() != base+uint64(i) || j.Pending() != 0 {
 			t.Fatalf("after commit %d: Commits = %d, Pending = %d", i, j.Commits()-base, j.Pending())
 		}
-		j.Commit()
+		if err := j.Commit(); err != nil {
+			t.Fatal(err)
+		}
 		if j.Commits() != base+uint64(i) {
 			t.Fatalf("a Commit with nothing pending was counted")
 		}
@@ -360,9 +366,15 @@ func TestCallIndexDamage(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			j := mustCreate(t, t.TempDir())
-			j.Append(atOf(1), "a", events.Transition{CallID: "a"})
-			j.Append(atOf(2), "b", events.Transition{CallID: "b"})
-			j.Append(atOf(3), "a", events.Transition{CallID: "a"})
+			if _, err := j.Append(atOf(1), "a", events.Transition{CallID: "a"}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := j.Append(atOf(2), "b", events.Transition{CallID: "b"}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := j.Append(atOf(3), "a", events.Transition{CallID: "a"}); err != nil {
+				t.Fatal(err)
+			}
 			j.Close()
 			db, err := bolt.Open(j.Path(), 0o600, nil)
 			if err != nil {

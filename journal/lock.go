@@ -33,10 +33,10 @@ func lockFile(path string, readOnly bool) (*os.File, error) {
 		case err == nil:
 			return f, nil
 		case !errors.Is(err, syscall.EWOULDBLOCK):
-			f.Close()
+			_ = f.Close() // not locked, nothing written
 			return nil, err
 		case time.Now().After(deadline):
-			f.Close()
+			_ = f.Close() // not locked, nothing written
 			return nil, errLocked
 		}
 		time.Sleep(lockRetry)

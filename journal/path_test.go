@@ -36,8 +36,12 @@ func TestListNewestFirst(t *testing.T) {
 	ids := []string{"0199a000-0000-7000-8000-000000000001", "0199a000-0000-7000-8000-000000000003", "0199a000-0000-7000-8000-000000000002"}
 	paths := makeSessions(t, home, ids...)
 	// Noise that is not a session.
-	os.WriteFile(filepath.Join(home, "sessions", "notes.txt"), []byte("x"), 0o600)
-	os.MkdirAll(filepath.Join(home, "sessions", "2026", "dir.docket"), 0o700)
+	if err := os.WriteFile(filepath.Join(home, "sessions", "notes.txt"), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(home, "sessions", "2026", "dir.docket"), 0o700); err != nil {
+		t.Fatal(err)
+	}
 	got, err := List(home)
 	if err != nil {
 		t.Fatal(err)

@@ -29,7 +29,7 @@ func salvage(path string) (map[uint64]events.Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read-only: nothing to lose
 	info, err := f.Stat()
 	if err != nil {
 		return nil, err
@@ -133,7 +133,7 @@ func Scan(path string, from uint64, fn func(events.Record) error) error {
 		// commit cut short leaves them in free pages): salvage stops there.
 		limit = j.committedSeq()
 		err = j.Each(from, yield)
-		j.Close()
+		_ = j.Close() // read-only: closing loses nothing
 	}
 	var ce callerError
 	switch {

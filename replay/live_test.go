@@ -10,6 +10,7 @@ import (
 
 	"github.com/docket-engine/docket/engine"
 	"github.com/docket-engine/docket/engine/model/script"
+	"github.com/docket-engine/docket/engine/workspace"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/journal"
 	"github.com/docket-engine/docket/replay"
@@ -33,7 +34,7 @@ func TestLiveReplayRunsTheCommandsAgainAndReportsDrift(t *testing.T) {
 	}
 	s, err := engine.Start(engine.Config{SessionID: "live", Cwd: ws,
 		Session: events.SessionConfig{ApprovalPolicy: "on-request", SandboxMode: "workspace-write"},
-		Plan:    policy.SandboxPlan(policy.SandboxPolicy{Mode: mode}, ws, "", false), Model: mdl,
+		Plan:    workspace.SandboxPlan(policy.SandboxPolicy{Mode: mode}, ws, "", false), Model: mdl,
 		Approver: &answers{}, Runner: &engine.ProcessRunner{HelperPath: exe},
 		Tools: []engine.Tool{engine.ShellTool{}, engine.ApplyPatchTool{}}}, j)
 	if err != nil {
@@ -55,7 +56,9 @@ func TestLiveReplayRunsTheCommandsAgainAndReportsDrift(t *testing.T) {
 		t.Fatal("live replay touched the real workspace")
 	}
 
-	os.WriteFile(filepath.Join(ws, "data.txt"), []byte("two\n"), 0o644)
+	if err := os.WriteFile(filepath.Join(ws, "data.txt"), []byte("two\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	rep, err = replay.Live(context.Background(), j.Path(), replay.LiveOptions{HelperPath: exe})
 	if err != nil {
 		t.Fatal(err)

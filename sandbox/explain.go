@@ -19,6 +19,8 @@ type LayerWords struct {
 	Layer string
 	// Stops is what the layer stops, in one line.
 	Stops string
+	// NetworkOff is what it also stops when the plan has the network off.
+	NetworkOff string
 	// Missing is what a run without the layer loses, in one line; for a
 	// layer Run cannot do without, it says that docket refuses instead.
 	Missing string
@@ -37,12 +39,14 @@ type LayerWords struct {
 // landlockLayer is the name of the Landlock layer without its ABI suffix.
 const landlockLayer = "landlock"
 
-// layerWords is the vocabulary, one entry per layer Run can report.
+// layerWords is the vocabulary, one entry per layer Run can report. Stops
+// reads as a sentence after the layer's name.
 func layerWords() []LayerWords {
 	return []LayerWords{
 		{
 			Layer: landlockLayer, Required: true,
-			Stops:   "writes outside the writable roots and /dev/null, also through symlinks, hard links and renames out of a root; device nodes made in a root",
+			Stops: "refuses writes outside the writable roots and /dev/null, also through symlinks, " +
+				"hard links and renames out of a root, and device nodes made in a root",
 			Missing: "docket refuses to run the command sandboxed (sandbox_unavailable): nothing else confines writes to the roots",
 			Proofs: []string{"write new file outside the roots", "mkdir outside the roots", "remove a file outside the roots",
 				"write through a symlink out of the root", "write through a hard link out of the root", "rename a file out of the root",
@@ -50,27 +54,36 @@ func layerWords() []LayerWords {
 		},
 		{
 			Layer: LayerSeccomp, Required: true,
-			Stops:   "ptrace, io_uring (whose operations bypass seccomp), mount and namespace calls, keyrings, bpf, perf and kernel-wide knobs; with the network off, every socket but AF_UNIX (TCP, UDP, raw, netlink)",
-			Missing: "docket refuses to run the command sandboxed (sandbox_unavailable)",
+			Stops: "refuses ptrace, io_uring (whose operations bypass seccomp), mount calls and the other " +
+				"process- and kernel-wide calls docs/sandbox.md lists",
+			NetworkOff: "every socket but AF_UNIX (TCP, UDP, raw, netlink)",
+			Missing:    "docket refuses to run the command sandboxed (sandbox_unavailable)",
 			Proofs: []string{"ptrace a process outside", "ptrace TRACEME", "io_uring_setup", "mount a tmpfs",
 				"UDP send to 127.0.0.1", "netlink socket"},
 		},
 		{
-			Layer:   LayerCaps,
-			Stops:   "root's capabilities that reach the host (CAP_SYS_ADMIN, NET_ADMIN, SYS_MODULE, MKNOD and the like), from the bounding set too, so no set-uid program gets them back",
-			Missing: "never missing when it matters: a root docket always cuts them (a failure stops the run), and a non-root docket has none to cut",
-			Proofs:  []string{"use root's CAP_SYS_ADMIN on the host (sethostname)", "make a block device in the workspace"},
+			Layer: LayerCaps,
+			Stops: "removes root's capabilities that reach the host (CAP_SYS_ADMIN, NET_ADMIN, SYS_MODULE, " +
+				"MKNOD and the like), from the bounding set too, so no set-uid program gets them back",
+			Missing: "never missing when it matters: a root docket always cuts them (a failure stops the run), " +
+				"and a non-root docket has none to cut",
+			Proofs: []string{"use root's CAP_SYS_ADMIN on the host (sethostname)", "make a block device in the workspace"},
 		},
 		{
-			Layer:   LayerUserNS,
-			Stops:   "the helper's power to build the sandbox exists only inside a new user namespace: docket is not root, and the command holds no capability on the host",
-			Missing: "not needed when docket runs as root; for anyone else its absence means no mount, PID or network namespace (see those)",
+			Layer: LayerUserNS,
+			Stops: "keeps the power to build the sandbox inside a new user namespace: docket is not root, " +
+				"and the command holds no capability on the host",
+			Missing: "not needed when docket runs as root; for anyone else its absence means no mount, PID or network namespace",
 			Proofs:  []string{"TestEscapeSuiteUserNamespace"},
 		},
 		{
-			Layer:   LayerMountNS,
-			Stops:   "every write outside the roots at the mount level, including chmod, chown, utimes and xattrs, which Landlock does not cover; .git, .docket and .agents under a root stay read-only and cannot be removed or renamed; no device nodes or set-uid programs from a root",
-			Missing: ".git, .docket and .agents under the writable roots are writable (a planted hook runs unsandboxed at the next git command) unless require_protected_paths refuses the run; chmod and chown outside the roots are refused only by file permissions; a device node planted in a root can be used",
+			Layer: LayerMountNS,
+			Stops: "makes everything but the roots read-only at the mount level, so metadata changes such as chmod, " +
+				"which Landlock does not cover, fail too; keeps .git, .docket and .agents under a root read-only, " +
+				"not removable, not renamable; makes device nodes in a root unusable",
+			Missing: ".git, .docket and .agents under the writable roots are writable (a planted hook runs unsandboxed " +
+				"at the next git command) unless require_protected_paths refuses the run; chmod and chown outside the " +
+				"roots are refused only by file permissions; a device node planted in a root can be used",
 			Proofs: []string{"chmod a file outside the roots", "append to .git/config", "plant a .git hook", "remove .git", "rename .git away",
 				"replace .git/config by a rename", "create a missing .docket with rules", "create .git where there is none",
 				"write through a symlink into .git", "use a device node planted in the workspace"},
@@ -79,17 +92,20 @@ func layerWords() []LayerWords {
 				"create .git where there is none", "write through a symlink into .git", "use a device node planted in the workspace"},
 		},
 		{
-			Layer:   LayerPIDNS,
-			Stops:   "processes outside the sandbox are invisible, and everything the command started dies with it (daemons, setsid, double forks)",
-			Missing: "a process the command leaves behind (a daemon, or a child still running at a time-out) outlives the call with the sandbox's rights; /proc lists the host's processes",
-			Proofs:  []string{"a daemon outlives the command", "a forked child outlives the timeout", "signal a process outside"},
-			Lost:    []string{"a daemon outlives the command", "a forked child outlives the timeout"},
+			Layer: LayerPIDNS,
+			Stops: "kills everything the command started when it exits or times out (daemons, setsid, double forks)",
+			Missing: "a process the command leaves behind (a daemon, or a child still running at a time-out) outlives " +
+				"the call with the sandbox's rights",
+			Proofs: []string{"a daemon outlives the command", "a forked child outlives the timeout", "signal a process outside"},
+			Lost:   []string{"a daemon outlives the command", "a forked child outlives the timeout"},
 		},
 		{
-			Layer:   LayerNetNS,
-			Stops:   "no address of the host or the internet is reachable, and the host's abstract unix sockets live in another namespace",
-			Missing: "network off rests on seccomp (no socket but AF_UNIX) and Landlock's TCP rules (ABI 4+); the host's abstract unix sockets are kept out only by Landlock's scope (ABI 6+)",
-			Proofs:  []string{"TCP connect to 127.0.0.1", "TCP listen on 127.0.0.1", "abstract unix socket outside the sandbox"},
+			Layer: LayerNetNS,
+			Stops: "leaves the command no network but a loopback of its own, a wall behind seccomp and Landlock's " +
+				"TCP rules: no address of the host or the internet, none of the host's abstract unix sockets",
+			Missing: "network off rests on seccomp (no socket but AF_UNIX) and Landlock's TCP rules (ABI 4+); " +
+				"the host's abstract unix sockets are kept out only by Landlock's scope (ABI 6+)",
+			Proofs: []string{"TCP connect to 127.0.0.1", "TCP listen on 127.0.0.1", "abstract unix socket outside the sandbox"},
 		},
 	}
 }
@@ -157,9 +173,12 @@ func Explain(plan events.SandboxPlan, layers []string) Explanation {
 	have := map[string]bool{}
 	for _, l := range layers {
 		have[layerBase(l)] = true
-		words := "no description in this version of docket"
+		words := "is not described by this version of docket"
 		if w, ok := DescribeLayer(l); ok {
 			words = w.Stops
+			if w.NetworkOff != "" && !plan.Network {
+				words += "; with the network off, " + w.NetworkOff
+			}
 		}
 		if base := layerBase(l); base == landlockLayer {
 			words += landlockExtras(landlockABI([]string{l}), plan.Network)
@@ -200,10 +219,10 @@ func wanted(layer string, plan events.SandboxPlan) bool {
 func landlockExtras(abi int, network bool) string {
 	var s string
 	if abi >= 4 && !network {
-		s += "; TCP connect and bind"
+		s += "; with the network off, TCP connect and bind"
 	}
 	if abi >= 6 {
-		s += "; abstract unix sockets and signals to processes outside the sandbox"
+		s += "; refuses abstract unix sockets and signals to processes outside the sandbox"
 	}
 	return s
 }
@@ -227,7 +246,7 @@ func landlockGaps(abi int, network bool) []ExplainedLayer {
 // for `docket sandbox --explain` and the audit.
 func (e Explanation) Lines() []string {
 	if !e.Sandboxed {
-		return []string{"no sandbox: the command runs with docket's own rights (" + orNone(e.Mode) + ")"}
+		return []string{"no sandbox (mode " + orNone(e.Mode) + "): the command runs with docket's own rights"}
 	}
 	net := "off"
 	if e.Network {
@@ -235,7 +254,7 @@ func (e Explanation) Lines() []string {
 	}
 	lines := []string{fmt.Sprintf("sandbox %s, network %s", e.Mode, net)}
 	for _, l := range e.InForce {
-		lines = append(lines, fmt.Sprintf("  %-9s stops %s", l.Layer, l.Words))
+		lines = append(lines, fmt.Sprintf("  %s %s", l.Layer, l.Words))
 	}
 	for _, l := range e.Missing {
 		lines = append(lines, fmt.Sprintf("  MISSING %s: %s", l.Layer, l.Words))

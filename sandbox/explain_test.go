@@ -108,7 +108,7 @@ func TestExplain(t *testing.T) {
 		wantText    []string
 	}{
 		{name: "everything in force misses nothing", plan: ro, layers: full, wantInForce: full,
-			wantText: []string{"TCP connect and bind", "abstract unix sockets and signals"}},
+			wantText: []string{"with the network off, TCP connect and bind", "abstract unix sockets and signals"}},
 		{name: "the fallback without namespaces names each one lost", plan: ro,
 			layers:      []string{"landlock:v7", LayerSeccomp, LayerCaps},
 			wantInForce: []string{"landlock:v7", LayerSeccomp, LayerCaps},
@@ -122,9 +122,9 @@ func TestExplain(t *testing.T) {
 			wantInForce: []string{"landlock:v3", LayerSeccomp, LayerUserNS, LayerMountNS, LayerPIDNS, LayerNetNS},
 			wantMissing: []string{"landlock:tcp (ABI 4)", "landlock:scope (ABI 6)"}},
 		{name: "an unknown layer is shown, not hidden", plan: ro, layers: append(slices.Clone(full), "future"),
-			wantInForce: append(slices.Clone(full), "future"), wantText: []string{"no description in this version"}},
+			wantInForce: append(slices.Clone(full), "future"), wantText: []string{"is not described by this version"}},
 		{name: "no sandbox says so", plan: events.SandboxPlan{Mode: ModeNone},
-			wantText: []string{"no sandbox: the command runs with docket's own rights"}},
+			wantText: []string{"no sandbox (mode none): the command runs with docket's own rights"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -126,7 +126,9 @@ func TestSessionsListsNewestFirstWithStateAndPreview(t *testing.T) {
 	}
 	// The JSON has exactly the documented keys.
 	var raw []map[string]any
-	json.Unmarshal([]byte(stdout), &raw)
+	if err := json.Unmarshal([]byte(stdout), &raw); err != nil {
+		t.Fatal(err)
+	}
 	for _, k := range []string{"id", "started", "cwd", "turns", "state", "preview", "path"} {
 		if _, ok := raw[0][k]; !ok {
 			t.Errorf("JSON row lacks %q", k)

@@ -80,7 +80,7 @@ func runAudit(ctx context.Context, a *app, homeFlag, ref, htmlFile string, jsonO
 		}
 		err = errors.Join(err, page.Close())
 		if err != nil {
-			os.Remove(htmlFile)
+			_ = os.Remove(htmlFile) // best effort: the audit's own error is what the user needs
 		} else {
 			fmt.Fprintf(a.stderr, "docket: audit of %s written to %s\n", sf.ID, htmlFile)
 		}

@@ -63,7 +63,7 @@ func newExecCmd(a *app) *cobra.Command {
 		Use:   "exec [flags] PROMPT",
 		Short: "Run one agent turn (PROMPT \"-\" reads stdin)",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(c *cobra.Command, args []string) error {
+		RunE: func(c *cobra.Command, args []string) (err error) {
 			cfg, err := f.load(c)
 			if err != nil {
 				return err
@@ -85,7 +85,7 @@ func newExecCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			defer w.finish()
+			defer closing(&err, "the session's MCP servers and terminal", w.finish)
 			id, err := uuid.NewV7()
 			if err != nil {
 				return err
@@ -96,7 +96,8 @@ func newExecCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			defer j.Close()
+			// Close commits what is still buffered: a failure there loses records.
+			defer closing(&err, "the journal", j.Close)
 			s, err := engine.Start(w.engine, j)
 			if err != nil {
 				return err

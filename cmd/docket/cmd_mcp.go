@@ -13,7 +13,7 @@ func newMCPCmd(a *app) *cobra.Command {
 		Use:   "list [--json]",
 		Short: "Configured MCP servers, their state and qualified tool names",
 		Args:  cobra.NoArgs,
-		RunE: func(c *cobra.Command, args []string) error {
+		RunE: func(c *cobra.Command, args []string) (err error) {
 			cfg, err := f.load(c)
 			if err != nil {
 				return err
@@ -26,7 +26,7 @@ func newMCPCmd(a *app) *cobra.Command {
 			if err != nil {
 				return usageErrorf("mcp_servers: %v", err)
 			}
-			defer mgr.Close()
+			defer closing(&err, "the MCP servers", mgr.Close)
 			return mcp.RenderList(a.stdout, mgr.List(c.Context()), asJSON)
 		},
 	}

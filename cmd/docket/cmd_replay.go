@@ -44,7 +44,9 @@ func newReplayCmd(a *app) *cobra.Command {
 			var d *replay.Divergence
 			if errors.As(err, &d) {
 				if asJSON {
-					json.NewEncoder(a.stdout).Encode(map[string]any{"ok": false, "seq": d.Seq, "call_id": d.CallID, "kind": d.Kind, "journal": d.Want, "replay": d.Got})
+					if err := json.NewEncoder(a.stdout).Encode(map[string]any{"ok": false, "seq": d.Seq, "call_id": d.CallID, "kind": d.Kind, "journal": d.Want, "replay": d.Got}); err != nil {
+						return &exitError{code: exitFailed, err: fmt.Errorf("write the divergence: %w", err)}
+					}
 				} else {
 					fmt.Fprint(a.stdout, d.Error())
 				}

@@ -21,7 +21,7 @@ func newResumeCmd(a *app) *cobra.Command {
 		Use:   "resume SESSION|--last [PROMPT]",
 		Short: "Continue a session: crashed, parked or finished",
 		Args:  cobra.RangeArgs(0, 2),
-		RunE: func(c *cobra.Command, args []string) error {
+		RunE: func(c *cobra.Command, args []string) (err error) {
 			ref, prompt := "", ""
 			switch {
 			case last && len(args) <= 1:
@@ -54,7 +54,8 @@ func newResumeCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			defer j.Close()
+			// Close commits what is still buffered: a failure there loses records.
+			defer closing(&err, "the journal", j.Close)
 			recs, err := j.All()
 			if err != nil {
 				return err
@@ -82,7 +83,7 @@ func newResumeCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			defer w.finish()
+			defer closing(&err, "the session's MCP servers and terminal", w.finish)
 			// A resumed session keeps the policy, sandbox plan and rules it
 			// was started with (plus its amendments): Restore fills them
 			// from the journal when they are left empty here.

@@ -29,9 +29,10 @@ func newSandboxCmd(a *app) *cobra.Command {
 		dir      string
 		protect  bool
 		showPlan bool
+		explain  bool
 	)
 	c := &cobra.Command{
-		Use:   "sandbox [--sandbox MODE] [--writable-root DIR]... [--network] [-C DIR] -- CMD [ARG...]",
+		Use:   "sandbox [--sandbox MODE] [--writable-root DIR]... [--network] [-C DIR] [--explain] -- CMD [ARG...]",
 		Short: "Run one command under the sandbox the flags describe",
 		Long: `Run one command under the Docket sandbox and exit with its status
 (128+N when it was killed by signal N). Stdin is /dev/null. Exit 125 means
@@ -41,12 +42,32 @@ error.
 Modes: read-only (default; nothing is writable but /dev/null),
 workspace-write (the working directory, each --writable-root, /tmp and
 $TMPDIR are writable; .git, .docket and .agents under each stay read-only),
-danger-full-access (no sandbox).`,
-		Args: cobra.MinimumNArgs(1),
+danger-full-access (no sandbox).
+
+--explain says in words what each layer stops and what each missing one
+costs: without a command, for the layers this machine would give the plan
+(a forecast, on stdout, exit 0; 125 when the sandbox would be refused);
+with one, for the layers the run enforced, on stderr after the command.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if explain {
+				return nil
+			}
+			return cobra.MinimumNArgs(1)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			plan, cwd, err := sandboxPlanFromFlags(mode, roots, network, dir, protect)
 			if err != nil {
 				return err
+			}
+			if explain && len(args) == 0 {
+				caps := sandbox.Probe()
+				if err := writeForecast(a.stdout, plan, caps); err != nil {
+					return err
+				}
+				if caps.Check(plan) != nil {
+					return &exitError{code: exitSandboxFailed}
+				}
+				return nil
 			}
 			if showPlan {
 				fmt.Fprintf(a.stderr, "docket sandbox: mode=%s network=%t writable=%v read-only=%v\n",
@@ -62,9 +83,11 @@ danger-full-access (no sandbox).`,
 				OutputCap: 1,
 				OnOutput: func(stream string, chunk []byte) {
 					if stream == "stdout" {
-						a.stdout.Write(chunk)
+						// The command's output goes to the terminal as it
+						// comes; a terminal that stopped reading cannot be told.
+						_, _ = a.stdout.Write(chunk)
 					} else {
-						a.stderr.Write(chunk)
+						_, _ = a.stderr.Write(chunk)
 					}
 				},
 			})
@@ -81,6 +104,11 @@ danger-full-access (no sandbox).`,
 			if showPlan {
 				fmt.Fprintf(a.stderr, "docket sandbox: layers=%s exit=%d\n", strings.Join(out.Layers, ","), out.ExitCode)
 			}
+			if explain {
+				if err := writeEnforced(a.stderr, plan, out); err != nil {
+					return err
+				}
+			}
 			if out.ExitCode != 0 {
 				return &exitError{code: out.ExitCode}
 			}
@@ -94,6 +122,7 @@ danger-full-access (no sandbox).`,
 	f.StringVarP(&dir, "cd", "C", "", "working directory and workspace root (default: the current directory)")
 	f.BoolVar(&protect, "require-protected-paths", false, "fail when .git/.docket/.agents cannot be made read-only")
 	f.BoolVar(&showPlan, "verbose", false, "print the plan and the layers enforced to stderr")
+	f.BoolVar(&explain, "explain", false, "say in words what each layer stops: without a command, what this machine would enforce; with one, what the run enforced")
 	f.SetInterspersed(false)
 	return c
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/docket-engine/docket/engine/model/risk"
 	"github.com/docket-engine/docket/engine/model/script"
 	"github.com/docket-engine/docket/engine/prompt"
+	"github.com/docket-engine/docket/engine/workspace"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/sandbox"
 	"github.com/docket-engine/docket/states/policy"
@@ -209,7 +210,7 @@ func sessionPlan(sc events.SessionConfig, cwd string) (events.SandboxPlan, error
 	}
 	sp := policy.SandboxPolicy{Mode: mode, WritableRoots: sc.WritableRoots, NetworkAccess: sc.NetworkAccess,
 		ExcludeTmpdirEnvVar: sc.ExcludeTmpdirEnvVar, ExcludeSlashTmp: sc.ExcludeSlashTmp}
-	return policy.SandboxPlan(sp, cwd, sc.TmpdirEnv, sc.RequireProtectedPaths), nil
+	return workspace.SandboxPlan(sp, cwd, sc.TmpdirEnv, sc.RequireProtectedPaths), nil
 }
 
 // workspace resolves -C to an existing absolute directory.
@@ -271,7 +272,7 @@ func faultsFromEnv() engine.Faults {
 	}
 	if spec := os.Getenv("DOCKET_CRASH_AT"); spec != "" {
 		p, err := engine.ParseFaultPlan(spec, func(string) {
-			syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL) // cannot fail for our own pid
 		})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "docket:", err)
@@ -292,6 +293,6 @@ func faultsFromEnv() engine.Faults {
 func mcpOptions(cfg *config.Config, cwd string) mcp.Options {
 	return mcp.Options{Dir: cwd, SandboxPlan: func(server, dir string) (events.SandboxPlan, error) {
 		sp := policy.SandboxPolicy{Mode: policy.WorkspaceWrite}
-		return policy.SandboxPlan(sp, dir, cfg.Tmpdir, cfg.Sandbox.RequireProtectedPaths), nil
+		return workspace.SandboxPlan(sp, dir, cfg.Tmpdir, cfg.Sandbox.RequireProtectedPaths), nil
 	}}
 }

@@ -83,17 +83,18 @@ func (s Store) Save(c Credentials) error {
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", s.path, err)
 	}
-	defer os.Remove(tmp.Name()) // after a successful rename this is a no-op
+	// After a successful rename there is nothing left to remove.
+	defer func() { _ = os.Remove(tmp.Name()) }()
 	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
+		_ = tmp.Close() // the write already failed; that error is the one to report
 		return fmt.Errorf("writing %s: %w", s.path, err)
 	}
 	if _, err := tmp.Write(append(data, '\n')); err != nil {
-		tmp.Close()
+		_ = tmp.Close() // the write already failed; that error is the one to report
 		return fmt.Errorf("writing %s: %w", s.path, err)
 	}
 	if err := tmp.Sync(); err != nil {
-		tmp.Close()
+		_ = tmp.Close() // the write already failed; that error is the one to report
 		return fmt.Errorf("writing %s: %w", s.path, err)
 	}
 	if err := tmp.Close(); err != nil {
@@ -103,8 +104,8 @@ func (s Store) Save(c Credentials) error {
 		return fmt.Errorf("writing %s: %w", s.path, err)
 	}
 	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync() // make the rename durable; not all filesystems allow it
-		d.Close()
+		_ = d.Sync()  // make the rename durable; not all filesystems allow it
+		_ = d.Close() // a directory opened for reading: nothing to lose
 	}
 	return nil
 }

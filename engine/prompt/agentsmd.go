@@ -106,7 +106,7 @@ func readCapped(path string, max int64) (string, bool, error) {
 	if err != nil {
 		return "", false, fmt.Errorf("reading %s: %w", path, err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read-only: nothing to lose
 	fi, err := f.Stat()
 	if err != nil {
 		return "", false, fmt.Errorf("reading %s: %w", path, err)

@@ -75,7 +75,7 @@ func streamCall(ctx context.Context, path string, opts Options, sink Sink) error
 		}
 		return errNoIndex
 	}
-	defer j.Close()
+	defer func() { _ = j.Close() }() // read-only: closing loses nothing
 	a := newAuditor(path, opts, sink)
 	head, herr := j.Range(1, 1)
 	if len(head) == 1 {

@@ -75,7 +75,9 @@ func AmendFile(file string, pattern []string) (Amendment, error) {
 	if err != nil {
 		return a, fmt.Errorf("amend %s: open: %w", file, err)
 	}
-	defer f.Close()
+	// What is written is synced before returning; a failed close loses
+	// nothing, and closing releases the lock either way.
+	defer func() { _ = f.Close() }()
 	if err := flock(f); err != nil {
 		return a, fmt.Errorf("amend %s: lock: %w", file, err)
 	}

@@ -168,7 +168,9 @@ func TestAutoOnATerminalUsesDecisionsFirst(t *testing.T) {
 		ch <- ans
 	}()
 	scr.waitFor(t, "answer (y/s/n/a): ", 1)
-	master.Write([]byte("n\n"))
+	if _, err := master.Write([]byte("n\n")); err != nil {
+		t.Fatal(err)
+	}
 	if ans := <-ch; ans.Decision != Denied || ans.Source != events.SourceUser {
 		t.Fatalf("second = %+v", ans)
 	}

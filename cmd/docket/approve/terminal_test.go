@@ -184,7 +184,9 @@ func TestTerminalHonoursCancellationAndRecovers(t *testing.T) {
 	ch = decide(context.Background(), term, execRequest("c3"))
 	scr.waitFor(t, "Approval requested for call c3", 1)
 	scr.waitFor(t, "answer (y/s/n/a): ", 2)
-	master.Write([]byte("y\n"))
+	if _, err := master.Write([]byte("y\n")); err != nil {
+		t.Fatal(err)
+	}
 	if r := <-ch; r.err != nil || r.ans.Decision != Approved {
 		t.Fatalf("prompt after a cancellation: %+v", r)
 	}
@@ -194,11 +196,15 @@ func TestTerminalDiscardsTypeahead(t *testing.T) {
 	master, term, scr := newPTY(t)
 	// Typed before any prompt: wait for the echo so the line discipline
 	// holds it, then the prompt must throw it away.
-	master.Write([]byte("y\n"))
+	if _, err := master.Write([]byte("y\n")); err != nil {
+		t.Fatal(err)
+	}
 	scr.waitFor(t, "y\n", 1)
 	ch := decide(context.Background(), term, execRequest("c1"))
 	scr.waitFor(t, "answer (y/s/n/a): ", 1)
-	master.Write([]byte("n\n"))
+	if _, err := master.Write([]byte("n\n")); err != nil {
+		t.Fatal(err)
+	}
 	if r := <-ch; r.err != nil || r.ans.Decision != Denied {
 		t.Fatalf("answer = %+v, want the n typed after the prompt", r)
 	}
@@ -215,12 +221,16 @@ func TestTerminalSerialisesConcurrentRequests(t *testing.T) {
 	if strings.Contains(shown, "call c2") {
 		firstID, first, second = "c2", second, first
 	}
-	master.Write([]byte("y\n"))
+	if _, err := master.Write([]byte("y\n")); err != nil {
+		t.Fatal(err)
+	}
 	if r := <-first; r.err != nil || r.ans.Decision != Approved {
 		t.Fatalf("first answer = %+v", r)
 	}
 	shown = scr.waitFor(t, "answer (y/s/n/a): ", 2)
-	master.Write([]byte("n\n"))
+	if _, err := master.Write([]byte("n\n")); err != nil {
+		t.Fatal(err)
+	}
 	if r := <-second; r.err != nil || r.ans.Decision != Denied {
 		t.Fatalf("second answer = %+v", r)
 	}

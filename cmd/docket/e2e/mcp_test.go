@@ -41,9 +41,11 @@ func TestMCPListAndAnMCPCallThroughExec(t *testing.T) {
 		t.Fatalf("mcp list: %+v", list)
 	}
 	script := filepath.Join(t.TempDir(), "s.jsonl")
-	os.WriteFile(script, []byte(`{"output":[{"type":"function_call","call_id":"m1","name":"mcp__everything__echo","arguments":{"message":"via the cli"}}]}
+	if err := os.WriteFile(script, []byte(`{"output":[{"type":"function_call","call_id":"m1","name":"mcp__everything__echo","arguments":{"message":"via the cli"}}]}
 {"output":[{"type":"message","content":"echoed"}]}
-`), 0o644)
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	// Without a decision the MCP call parks the session (exit 3).
 	r = docket(t, nil, "exec", "--home", home, "-C", ws, "--model-script", script, "--json", "echo it")
 	if r.code != 3 || !strings.Contains(r.stdout, `"session.parked"`) {

@@ -259,7 +259,8 @@ func (j *JSONL) emit(v any) {
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		buf.Reset()
-		enc.Encode(errorEvent{Type: EventError, Message: "cannot encode event: " + err.Error()})
+		// An error event of plain strings always encodes.
+		_ = enc.Encode(errorEvent{Type: EventError, Message: "cannot encode event: " + err.Error()})
 	}
 	if _, err := j.w.Write(buf.Bytes()); err != nil {
 		j.err = fmt.Errorf("write JSONL event: %w", err)

@@ -24,7 +24,8 @@ func (p *Provider) chatAttempt(ctx context.Context, params sdk.ChatCompletionNew
 	ctx, dog, stop := watch(ctx, p.idle)
 	defer stop()
 	stream := p.chat.NewStreaming(ctx, params, requestOptions(key)...)
-	defer stream.Close()
+	// The stream is read to its end or abandoned; a failed close loses nothing.
+	defer func() { _ = stream.Close() }()
 
 	var (
 		id        string

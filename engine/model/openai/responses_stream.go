@@ -25,7 +25,8 @@ func (p *Provider) responsesAttempt(ctx context.Context, params responses.Respon
 	ctx, dog, stop := watch(ctx, p.idle)
 	defer stop()
 	stream := p.responses.NewStreaming(ctx, params, requestOptions(key)...)
-	defer stream.Close()
+	// The stream is read to its end or abandoned; a failed close loses nothing.
+	defer func() { _ = stream.Close() }()
 
 	var (
 		respID string

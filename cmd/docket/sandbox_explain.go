@@ -1,0 +1,74 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/sandbox"
+)
+
+// writeForecast prints, for `docket sandbox --explain` without a command,
+// the layers the plan would get on this machine and what each stops or
+// what its absence costs. It is a forecast from probing the kernel; a run
+// reports what was enforced (writeEnforced).
+func writeForecast(w io.Writer, plan events.SandboxPlan, caps sandbox.Capabilities) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "this machine: %s\n", machineSummary(caps))
+	for _, n := range caps.Notes {
+		fmt.Fprintf(&b, "  note: %s\n", n)
+	}
+	if plan.Sandboxed() {
+		if err := caps.Check(plan); err != nil {
+			fmt.Fprintf(&b, "REFUSED: %v\n", err)
+			_, werr := io.WriteString(w, b.String())
+			return werr
+		}
+	}
+	b.WriteString("would run under (forecast; a run reports what was enforced):\n")
+	writeExplanation(&b, sandbox.Explain(plan, caps.Layers(plan.Network)))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeEnforced prints what the layers a finished run reported stop.
+func writeEnforced(w io.Writer, plan events.SandboxPlan, out events.ExecOutcome) error {
+	var b strings.Builder
+	b.WriteString("ran under:\n")
+	writeExplanation(&b, sandbox.Explain(plan, out.Layers))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeExplanation(b *strings.Builder, e sandbox.Explanation) {
+	for _, l := range e.Lines() {
+		b.WriteString("  " + l + "\n")
+	}
+}
+
+// machineSummary is one line on what Probe found.
+func machineSummary(c sandbox.Capabilities) string {
+	parts := []string{c.OS}
+	if c.LandlockABI > 0 {
+		parts = append(parts, fmt.Sprintf("Landlock ABI %d", c.LandlockABI))
+	} else {
+		parts = append(parts, "no Landlock")
+	}
+	if c.Seccomp {
+		parts = append(parts, "seccomp")
+	} else {
+		parts = append(parts, "no seccomp")
+	}
+	if c.Root {
+		parts = append(parts, "running as root")
+	} else {
+		parts = append(parts, "not root")
+	}
+	if c.UserNamespaces {
+		parts = append(parts, "user namespaces")
+	} else {
+		parts = append(parts, "no user namespaces")
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/sandbox"
+)
+
+var updateGolden = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+func goldenFile(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "explain", name)
+	if *updateGolden {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test -update creates it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file (go test -update rewrites it)\n--- got ---\n%s", name, got)
+	}
+}
+
+// TestExplainForecastGolden pins the words `docket sandbox --explain` prints
+// for the machines docket meets: root on a new kernel (this one), a user
+// with user namespaces on an older Landlock, a user without them, and a
+// kernel without Landlock, where the sandbox is refused.
+func TestExplainForecastGolden(t *testing.T) {
+	ws := "/work/proj"
+	rw := events.SandboxPlan{Mode: sandbox.ModeWorkspaceWrite, WritableRoots: []string{ws, "/tmp"},
+		ReadOnlySubpaths: []string{ws + "/.git", ws + "/.docket", ws + "/.agents"}}
+	rwNet := rw
+	rwNet.Network = true
+	strict := rw
+	strict.RequireProtectedPaths = true
+	root := sandbox.Capabilities{OS: "linux", LandlockABI: 7, Seccomp: true, Root: true, UserNamespaces: true}
+	oldUser := sandbox.Capabilities{OS: "linux", LandlockABI: 3, Seccomp: true, UserNamespaces: true}
+	noNS := sandbox.Capabilities{OS: "linux", LandlockABI: 7, Seccomp: true,
+		Notes: []string{"userns: kernel.apparmor_restrict_unprivileged_userns = 1"}}
+	noLandlock := sandbox.Capabilities{OS: "linux", Seccomp: true, UserNamespaces: true,
+		Notes: []string{"landlock: not available (function not implemented)"}}
+	tests := []struct {
+		name string
+		plan events.SandboxPlan
+		caps sandbox.Capabilities
+	}{
+		{"root-read-only.txt", events.SandboxPlan{Mode: sandbox.ModeReadOnly}, root},
+		{"root-workspace-write-network.txt", rwNet, root},
+		{"user-landlock3.txt", rw, oldUser},
+		{"user-without-namespaces.txt", rw, noNS},
+		{"user-without-namespaces-strict.txt", strict, noNS},
+		{"no-landlock.txt", rw, noLandlock},
+		{"danger-full-access.txt", events.SandboxPlan{Mode: sandbox.ModeNone}, root},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := writeForecast(&b, tt.plan, tt.caps); err != nil {
+				t.Fatal(err)
+			}
+			goldenFile(t, tt.name, b.Bytes())
+		})
+	}
+}
+
+func TestExplainEnforcedGolden(t *testing.T) {
+	plan := events.SandboxPlan{Mode: sandbox.ModeWorkspaceWrite, WritableRoots: []string{"/work/proj"}}
+	out := events.ExecOutcome{Layers: []string{"landlock:v7", sandbox.LayerSeccomp, sandbox.LayerCaps}}
+	var b bytes.Buffer
+	if err := writeEnforced(&b, plan, out); err != nil {
+		t.Fatal(err)
+	}
+	goldenFile(t, "enforced-fallback.txt", b.Bytes())
+}
+
+// TestSandboxExplainWithoutACommand drives the CLI: --explain alone prints
+// this machine's forecast and runs nothing.
+func TestSandboxExplainWithoutACommand(t *testing.T) {
+	dir := t.TempDir()
+	code, stdout, stderr := cliRun(t, "sandbox", "--explain", "-s", "workspace-write", "-C", dir)
+	caps := sandbox.Probe()
+	wantCode := exitOK
+	if caps.Check(events.SandboxPlan{Mode: sandbox.ModeWorkspaceWrite}) != nil {
+		wantCode = exitSandboxFailed
+	}
+	if code != wantCode {
+		t.Fatalf("exit %d, want %d; stderr %q", code, wantCode, stderr)
+	}
+	for _, want := range []string{"this machine: " + machineSummary(caps), "sandbox workspace-write, network off"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	for _, l := range caps.Layers(false) {
+		if !strings.Contains(stdout, "    "+l+" ") {
+			t.Errorf("forecast layer %q is not explained:\n%s", l, stdout)
+		}
+	}
+	if code, _, stderr := cliRun(t, "sandbox", "-C", dir); code != exitUsage {
+		t.Errorf("without --explain a command is still required: exit %d, stderr %q", code, stderr)
+	}
+}
