@@ -42,6 +42,8 @@ ol.timeline li.transition::before{background:#3b5bdb}ol.timeline li.decision::be
 ol.timeline li.run::before{background:#2b8a3e}ol.timeline li.denial::before{background:#c92a2a}
 .seq{color:#6b7386;font-size:.85em;margin-right:.4em}.at{color:#6b7386;font-size:.85em;margin-right:.4em}
 .cause{font-weight:600}
+ul.layers{margin:.2em 0;padding-left:1.2em;font-size:.88em;color:#3d4455}ol.timeline ul.layers li::before{content:none}
+ul.layers li.missing{color:#862e2e}
 svg.fsm{max-width:100%;height:auto;background:#fff}
 svg.fsm .edge path{fill:none;stroke:#c3c8d4;stroke-width:1.3}
 svg.fsm .edge text{font-size:11px;fill:#9aa1b2}
@@ -169,6 +171,7 @@ func timeline(c *Call) []item {
 				class = "denial"
 				text += "; the sandbox denied it: " + esc(denialSummary(a.Denial))
 			}
+			text += layersHTML(a.Sandbox)
 			out = append(out, item{a.OutcomeSeq, "", class, text})
 		}
 	}
@@ -189,4 +192,22 @@ func esc(s string) string {
 		return r
 	}, strings.ToValidUTF8(s, "\uFFFD"))
 	return html.EscapeString(s)
+}
+
+// layersHTML lists, under a run, what each layer in force stops and what
+// each missing one cost.
+func layersHTML(sb *Sandbox) string {
+	if sb == nil || len(sb.InForce)+len(sb.Missing) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("<ul class=\"layers\">")
+	for _, l := range sb.InForce {
+		fmt.Fprintf(&b, "<li><code>%s</code> %s</li>", esc(l.Layer), esc(l.Words))
+	}
+	for _, l := range sb.Missing {
+		fmt.Fprintf(&b, "<li class=\"missing\">missing <code>%s</code>: %s</li>", esc(l.Layer), esc(l.Words))
+	}
+	b.WriteString("</ul>")
+	return b.String()
 }

@@ -1,6 +1,9 @@
 package audit
 
-import "github.com/docket-engine/docket/events"
+import (
+	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/sandbox"
+)
 
 // Outcomes of a call, as the report spells them.
 const (
@@ -120,6 +123,11 @@ type Sandbox struct {
 	Mode    string   `json:"mode"`
 	Layers  []string `json:"layers"`
 	Network bool     `json:"network"`
+	// InForce says, for each reported layer, what it stops; Missing, for
+	// each layer the plan wanted but the run did not get, what that cost
+	// (sandbox.Explain). Both are empty until the run reported its layers.
+	InForce []sandbox.ExplainedLayer `json:"in_force,omitempty"`
+	Missing []sandbox.ExplainedLayer `json:"missing,omitempty"`
 }
 
 // Attempt is one execution of the call: its write-ahead record and, when

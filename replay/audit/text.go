@@ -121,6 +121,14 @@ func (t *textWriter) runs(c *Call) {
 			where = fmt.Sprintf("seq %d", at.Seq)
 		}
 		t.printf("    attempt %d (%s): %s -> %s\n", at.Attempt, where, sandboxNote(at.Sandbox), resultNote(at))
+		if sb := at.Sandbox; sb != nil {
+			for _, l := range sb.InForce {
+				t.printf("      %s %s\n", l.Layer, l.Words)
+			}
+			for _, l := range sb.Missing {
+				t.printf("      MISSING %s: %s\n", l.Layer, l.Words)
+			}
+		}
 		if d := at.Denial; d != nil {
 			t.printf("      denied by the sandbox: %s", denialSummary(d))
 			if d.Reason != "" && !strings.Contains(denialSummary(d), d.Reason) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/sandbox"
 	"github.com/docket-engine/docket/states"
 )
 
@@ -259,7 +260,12 @@ func sandboxOf(p events.SandboxPlan, layers []string) Sandbox {
 	if layers == nil {
 		layers = []string{}
 	}
-	return Sandbox{Mode: mode, Layers: layers, Network: p.Network || !p.Sandboxed()}
+	sb := Sandbox{Mode: mode, Layers: layers, Network: p.Network || !p.Sandboxed()}
+	if len(layers) > 0 && p.Sandboxed() {
+		e := sandbox.Explain(p, layers)
+		sb.InForce, sb.Missing = e.InForce, e.Missing
+	}
+	return sb
 }
 
 // modeOfCause is the sandbox mode a policy cause stands for.
