@@ -29,41 +29,77 @@ func (ApplyPatchTool) Spec() model.ToolSpec {
 // ParallelSafe: patches run one at a time, in order.
 func (ApplyPatchTool) ParallelSafe() bool { return false }
 
-// Prepare parses the patch and decides its requirement from its paths.
-// Whether the hunks apply is checked by the helper before it writes
-// anything, so the decision depends on the patch text alone.
-func (ApplyPatchTool) Prepare(c Call, env *Env) (*Plan, error) {
-	text := c.Payload
-	if c.Kind == model.ToolFunction {
-		var a struct {
-			Input *string `json:"input"`
-		}
-		if err := json.Unmarshal([]byte(c.Payload), &a); err != nil || a.Input == nil {
-			return nil, errors.New(`apply_patch called as a function needs {"input": "<patch text>"}`)
-		}
-		text = *a.Input
+// patchText returns the patch of a call, however it was sent.
+func patchText(c Call) (string, error) {
+	if c.Kind != model.ToolFunction {
+		return c.Payload, nil
+	}
+	var a struct {
+		Input *string `json:"input"`
+	}
+	if err := json.Unmarshal([]byte(c.Payload), &a); err != nil || a.Input == nil {
+		return "", errors.New(`apply_patch called as a function needs {"input": "<patch text>"}`)
+	}
+	return *a.Input, nil
+}
+
+// WritePaths lists the absolute paths the call would write (adds, updates,
+// deletes, move targets), in order, without duplicates; none for a call
+// that does not parse. The engine resolves them on disk when the response
+// arrives and records where they lead.
+func (ApplyPatchTool) WritePaths(c Call, cwd string) []string {
+	text, err := patchText(c)
+	if err != nil {
+		return nil
 	}
 	p, err := patch.Parse(text)
 	if err != nil {
-		return nil, fmt.Errorf("invalid patch: %w", err)
+		return nil
 	}
-	var paths, keys []string
+	paths, _ := patchPaths(p, cwd)
+	return paths
+}
+
+func patchPaths(p *patch.Patch, cwd string) ([]string, []FileChange) {
+	var paths []string
 	var changes []FileChange
 	seen := map[string]bool{}
 	addPath := func(path string) {
 		if !seen[path] {
 			seen[path] = true
 			paths = append(paths, path)
-			keys = append(keys, env.Decider.PatchKey(path))
 		}
 	}
-	for _, ch := range p.Paths(env.Cwd) {
+	for _, ch := range p.Paths(cwd) {
 		addPath(ch.Path)
 		changes = append(changes, FileChange{Path: ch.Path, Kind: string(ch.Kind)})
 		if ch.MovePath != "" {
 			addPath(ch.MovePath)
 			changes = append(changes, FileChange{Path: ch.MovePath, Kind: string(patch.KindAdd)})
 		}
+	}
+	return paths, changes
+}
+
+// Prepare parses the patch and decides its requirement from where its
+// paths really lead, as the engine resolved and recorded them. Whether the
+// hunks apply is checked by the helper before it writes anything, so the
+// decision depends on the patch text and the recorded resolutions alone.
+func (ApplyPatchTool) Prepare(c Call, env *Env) (*Plan, error) {
+	text, err := patchText(c)
+	if err != nil {
+		return nil, err
+	}
+	p, err := patch.Parse(text)
+	if err != nil {
+		return nil, fmt.Errorf("invalid patch: %w", err)
+	}
+	paths, changes := patchPaths(p, env.Cwd)
+	keys := make([]string, len(paths))
+	real := make([]string, len(paths))
+	for i, path := range paths {
+		keys[i] = env.Decider.PatchKey(path)
+		real[i] = env.RealPath(c.ID, path)
 	}
 	return &Plan{
 		ApprovalKind: events.ApprovalPatch,
@@ -72,7 +108,7 @@ func (ApplyPatchTool) Prepare(c Call, env *Env) (*Plan, error) {
 		Keys:         keys,
 		Paths:        paths,
 		Changes:      changes,
-		Requirement:  env.Decider.PatchRequirement(paths),
+		Requirement:  env.Decider.PatchRequirement(real),
 		Retryable:    true,
 		Start:        events.ExecStarted{Tool: "apply_patch", Argv: []string{"apply_patch"}, Cwd: env.Cwd, Input: text, TimeoutMs: DefaultShellTimeoutMs},
 		Shape:        shapePatch,

@@ -10,6 +10,7 @@ import (
 
 	"github.com/docket-engine/docket/engine"
 	"github.com/docket-engine/docket/engine/model/script"
+	"github.com/docket-engine/docket/engine/workspace"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/journal"
 	"github.com/docket-engine/docket/states/policy"
@@ -46,7 +47,7 @@ func benchSession(b *testing.B, calls, perResponse int, runner engine.Runner) (*
 	}
 	s, err := engine.Start(engine.Config{SessionID: "bench", Home: home, Cwd: ws,
 		Session: events.SessionConfig{ApprovalPolicy: "on-request", SandboxMode: "workspace-write"},
-		Plan:    policy.SandboxPlan(policy.SandboxPolicy{Mode: mode}, ws, "", false), Model: mdl,
+		Plan:    workspace.SandboxPlan(policy.SandboxPolicy{Mode: mode}, ws, "", false), Model: mdl,
 		Approver: &scriptedApprover{f: &fixture{}}, Runner: runner,
 		Tools: []engine.Tool{engine.ShellTool{}, engine.ApplyPatchTool{}}}, j)
 	if err != nil {

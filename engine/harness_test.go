@@ -11,6 +11,7 @@ import (
 
 	"github.com/docket-engine/docket/engine"
 	"github.com/docket-engine/docket/engine/model/script"
+	"github.com/docket-engine/docket/engine/workspace"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/journal"
 	"github.com/docket-engine/docket/states/policy"
@@ -127,7 +128,7 @@ func sessionPlan(sc events.SessionConfig, cwd string) (events.SandboxPlan, error
 		return events.SandboxPlan{}, err
 	}
 	sp := policy.SandboxPolicy{Mode: mode, WritableRoots: sc.WritableRoots, NetworkAccess: sc.NetworkAccess}
-	return policy.SandboxPlan(sp, cwd, sc.TmpdirEnv, false), nil
+	return workspace.SandboxPlan(sp, cwd, sc.TmpdirEnv, false), nil
 }
 
 func (f *fixture) turn(prompt string) engine.TurnResult {

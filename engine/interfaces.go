@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/docket-engine/docket/engine/workspace"
 	"github.com/docket-engine/docket/events"
 )
 
@@ -14,6 +15,35 @@ type Log interface {
 	Append(at time.Time, callID string, body any) (events.Record, error)
 	Commit() error
 }
+
+// PathResolver says where paths really lead on disk (symlinks, ".."), for
+// the decisions that depend on it (apply_patch's requirement). The engine
+// asks once per model response and records the answer in it; replay
+// substitutes the recorded answers.
+type PathResolver interface {
+	// Resolve fills Real for each entry of want (call id and path) of the
+	// response to model request number request of turn turnID.
+	Resolve(turnID string, request int, want []events.ResolvedPath) []events.ResolvedPath
+	// RealPath resolves one path of a call whose response recorded no
+	// resolution (journals written before resolutions were recorded).
+	RealPath(path string) string
+}
+
+// DiskPaths resolves paths on this machine's disk.
+type DiskPaths struct{}
+
+// Resolve resolves each path with workspace.RealPath.
+func (DiskPaths) Resolve(_ string, _ int, want []events.ResolvedPath) []events.ResolvedPath {
+	out := make([]events.ResolvedPath, len(want))
+	for i, w := range want {
+		w.Real = workspace.RealPath(w.Path)
+		out[i] = w
+	}
+	return out
+}
+
+// RealPath resolves p with workspace.RealPath.
+func (DiskPaths) RealPath(p string) string { return workspace.RealPath(p) }
 
 // Clock tells the time. Replay substitutes recorded readings.
 type Clock interface {

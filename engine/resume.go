@@ -107,6 +107,7 @@ func Restore(cfg Config, log Log, records []events.Record) (*Session, error) {
 			s.requests = v.Request
 		case *events.ModelResponse:
 			if v.Error == "" {
+				s.addResolvedLocked(v.Resolved)
 				s.addItemsLocked(v.Items...)
 				lastCalls = callsOf(v.Items)
 				usage = usage.Add(v.Usage)

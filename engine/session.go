@@ -36,6 +36,8 @@ type Config struct {
 	Approver Approver
 	Runner   Runner
 	Clock    Clock
+	// Paths resolves the paths calls would write; nil uses the disk.
+	Paths    PathResolver
 	Observer Observer
 	Tools    []Tool
 	Risk     RiskAssessor // nil: no risk assessment
@@ -72,10 +74,61 @@ type Session struct {
 	specs    []model.ToolSpec
 	baseHash [32]byte // model, instructions and tool specs
 	pending  *pendingTurn
+	// resolved is where each call's paths really lead, by call id then
+	// path, as model_response records recorded it.
+	resolved map[string]map[string]string
 }
 
 func (s *Session) env() *Env {
-	return &Env{Cwd: s.cfg.Cwd, Config: s.cfg.Session, Plan: s.cfg.Plan, Decider: s.decider}
+	return &Env{Cwd: s.cfg.Cwd, Config: s.cfg.Session, Plan: s.cfg.Plan, Decider: s.decider, RealPath: s.realPath}
+}
+
+// realPath returns where a call's path really leads, as recorded. A call
+// with no recorded resolution (a journal from before they were recorded)
+// is resolved now.
+func (s *Session) realPath(callID, path string) string {
+	s.mu.Lock()
+	real, ok := s.resolved[callID][path]
+	s.mu.Unlock()
+	if ok {
+		return real
+	}
+	return s.cfg.Paths.RealPath(path)
+}
+
+// addResolvedLocked keeps the path resolutions of a model response.
+func (s *Session) addResolvedLocked(rs []events.ResolvedPath) {
+	for _, r := range rs {
+		m, ok := s.resolved[r.CallID]
+		if !ok {
+			m = map[string]string{}
+			s.resolved[r.CallID] = m
+		}
+		m[r.Path] = r.Real
+	}
+}
+
+// resolvePaths asks the resolver where the paths of a response's calls
+// really lead.
+func (s *Session) resolvePaths(turnID string, request int, items []events.Item) []events.ResolvedPath {
+	var want []events.ResolvedPath
+	for _, c := range callsOf(items) {
+		tool, ok := s.registry.Lookup(c.Name)
+		if !ok {
+			continue
+		}
+		pw, ok := tool.(PathWriter)
+		if !ok {
+			continue
+		}
+		for _, p := range pw.WritePaths(c, s.cfg.Cwd) {
+			want = append(want, events.ResolvedPath{CallID: c.ID, Path: p})
+		}
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	return s.cfg.Paths.Resolve(turnID, request, want)
 }
 
 // ID returns the session id.
@@ -84,6 +137,9 @@ func (s *Session) ID() string { return s.cfg.SessionID }
 func build(cfg Config, log Log) (*Session, error) {
 	if cfg.Clock == nil {
 		cfg.Clock = SystemClock{}
+	}
+	if cfg.Paths == nil {
+		cfg.Paths = DiskPaths{}
 	}
 	if cfg.Observer == nil {
 		cfg.Observer = nopObserver{}
@@ -107,7 +163,7 @@ func build(cfg Config, log Log) (*Session, error) {
 	}
 	s := &Session{cfg: cfg, decider: dec, registry: reg, model: cfg.Model, approver: cfg.Approver,
 		runner: cfg.Runner, observer: cfg.Observer, fsm: states.NewMachine(), machines: map[string]*states.Call{},
-		history: map[string]*callHistory{}}
+		history: map[string]*callHistory{}, resolved: map[string]map[string]string{}}
 	s.rec = newRecorder(log, cfg.Clock, s.onRecord, cfg.Faults)
 	s.specs = reg.Specs()
 	base, _ := json.Marshal(struct {

@@ -19,12 +19,23 @@ type Tool interface {
 	Prepare(c Call, s *Env) (*Plan, error)
 }
 
+// PathWriter is a tool whose calls write files at paths known before they
+// run (apply_patch). The engine resolves those paths on disk when the
+// response arrives and records the resolutions in model_response, so that
+// Prepare can judge where they really lead without reading the disk.
+type PathWriter interface {
+	WritePaths(c Call, cwd string) []string
+}
+
 // Env is what a tool may consult while preparing a call.
 type Env struct {
 	Cwd     string
 	Config  events.SessionConfig
 	Plan    events.SandboxPlan
 	Decider *Decider
+	// RealPath returns where a path of a call really leads, as recorded
+	// when the call's response arrived.
+	RealPath func(callID, path string) string
 }
 
 // Plan is a prepared call: what it would do, what approval it needs, and

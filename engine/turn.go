@@ -134,10 +134,14 @@ func (t *turn) request(ctx context.Context) (model.Response, error) {
 		}
 		return model.Response{}, fmt.Errorf("model: %w", err)
 	}
+	resolved := s.resolvePaths(t.id, n, resp.Items)
 	if _, err := s.rec.append("", events.ModelResponse{TurnID: t.id, Request: n, ResponseID: resp.ID, Items: resp.Items,
-		Usage: resp.Usage, Attempts: resp.Attempts}); err != nil {
+		Usage: resp.Usage, Attempts: resp.Attempts, Resolved: resolved}); err != nil {
 		return model.Response{}, err
 	}
+	s.mu.Lock()
+	s.addResolvedLocked(resolved)
+	s.mu.Unlock()
 	t.usage = t.usage.Add(resp.Usage)
 	s.addItems(resp.Items...)
 	for _, it := range resp.Items {

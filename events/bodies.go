@@ -93,6 +93,19 @@ type ModelResponse struct {
 	Usage      Usage  `msgpack:"usage"`
 	Attempts   int    `msgpack:"attempts,omitempty"`
 	Error      string `msgpack:"error,omitempty"`
+	// Resolved holds, for each path a call of this response would write
+	// (apply_patch), where it really leads on disk, read when the response
+	// arrived. The decision logic judges these instead of reading the disk,
+	// so replay decides the same. Journals written before it have none.
+	Resolved []ResolvedPath `msgpack:"resolved,omitempty"`
+}
+
+// ResolvedPath is one path of a call, as written and as the kernel would
+// resolve it (symlinks, even dangling ones, and "..").
+type ResolvedPath struct {
+	CallID string `msgpack:"call_id"`
+	Path   string `msgpack:"path"`
+	Real   string `msgpack:"real"`
 }
 
 // Approval phases.

@@ -64,6 +64,7 @@ func populatedBodies() []any {
 			Usage:    usage,
 			Attempts: 3,
 			Error:    "retried after 429",
+			Resolved: []ResolvedPath{{CallID: "call_2", Path: "/w/link/a.txt", Real: "/w/real/a.txt"}},
 		},
 		Decision{
 			CallID: "call_1", RequestID: "req_1", Phase: PhaseRetry, Decision: "approved_execpolicy_amendment",

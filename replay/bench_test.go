@@ -10,6 +10,7 @@ import (
 
 	"github.com/docket-engine/docket/engine"
 	"github.com/docket-engine/docket/engine/model/script"
+	"github.com/docket-engine/docket/engine/workspace"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/journal"
 	"github.com/docket-engine/docket/replay"
@@ -60,7 +61,7 @@ func bigSession(b *testing.B, n int) []events.Record {
 	log := &memLog{}
 	s, err := engine.Start(engine.Config{SessionID: "big", Cwd: "/work/ws",
 		Session: events.SessionConfig{ApprovalPolicy: "on-request", SandboxMode: "workspace-write"},
-		Plan:    policy.SandboxPlan(policy.SandboxPolicy{Mode: mode}, "/work/ws", "", false), Model: mdl,
+		Plan:    workspace.SandboxPlan(policy.SandboxPolicy{Mode: mode}, "/work/ws", "", false), Model: mdl,
 		Approver: &answers{}, Runner: okRunner{}, Tools: []engine.Tool{engine.ShellTool{}, engine.ApplyPatchTool{}}}, log)
 	if err != nil {
 		b.Fatal(err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/docket-engine/docket/engine"
 	"github.com/docket-engine/docket/engine/model"
+	"github.com/docket-engine/docket/engine/workspace"
 	"github.com/docket-engine/docket/events"
 )
 
@@ -148,6 +149,25 @@ func (r recordedRisk) Assess(ctx context.Context, callID string, command []strin
 	}
 	return events.RiskAssessment{CallID: callID, Error: "no recorded assessment"}
 }
+
+// recordedPaths returns the path resolutions each model response recorded,
+// so a replay judges apply_patch paths as the session did without the disk.
+type recordedPaths struct{ in *recorded }
+
+// Resolve returns what the response to (turnID, request) recorded; nothing
+// for a journal written before resolutions were recorded, whose calls then
+// resolve through RealPath.
+func (p recordedPaths) Resolve(turnID string, request int, _ []events.ResolvedPath) []events.ResolvedPath {
+	for _, r := range p.in.responses {
+		if r.r.TurnID == turnID && r.r.Request == request {
+			return r.r.Resolved
+		}
+	}
+	return nil
+}
+
+// RealPath resolves on disk, as Docket did before it recorded resolutions.
+func (recordedPaths) RealPath(path string) string { return workspace.RealPath(path) }
 
 // fixedClock returns one instant: record times are not compared.
 type fixedClock struct{ t time.Time }

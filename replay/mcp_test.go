@@ -11,6 +11,7 @@ import (
 	"github.com/docket-engine/docket/engine"
 	"github.com/docket-engine/docket/engine/mcp"
 	"github.com/docket-engine/docket/engine/model/script"
+	"github.com/docket-engine/docket/engine/workspace"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/journal"
 	"github.com/docket-engine/docket/replay"
@@ -65,7 +66,7 @@ func TestMCPSessionReplaysWithTheServerGone(t *testing.T) {
 	}
 	s, err := engine.Start(engine.Config{SessionID: "mcp-session", Home: home, Cwd: ws,
 		Session: events.SessionConfig{ApprovalPolicy: "on-request", SandboxMode: "workspace-write"},
-		Plan:    policy.SandboxPlan(policy.SandboxPolicy{Mode: mode}, ws, "", false), Model: mdl,
+		Plan:    workspace.SandboxPlan(policy.SandboxPolicy{Mode: mode}, ws, "", false), Model: mdl,
 		Approver: &answers{list: []string{"approved", "approved"}}, Runner: &engine.ProcessRunner{MCP: engine.MCPManager{M: mgr}},
 		Tools: tools}, j)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/docket-engine/docket/engine"
 	"github.com/docket-engine/docket/engine/model/script"
+	"github.com/docket-engine/docket/engine/workspace"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/journal"
 	"github.com/docket-engine/docket/states/policy"
@@ -111,7 +112,7 @@ func record(t *testing.T, sc scenario) string {
 	}
 	cfgSess := events.SessionConfig{ApprovalPolicy: sc.approval, SandboxMode: sc.mode}
 	mode, _ := policy.ParseSandboxMode(sc.mode)
-	plan := policy.SandboxPlan(policy.SandboxPolicy{Mode: mode}, ws, "", false)
+	plan := workspace.SandboxPlan(policy.SandboxPolicy{Mode: mode}, ws, "", false)
 	exe, _ := os.Executable()
 	started := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	id := "golden-" + sc.name

@@ -107,7 +107,7 @@ func Verify(ctx context.Context, recs []events.Record, opts Options) (*Result, e
 			SessionID: ss.SessionID, Cwd: ss.Cwd, Session: ss.Config, Settings: ss.Settings, Plan: ss.Plan,
 			Rules: nonNil(ss.Rules), Instructions: ss.Instructions, DocketVersion: ss.DocketVersion,
 			Model: mdl, Approver: recordedApprover{in: in, from: from, to: stopAt}, Runner: recordedRunner{in: in, log: log},
-			Clock: fixedClock{t: time.Unix(0, ss.StartedAt)}, Tools: opts.Tools,
+			Clock: fixedClock{t: time.Unix(0, ss.StartedAt)}, Paths: recordedPaths{in: in}, Tools: opts.Tools,
 			Amender: engine.NoopAmender{},
 		}
 		if len(in.risks) > 0 {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	ws "github.com/docket-engine/docket/engine/workspace"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/sandbox"
 )
@@ -128,7 +129,7 @@ with one, for the layers the run enforced, on stderr after the command.`,
 }
 
 // sandboxPlanFromFlags builds the plan the flags describe, with the same
-// writable-roots computation a session uses (policy.SandboxPlan).
+// writable-roots computation a session uses (workspace.SandboxPlan).
 func sandboxPlanFromFlags(mode string, roots []string, network bool, dir string, protect bool) (events.SandboxPlan, string, error) {
 	cwd := dir
 	if cwd == "" {
@@ -166,7 +167,7 @@ func sandboxPlanFromFlags(mode string, roots []string, network bool, dir string,
 		}
 		abs = append(abs, a)
 	}
-	plan := policy.SandboxPlan(policy.SandboxPolicy{Mode: m, WritableRoots: abs, NetworkAccess: network}, cwd, os.Getenv("TMPDIR"), protect)
+	plan := ws.SandboxPlan(policy.SandboxPolicy{Mode: m, WritableRoots: abs, NetworkAccess: network}, cwd, os.Getenv("TMPDIR"), protect)
 	if plan.Sandboxed() {
 		plan.Network = network
 	}

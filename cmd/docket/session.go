@@ -21,7 +21,7 @@ import (
 	"github.com/docket-engine/docket/engine/model/risk"
 	"github.com/docket-engine/docket/engine/model/script"
 	"github.com/docket-engine/docket/engine/prompt"
-	"github.com/docket-engine/docket/engine/workspace"
+	ws "github.com/docket-engine/docket/engine/workspace"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/sandbox"
 	"github.com/docket-engine/docket/states/policy"
@@ -210,7 +210,7 @@ func sessionPlan(sc events.SessionConfig, cwd string) (events.SandboxPlan, error
 	}
 	sp := policy.SandboxPolicy{Mode: mode, WritableRoots: sc.WritableRoots, NetworkAccess: sc.NetworkAccess,
 		ExcludeTmpdirEnvVar: sc.ExcludeTmpdirEnvVar, ExcludeSlashTmp: sc.ExcludeSlashTmp}
-	return workspace.SandboxPlan(sp, cwd, sc.TmpdirEnv, sc.RequireProtectedPaths), nil
+	return ws.SandboxPlan(sp, cwd, sc.TmpdirEnv, sc.RequireProtectedPaths), nil
 }
 
 // workspace resolves -C to an existing absolute directory.
@@ -293,6 +293,6 @@ func faultsFromEnv() engine.Faults {
 func mcpOptions(cfg *config.Config, cwd string) mcp.Options {
 	return mcp.Options{Dir: cwd, SandboxPlan: func(server, dir string) (events.SandboxPlan, error) {
 		sp := policy.SandboxPolicy{Mode: policy.WorkspaceWrite}
-		return workspace.SandboxPlan(sp, dir, cfg.Tmpdir, cfg.Sandbox.RequireProtectedPaths), nil
+		return ws.SandboxPlan(sp, dir, cfg.Tmpdir, cfg.Sandbox.RequireProtectedPaths), nil
 	}}
 }

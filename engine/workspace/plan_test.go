@@ -1,4 +1,4 @@
-package policy
+package workspace
 
 import (
 	"os"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/states/policy"
 )
 
 // workspace makes a real directory tree: a project with a .git directory, a
@@ -56,25 +57,25 @@ func TestWritableRootsAreCanonicalDedupedAndSorted(t *testing.T) {
 	w := newWorkspace(t)
 	tests := []struct {
 		name string
-		sb   SandboxPolicy
+		sb   policy.SandboxPolicy
 		cwd  string
 		want []string
 	}{
-		{"cwd, /tmp and $TMPDIR", SandboxPolicy{Mode: WorkspaceWrite}, w.project,
+		{"cwd, /tmp and $TMPDIR", policy.SandboxPolicy{Mode: policy.WorkspaceWrite}, w.project,
 			[]string{w.project, w.tmpdir, "/tmp"}},
-		{"symlinked cwd resolves and configured duplicates collapse", SandboxPolicy{Mode: WorkspaceWrite, WritableRoots: []string{w.project, "."}}, w.link,
+		{"symlinked cwd resolves and configured duplicates collapse", policy.SandboxPolicy{Mode: policy.WorkspaceWrite, WritableRoots: []string{w.project, "."}}, w.link,
 			[]string{w.project, w.tmpdir, "/tmp"}},
-		{"relative configured root is taken against cwd", SandboxPolicy{Mode: WorkspaceWrite, WritableRoots: []string{"../extra"}, ExcludeSlashTmp: true, ExcludeTmpdirEnvVar: true}, w.project,
+		{"relative configured root is taken against cwd", policy.SandboxPolicy{Mode: policy.WorkspaceWrite, WritableRoots: []string{"../extra"}, ExcludeSlashTmp: true, ExcludeTmpdirEnvVar: true}, w.project,
 			[]string{filepath.Join(w.root, "extra"), w.project}},
-		{"exclusions", SandboxPolicy{Mode: WorkspaceWrite, ExcludeSlashTmp: true, ExcludeTmpdirEnvVar: true}, w.project,
+		{"exclusions", policy.SandboxPolicy{Mode: policy.WorkspaceWrite, ExcludeSlashTmp: true, ExcludeTmpdirEnvVar: true}, w.project,
 			[]string{w.project}},
-		{"read-only has none", SandboxPolicy{Mode: ReadOnly}, w.project, nil},
+		{"read-only has none", policy.SandboxPolicy{Mode: policy.ReadOnly}, w.project, nil},
 	}
 	for _, tt := range tests {
 		got := WritableRoots(tt.sb, tt.cwd, w.tmpdir)
 		want := append([]string(nil), tt.want...)
 		for i, p := range want {
-			want[i] = Canonical(p)
+			want[i] = RealPath(p)
 		}
 		slices.Sort(want)
 		if !reflect.DeepEqual(got, want) {
@@ -85,7 +86,7 @@ func TestWritableRootsAreCanonicalDedupedAndSorted(t *testing.T) {
 
 func TestTheSandboxPlanProtectsGitDocketAndAgentsUnderEveryRoot(t *testing.T) {
 	w := newWorkspace(t)
-	sb := SandboxPolicy{Mode: WorkspaceWrite, ExcludeSlashTmp: true, WritableRoots: []string{w.worktree}, NetworkAccess: true}
+	sb := policy.SandboxPolicy{Mode: policy.WorkspaceWrite, ExcludeSlashTmp: true, WritableRoots: []string{w.worktree}, NetworkAccess: true}
 	got := SandboxPlan(sb, w.project, w.tmpdir, true)
 	want := events.SandboxPlan{
 		Mode:          "workspace-write",
@@ -108,22 +109,22 @@ func TestTheSandboxPlanProtectsGitDocketAndAgentsUnderEveryRoot(t *testing.T) {
 
 func TestPlansForOtherModes(t *testing.T) {
 	for _, tt := range []struct {
-		mode SandboxMode
+		mode policy.SandboxMode
 		want events.SandboxPlan
 	}{
-		{ReadOnly, events.SandboxPlan{Mode: "read-only"}},
-		{DangerFullAccess, events.SandboxPlan{Mode: "none"}},
-		{ExternalSandbox, events.SandboxPlan{Mode: "none"}},
+		{policy.ReadOnly, events.SandboxPlan{Mode: "read-only"}},
+		{policy.DangerFullAccess, events.SandboxPlan{Mode: "none"}},
+		{policy.ExternalSandbox, events.SandboxPlan{Mode: "none"}},
 		{"", events.SandboxPlan{Mode: "read-only"}},
 	} {
-		got := SandboxPlan(SandboxPolicy{Mode: tt.mode, NetworkAccess: true}, "/w", "", false)
+		got := SandboxPlan(policy.SandboxPolicy{Mode: tt.mode, NetworkAccess: true}, "/w", "", false)
 		if !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("%q: plan %+v; want %+v", tt.mode, got, tt.want)
 		}
 	}
 }
 
-func TestPatchRequirement(t *testing.T) {
+func TestPatchRequirementOnResolvedPaths(t *testing.T) {
 	w := newWorkspace(t)
 	if err := os.Symlink("/etc", filepath.Join(w.project, "etc-link")); err != nil {
 		t.Fatal(err)
@@ -131,41 +132,45 @@ func TestPatchRequirement(t *testing.T) {
 	if err := os.Symlink("/nonexistent-dir/x", filepath.Join(w.project, "dangling")); err != nil {
 		t.Fatal(err)
 	}
-	ww := SandboxPolicy{Mode: WorkspaceWrite, ExcludeSlashTmp: true}
+	ww := policy.SandboxPolicy{Mode: policy.WorkspaceWrite, ExcludeSlashTmp: true}
 	tests := []struct {
 		name     string
-		approval ApprovalPolicy
-		sb       SandboxPolicy
+		approval policy.ApprovalPolicy
+		sb       policy.SandboxPolicy
 		paths    []string
-		kind     RequirementKind
-		cause    Cause
+		kind     policy.RequirementKind
+		cause    policy.Cause
 	}{
-		{"inside the project", OnRequest, ww, []string{filepath.Join(w.project, "a.go"), filepath.Join(w.project, "new", "b.go")}, Skip, CausePolicySkip},
-		{"relative path is refused", OnRequest, ww, []string{"src/c.go"}, NeedsApproval, CauseOutsideWritableRoots},
-		{"tmpdir root", OnRequest, ww, []string{filepath.Join(w.tmpdir, "x")}, Skip, CausePolicySkip},
-		{"one path outside", OnRequest, ww, []string{filepath.Join(w.project, "a.go"), "/etc/passwd"}, NeedsApproval, CauseOutsideWritableRoots},
-		{"outside under never", Never, ww, []string{"/etc/passwd"}, Forbidden, CauseOutsideWritableRoots},
-		{"dot-dot escape", OnFailure, ww, []string{filepath.Join(w.project, "..", "elsewhere")}, NeedsApproval, CauseOutsideWritableRoots},
-		{"symlink escape", OnFailure, ww, []string{filepath.Join(w.project, "etc-link", "passwd")}, NeedsApproval, CauseOutsideWritableRoots},
-		{"dangling symlink escape", OnFailure, ww, []string{filepath.Join(w.project, "dangling")}, NeedsApproval, CauseOutsideWritableRoots},
-		{"protected .git", OnRequest, ww, []string{filepath.Join(w.project, ".git", "hooks", "pre-commit")}, NeedsApproval, CauseOutsideWritableRoots},
-		{"protected .docket", OnRequest, ww, []string{filepath.Join(w.project, ".docket", "rules", "x.rules")}, NeedsApproval, CauseOutsideWritableRoots},
-		{"read-only mode", OnRequest, SandboxPolicy{Mode: ReadOnly}, []string{filepath.Join(w.project, "a.go")}, NeedsApproval, CauseOutsideWritableRoots},
-		{"untrusted always asks", Untrusted, SandboxPolicy{Mode: DangerFullAccess}, []string{filepath.Join(w.project, "a.go")}, NeedsApproval, CauseUntrustedPolicy},
-		{"danger-full-access", Never, SandboxPolicy{Mode: DangerFullAccess}, []string{"/etc/passwd"}, Skip, CauseDangerFullAccess},
-		{"external sandbox", OnRequest, SandboxPolicy{Mode: ExternalSandbox}, []string{"/etc/passwd"}, Skip, CauseExternalSandbox},
-		{"no paths", OnRequest, ww, nil, NeedsApproval, CauseOutsideWritableRoots},
+		{"inside the project", policy.OnRequest, ww, []string{filepath.Join(w.project, "a.go"), filepath.Join(w.project, "new", "b.go")}, policy.Skip, policy.CausePolicySkip},
+		{"relative path is refused", policy.OnRequest, ww, []string{"src/c.go"}, policy.NeedsApproval, policy.CauseOutsideWritableRoots},
+		{"tmpdir root", policy.OnRequest, ww, []string{filepath.Join(w.tmpdir, "x")}, policy.Skip, policy.CausePolicySkip},
+		{"one path outside", policy.OnRequest, ww, []string{filepath.Join(w.project, "a.go"), "/etc/passwd"}, policy.NeedsApproval, policy.CauseOutsideWritableRoots},
+		{"outside under never", policy.Never, ww, []string{"/etc/passwd"}, policy.Forbidden, policy.CauseOutsideWritableRoots},
+		{"dot-dot escape", policy.OnFailure, ww, []string{filepath.Join(w.project, "..", "elsewhere")}, policy.NeedsApproval, policy.CauseOutsideWritableRoots},
+		{"symlink escape", policy.OnFailure, ww, []string{filepath.Join(w.project, "etc-link", "passwd")}, policy.NeedsApproval, policy.CauseOutsideWritableRoots},
+		{"dangling symlink escape", policy.OnFailure, ww, []string{filepath.Join(w.project, "dangling")}, policy.NeedsApproval, policy.CauseOutsideWritableRoots},
+		{"protected .git", policy.OnRequest, ww, []string{filepath.Join(w.project, ".git", "hooks", "pre-commit")}, policy.NeedsApproval, policy.CauseOutsideWritableRoots},
+		{"protected .docket", policy.OnRequest, ww, []string{filepath.Join(w.project, ".docket", "rules", "x.rules")}, policy.NeedsApproval, policy.CauseOutsideWritableRoots},
+		{"read-only mode", policy.OnRequest, policy.SandboxPolicy{Mode: policy.ReadOnly}, []string{filepath.Join(w.project, "a.go")}, policy.NeedsApproval, policy.CauseOutsideWritableRoots},
+		{"untrusted always asks", policy.Untrusted, policy.SandboxPolicy{Mode: policy.DangerFullAccess}, []string{filepath.Join(w.project, "a.go")}, policy.NeedsApproval, policy.CauseUntrustedPolicy},
+		{"danger-full-access", policy.Never, policy.SandboxPolicy{Mode: policy.DangerFullAccess}, []string{"/etc/passwd"}, policy.Skip, policy.CauseDangerFullAccess},
+		{"external sandbox", policy.OnRequest, policy.SandboxPolicy{Mode: policy.ExternalSandbox}, []string{"/etc/passwd"}, policy.Skip, policy.CauseExternalSandbox},
+		{"no paths", policy.OnRequest, ww, nil, policy.NeedsApproval, policy.CauseOutsideWritableRoots},
 	}
 	for _, tt := range tests {
 		plan := SandboxPlan(tt.sb, w.project, w.tmpdir, false)
-		r := PatchRequirement(tt.paths, tt.approval, tt.sb, plan)
+		real := make([]string, len(tt.paths))
+		for i, p := range tt.paths {
+			real[i] = RealPath(p)
+		}
+		r := policy.PatchRequirement(real, tt.approval, tt.sb, plan)
 		if r.Kind != tt.kind || r.Cause != tt.cause {
 			t.Errorf("%s: %s %s (%s); want %s %s", tt.name, r.Kind, r.Cause, r.Reason, tt.kind, tt.cause)
 		}
 	}
 }
 
-func TestCanonicalFollowsSymlinksBeforeDotDot(t *testing.T) {
+func TestRealPathFollowsSymlinksBeforeDotDot(t *testing.T) {
 	w := newWorkspace(t)
 	deep := filepath.Join(w.root, "a", "b")
 	if err := os.MkdirAll(deep, 0o755); err != nil {
@@ -180,8 +185,8 @@ func TestCanonicalFollowsSymlinksBeforeDotDot(t *testing.T) {
 		filepath.Join(w.project, "new") + "/./y/../z": filepath.Join(w.project, "new", "z"),
 		w.link + "/sub/file":                          filepath.Join(w.project, "sub", "file"),
 	} {
-		if got := Canonical(in); got != want {
-			t.Errorf("Canonical(%q) = %q; want %q", in, got, want)
+		if got := RealPath(in); got != want {
+			t.Errorf("RealPath(%q) = %q; want %q", in, got, want)
 		}
 	}
 }

@@ -7,7 +7,8 @@ import (
 )
 
 // PatchRequirement decides an apply_patch call from the absolute paths it
-// writes (adds, updates, deletes, move targets) and the sandbox plan of the
+// writes (adds, updates, deletes, move targets), each resolved the way the
+// kernel would resolve it (the engine reads the disk), and the sandbox plan of the
 // session: untrusted → NeedsApproval; danger-full-access or external-sandbox
 // → Skip; every path inside the plan's writable roots and outside its
 // read-only subpaths → Skip, the write running sandboxed; otherwise
@@ -33,19 +34,19 @@ func PatchRequirement(paths []string, ap ApprovalPolicy, sb SandboxPolicy, plan 
 }
 
 // PathsWritable reports whether a plan lets every path be written: each is
-// absolute and, resolved like the kernel would (symlinks, ".."), inside a
-// writable root and outside the read-only subpaths. No paths, or a plan
-// without writable roots, is not writable.
+// absolute and inside a writable root and outside the read-only subpaths.
+// The paths must already be resolved the way the kernel would (symlinks,
+// ".."); the engine does that (engine/workspace.RealPath) and records it.
+// No paths, or a plan without writable roots, is not writable.
 func PathsWritable(paths []string, plan events.SandboxPlan) bool {
 	if len(plan.WritableRoots) == 0 || len(paths) == 0 {
 		return false
 	}
 	for _, p := range paths {
-		if !filepath.IsAbs(p) {
+		if !filepath.IsAbs(p) || filepath.Clean(p) != p {
 			return false
 		}
-		c := Canonical(p)
-		if !within(c, plan.WritableRoots) || within(c, plan.ReadOnlySubpaths) {
+		if !events.WithinAny(p, plan.WritableRoots) || events.WithinAny(p, plan.ReadOnlySubpaths) {
 			return false
 		}
 	}
