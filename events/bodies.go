@@ -164,8 +164,11 @@ type ExecOutcome struct {
 	Layers       []string        `msgpack:"layers,omitempty"`
 	Error        string          `msgpack:"error,omitempty"`
 	SandboxError string          `msgpack:"sandbox_error,omitempty"`
-	Structured   string          `msgpack:"structured,omitempty"`
-	IsError      bool            `msgpack:"is_error,omitempty"`
+	// Killed says which resource limit ended the command ("memory_limit",
+	// "cpu_limit", "file_size_limit"); it is not a denial.
+	Killed     string `msgpack:"killed,omitempty"`
+	Structured string `msgpack:"structured,omitempty"`
+	IsError    bool   `msgpack:"is_error,omitempty"`
 }
 
 // RiskAssessment records the model's assessment of a denied command.
@@ -216,7 +219,26 @@ type SandboxPlan struct {
 	ReadOnlySubpaths      []string `msgpack:"read_only_subpaths,omitempty" json:"read_only_subpaths,omitempty"`
 	Network               bool     `msgpack:"network,omitempty" json:"network"`
 	RequireProtectedPaths bool     `msgpack:"require_protected_paths,omitempty" json:"require_protected_paths,omitempty"`
+	// Limits are the resource limits the command runs under; the zero
+	// value (old journals) means none.
+	Limits ResourceLimits `msgpack:"limits,omitempty" json:"limits,omitempty"`
 }
+
+// ResourceLimits bounds what one sandboxed call may use; a zero field means
+// no limit of that kind.
+type ResourceLimits struct {
+	// MaxProcesses bounds the tasks (processes and threads) alive at once.
+	MaxProcesses int64 `msgpack:"max_processes,omitempty" json:"max_processes,omitempty"`
+	// MaxMemoryMB bounds the memory of the whole call, in MiB.
+	MaxMemoryMB int64 `msgpack:"max_memory_mb,omitempty" json:"max_memory_mb,omitempty"`
+	// MaxCPUSeconds bounds the CPU time of each process.
+	MaxCPUSeconds int64 `msgpack:"max_cpu_seconds,omitempty" json:"max_cpu_seconds,omitempty"`
+	// MaxFileSizeMB bounds the size of any file a process writes, in MiB.
+	MaxFileSizeMB int64 `msgpack:"max_file_size_mb,omitempty" json:"max_file_size_mb,omitempty"`
+}
+
+// IsZero reports whether no limit is set (msgpack's omitempty uses it).
+func (l ResourceLimits) IsZero() bool { return l == ResourceLimits{} }
 
 // Sandboxed reports whether the plan restricts the process at all.
 func (p SandboxPlan) Sandboxed() bool { return p.Mode != "" && p.Mode != "none" }
