@@ -60,8 +60,12 @@ bench-journal:
 bench-engine:
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./engine/...
 
+# BENCH_BASE=DIR times a baseline install (DIR/docket, DIR/docket-sandbox-helper)
+# interleaved with this one; BENCH_REV=REV runs the in-process benchmarks of
+# that revision alternately with the current ones.
 bench-sandbox: build
-	DOCKET=$(BIN) ./scripts/bench-sandbox.sh
+	DOCKET=$(BIN) HELPER=bin/docket-sandbox-helper ./scripts/bench-sandbox.sh \
+		$(if $(BENCH_BASE),-b $(BENCH_BASE)) $(if $(BENCH_REV),-g $(BENCH_REV))
 
 clean:
 	rm -rf bin
