@@ -113,19 +113,29 @@ func layerWords() []LayerWords {
 // DescribeLayer returns the words for a reported layer name ("landlock:v7",
 // "seccomp", ...); ok is false for a name this version has no words for.
 func DescribeLayer(layer string) (LayerWords, bool) {
-	name := layerBase(layer)
-	for _, w := range layerWords() {
-		if w.Layer == name {
-			return w, true
+	words := layerWords()
+	// A variant with words of its own ("gitdirs:partial") wins over its base.
+	for _, name := range []string{layer, layerBase(layer)} {
+		for _, w := range words {
+			if w.Layer == name {
+				return w, true
+			}
 		}
 	}
 	return LayerWords{}, false
 }
 
-// layerBase strips a variant suffix: "landlock:v7" -> "landlock".
+// layerBase strips what a reported name adds to the layer: the details
+// after a colon ("landlock:v7", "rlimit:cpu,fsize") and a version suffix
+// ("cgroup-v2").
 func layerBase(layer string) string {
 	if i := strings.IndexByte(layer, ':'); i >= 0 {
-		return layer[:i]
+		layer = layer[:i]
+	}
+	if i := strings.LastIndex(layer, "-v"); i > 0 {
+		if _, err := strconv.Atoi(layer[i+2:]); err == nil {
+			layer = layer[:i]
+		}
 	}
 	return layer
 }

@@ -155,3 +155,17 @@ func layersOf(ls []ExplainedLayer) []string {
 	}
 	return out
 }
+
+// TestThreatModelNamesEveryLayer keeps docs/sandbox.md in step with the
+// vocabulary: every layer with words has a row there.
+func TestThreatModelNamesEveryLayer(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "sandbox.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range layerWords() {
+		if !strings.Contains(string(doc), "`"+w.Layer) {
+			t.Errorf("docs/sandbox.md does not describe the layer %q", w.Layer)
+		}
+	}
+}
