@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/docket-engine/docket/engine/rulesfile"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/sandbox"
 	"github.com/docket-engine/docket/states"
@@ -25,7 +26,7 @@ type FileAmender struct{ Home string }
 
 // Amend appends the rule under a file lock, once.
 func (a FileAmender) Amend(pattern []string) (string, string, bool, error) {
-	line, written, err := rules.Amend(a.Home, pattern)
+	line, written, err := rulesfile.Amend(a.Home, pattern)
 	return line, rules.DefaultRulesFile(a.Home), written, err
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/docket-engine/docket/engine/rulesfile"
 	"github.com/docket-engine/docket/states/cmdsafety"
 	"github.com/docket-engine/docket/states/policy"
 	"github.com/docket-engine/docket/states/rules"
@@ -93,9 +94,9 @@ func runRulesCheck(a *app, f rulesCheckFlags, args []string) error {
 		if err != nil {
 			return usageErrorf("rules check: current directory: %v", err)
 		}
-		files = rules.Discover(home, cwd)
+		files = rulesfile.Discover(home, cwd)
 	}
-	set, err := rules.Load(files, rules.LoadOptions{})
+	set, err := rulesfile.Load(files, rules.LoadOptions{})
 	if err != nil {
 		return &exitError{code: exitUsage, err: fmt.Errorf("rules check: %w", err)}
 	}

@@ -5,8 +5,9 @@
 // sandbox denial, the sandbox selection, and the sandbox plan with its
 // writable roots and protected subpaths.
 //
-// Apart from resolving symlinks and reading `.git` pointer files while
-// computing writable roots, nothing here does I/O or reads a clock.
+// Nothing here does I/O or reads a clock: what depends on the disk (the
+// writable roots resolved, the git directories, where a patch's paths really
+// lead) is read by engine/workspace, recorded in the journal and passed in.
 //
 // Choices made where the specification is silent:
 //
@@ -31,7 +32,8 @@
 //     .agents, the gitdir), counts as outside the project.
 //   - The plan lists root/.git, root/.docket and root/.agents for every
 //     root, existing or not, plus the real gitdir (and a worktree's commondir)
-//     when a `.git` symlink or file points inside a writable root. Read-only
+//     when a `.git` symlink or file points inside a writable root (the
+//     engine finds those; BuildSandboxPlan keeps the ones inside a root). Read-only
 //     mode has no writable roots and no network. $TMPDIR is a root only if it
 //     is absolute.
 //   - The retry rule treats an MCP or other tool like the shell: retry only

@@ -1,6 +1,7 @@
-// Package rules loads Codex-compatible Starlark rules files (prefix_rule,
-// host_executable, network_rule), evaluates commands against them, discovers
-// the files in force, and appends amendments to $DOCKET_HOME/rules/default.rules.
+// Package rules evaluates Codex-compatible Starlark rules files (prefix_rule,
+// host_executable, network_rule), evaluates commands against them, and says
+// what an amendment line is and where it goes in a file. It does no file
+// I/O: engine/rulesfile finds, reads and appends to the files.
 //
 // Semantics follow Codex's execpolicy: a pattern is an argv prefix whose
 // positions may be lists of alternatives; decision defaults to "allow";
@@ -32,6 +33,6 @@
 //   - Amendments refuse, besides Codex's banned list, any prefix that is a
 //     shell, interpreter or git with only options after it, and any wrapper
 //     (env, sudo, xargs, timeout...) that does not name a narrow command.
-//   - Discover drops a project file that is the same file as a home file (a
-//     project rooted at the user's home directory).
+//   - rulesfile.Discover drops a project file that is the same file as a
+//     home file (a project rooted at the user's home directory).
 package rules

@@ -3,7 +3,7 @@ package rules
 import (
 	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 
 	"go.starlark.net/resolve"
 	"go.starlark.net/starlark"
@@ -27,17 +27,21 @@ type LoadOptions struct {
 	MaxSteps uint64
 }
 
-// Load reads and evaluates the files in order. Unless opts.Lenient, any
-// failing file fails the whole set (fail closed) and the error names every
-// failing file and line.
-func Load(paths []string, opts LoadOptions) (*Set, error) {
+// ReadFunc reads a rules file; os.ReadFile in production. The caller owns
+// the file I/O, so this package stays pure.
+type ReadFunc func(path string) ([]byte, error)
+
+// Load reads the files in order with read and evaluates them. Unless
+// opts.Lenient, any failing file fails the whole set (fail closed) and the
+// error names every failing file and line.
+func Load(paths []string, read ReadFunc, opts LoadOptions) (*Set, error) {
 	srcs := make([]events.RuleSource, 0, len(paths))
 	var unreadable []*LoadError
 	for _, p := range paths {
-		b, err := os.ReadFile(p)
+		b, err := read(p)
 		if err != nil {
 			msg := err.Error()
-			var pe *os.PathError
+			var pe *fs.PathError
 			if errors.As(err, &pe) {
 				msg = pe.Err.Error()
 			}

@@ -25,7 +25,7 @@ func mustLoad(t *testing.T, text string) *Set {
 }
 
 func TestACodexDefaultRulesFileLoadsUnchanged(t *testing.T) {
-	s, err := Load([]string{"testdata/codex_default.rules"}, LoadOptions{})
+	s, err := Load([]string{"testdata/codex_default.rules"}, os.ReadFile, LoadOptions{})
 	if err != nil {
 		t.Fatalf("Codex rules file failed to load: %v", err)
 	}
@@ -112,7 +112,7 @@ func TestOneBadFileFailsTheWholeSetUnlessLenient(t *testing.T) {
 	writeFile(t, good, `prefix_rule(pattern=["ls"])`)
 	writeFile(t, bad, "prefix_rule(pattern=[\"rm\"], decision=\"nope\")\n")
 
-	s, err := Load([]string{good, bad, missing}, LoadOptions{})
+	s, err := Load([]string{good, bad, missing}, os.ReadFile, LoadOptions{})
 	if err == nil || s != nil {
 		t.Fatalf("strict load with a bad file = %v, %v; want nil set and an error", s, err)
 	}
@@ -122,7 +122,7 @@ func TestOneBadFileFailsTheWholeSetUnlessLenient(t *testing.T) {
 		}
 	}
 
-	s, err = Load([]string{good, bad, missing}, LoadOptions{Lenient: true})
+	s, err = Load([]string{good, bad, missing}, os.ReadFile, LoadOptions{Lenient: true})
 	if err != nil {
 		t.Fatalf("lenient load: %v", err)
 	}
@@ -150,7 +150,7 @@ func TestAFileThatFailsHalfwayContributesNoRules(t *testing.T) {
 }
 
 func TestRecordedSourcesReloadToTheSameDecisions(t *testing.T) {
-	s, err := Load([]string{"testdata/codex_default.rules"}, LoadOptions{})
+	s, err := Load([]string{"testdata/codex_default.rules"}, os.ReadFile, LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
