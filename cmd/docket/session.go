@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/docket-engine/docket/cmd/docket/approve"
 	"github.com/docket-engine/docket/cmd/docket/config"
@@ -21,7 +20,6 @@ import (
 	"github.com/docket-engine/docket/engine/model/risk"
 	"github.com/docket-engine/docket/engine/model/script"
 	"github.com/docket-engine/docket/engine/prompt"
-	"github.com/docket-engine/docket/engine/rulesfile"
 	ws "github.com/docket-engine/docket/engine/workspace"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/sandbox"
@@ -192,7 +190,7 @@ func mcpServers(cfg *config.Config) map[string]mcp.ServerConfig {
 
 // loadRules reads the rules files in force; any load error fails closed.
 func loadRules(home, cwd string) ([]events.RuleSource, error) {
-	set, err := rulesfile.Load(rulesfile.Discover(home, cwd), rules.LoadOptions{})
+	set, err := rules.Load(rules.Discover(home, cwd), rules.LoadOptions{})
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: err}
 	}
@@ -259,32 +257,6 @@ func readPrompt(a *app, p string) (string, error) {
 		return "", fmt.Errorf("read prompt from stdin: %w", err)
 	}
 	return string(b), nil
-}
-
-// faultsFromEnv arms the crash-testing hooks: DOCKET_CRASH_AT=point[@N]
-// kills this process with SIGKILL the Nth time the engine passes point, and
-// DOCKET_FAULT_LOG=FILE appends every point passed to FILE.
-func faultsFromEnv() engine.Faults {
-	var set engine.FaultSet
-	if path := os.Getenv("DOCKET_FAULT_LOG"); path != "" {
-		if f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600); err == nil {
-			set = append(set, &engine.FaultLog{W: f})
-		}
-	}
-	if spec := os.Getenv("DOCKET_CRASH_AT"); spec != "" {
-		p, err := engine.ParseFaultPlan(spec, func(string) {
-			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL) // cannot fail for our own pid
-		})
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "docket:", err)
-		} else {
-			set = append(set, p)
-		}
-	}
-	if len(set) == 0 {
-		return nil
-	}
-	return set
 }
 
 // mcpOptions starts MCP servers in the workspace; a server with

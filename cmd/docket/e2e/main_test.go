@@ -10,8 +10,10 @@ import (
 	"testing"
 )
 
-// docketBin is the binary built once for the whole package.
-var docketBin string
+// docketBin is the production binary, built once for the whole package;
+// faultBin is the same binary built with the docketfault tag, whose fault
+// hooks the environment can arm (DOCKET_CRASH_AT, DOCKET_FAULT_LOG).
+var docketBin, faultBin string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "docket-e2e-")
@@ -20,12 +22,15 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	docketBin = filepath.Join(dir, "docket")
-	build := exec.Command("go", "build", "-o", docketBin, ".")
-	build.Dir = ".."
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build docket:", err)
-		os.Exit(1)
+	faultBin = filepath.Join(dir, "docket-fault")
+	for _, b := range [][]string{{"-o", docketBin}, {"-tags", "docketfault", "-o", faultBin}} {
+		build := exec.Command("go", append(append([]string{"build"}, b...), ".")...)
+		build.Dir = ".."
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "build docket:", b, err)
+			os.Exit(1)
+		}
 	}
 	code := m.Run()
 	os.RemoveAll(dir)

@@ -17,10 +17,17 @@ type result struct {
 	stderr   string
 }
 
-// docket runs the binary with args and extra environment, stdin empty.
+// docket runs the production binary with args and extra environment,
+// stdin empty.
 func docket(t *testing.T, env []string, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(docketBin, args...)
+	return run(t, docketBin, env, args...)
+}
+
+// run runs bin with args and extra environment, stdin empty.
+func run(t *testing.T, bin string, env []string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
