@@ -20,6 +20,7 @@ import (
 	"github.com/docket-engine/docket/engine/model/risk"
 	"github.com/docket-engine/docket/engine/model/script"
 	"github.com/docket-engine/docket/engine/prompt"
+	"github.com/docket-engine/docket/engine/rulesfile"
 	ws "github.com/docket-engine/docket/engine/workspace"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/sandbox"
@@ -190,7 +191,7 @@ func mcpServers(cfg *config.Config) map[string]mcp.ServerConfig {
 
 // loadRules reads the rules files in force; any load error fails closed.
 func loadRules(home, cwd string) ([]events.RuleSource, error) {
-	set, err := rules.Load(rules.Discover(home, cwd), rules.LoadOptions{})
+	set, err := rulesfile.Load(rulesfile.Discover(home, cwd), rules.LoadOptions{})
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: err}
 	}
