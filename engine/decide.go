@@ -194,8 +194,9 @@ func (d *Decider) RetryAllowed(p *Plan) (bool, string) {
 
 // Classify says whether a failed sandboxed run was a sandbox denial, with
 // relative paths in error messages read against the call's cwd. The engine
-// classifies (rather than keep what the runner reported) so that a replay
-// with a changed classifier shows the difference.
+// is the one owner of this verdict (sandbox.Run leaves Denial empty and
+// whatever a runner reports is cleared), so a replay with a changed
+// classifier shows the difference at the exec_outcome record.
 func (d *Decider) Classify(out events.ExecOutcome, plan events.SandboxPlan, cwd string) *events.DenialEvidence {
 	return sandbox.ClassifyAt(out, plan, cwd)
 }

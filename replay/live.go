@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/docket-engine/docket/engine"
@@ -101,14 +102,14 @@ func Live(ctx context.Context, path string, opts LiveOptions) (*LiveReport, erro
 		}
 	}
 	rep := &LiveReport{Journal: path, Scratch: scratch}
-	rec := &recordingRunner{inner: &engine.ProcessRunner{HelperPath: helper}, got: map[string]events.ExecOutcome{}}
+	rec := &outcomeLog{got: map[string]events.ExecOutcome{}}
 	plan := ss.Plan
 	plan.WritableRoots = rewriteRoots(plan.WritableRoots, ss.Cwd, scratch)
 	plan.ReadOnlySubpaths = rewriteRoots(plan.ReadOnlySubpaths, ss.Cwd, scratch)
 	cfg := engine.Config{SessionID: ss.SessionID, Cwd: scratch, Session: ss.Config, Plan: plan, Rules: ss.Rules,
 		Instructions: ss.Instructions, Model: &recordedModel{in: in}, Approver: recordedApprover{in: in},
-		Runner: rec, Clock: engine.SystemClock{}, Tools: defaultTools(ss), Amender: engine.NoopAmender{}}
-	s, err := engine.Restore(cfg, discardLog{}, recs[:1])
+		Runner: &engine.ProcessRunner{HelperPath: helper}, Clock: engine.SystemClock{}, Tools: defaultTools(ss), Amender: engine.NoopAmender{}}
+	s, err := engine.Restore(cfg, rec, recs[:1])
 	if err != nil {
 		return nil, err
 	}
@@ -156,34 +157,29 @@ func brief(o events.ExecOutcome) string {
 	return fmt.Sprintf("%s, output %q", s, out)
 }
 
-type recordingRunner struct {
-	inner engine.Runner
-	got   map[string]events.ExecOutcome
+// outcomeLog keeps the exec outcomes the engine records (classified by the
+// engine, as in a real session) and nothing else: live replay writes no
+// journal.
+type outcomeLog struct {
+	mu  sync.Mutex
+	got map[string]events.ExecOutcome
 }
 
-func (r *recordingRunner) Check(ctx context.Context, req engine.RunRequest) error {
-	return r.inner.Check(ctx, req)
-}
-
-func (r *recordingRunner) Run(ctx context.Context, req engine.RunRequest) (events.ExecOutcome, error) {
-	o, err := r.inner.Run(ctx, req)
-	o.CallID, o.Attempt = req.CallID, req.Attempt
-	r.got[outcomeKey(req.CallID, req.Attempt)] = o
-	return o, err
-}
-
-// discardLog accepts records and keeps none: live replay writes no journal.
-type discardLog struct{}
-
-func (discardLog) Append(at time.Time, callID string, body any) (events.Record, error) {
+func (l *outcomeLog) Append(at time.Time, callID string, body any) (events.Record, error) {
+	if o, ok := body.(events.ExecOutcome); ok {
+		l.mu.Lock()
+		l.got[outcomeKey(o.CallID, o.Attempt)] = o
+		l.mu.Unlock()
+	}
 	return events.NewRecord(0, at.UnixNano(), callID, body)
 }
-func (discardLog) Commit() error { return nil }
+
+func (*outcomeLog) Commit() error { return nil }
 
 func rewriteRoots(paths []string, from, to string) []string {
 	out := make([]string, len(paths))
 	for i, p := range paths {
-		if rel, err := filepath.Rel(from, p); err == nil && rel != ".." && !filepath.IsAbs(rel) && (len(rel) < 3 || rel[:3] != "../") {
+		if rel, err := filepath.Rel(from, p); err == nil && events.Within(p, from) {
 			out[i] = filepath.Join(to, rel)
 		} else {
 			out[i] = p

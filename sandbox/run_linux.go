@@ -14,7 +14,8 @@ import (
 
 // Run runs req.Argv under req.Plan and reports what happened. A command that
 // fails (non-zero exit, killed, timed out, not found) is an outcome, not an
-// error; for a sandboxed run, Denial holds ClassifyAt's verdict. The error is non-nil only when the command could not be run as
+// error. Denial is left empty: whether a failure was the sandbox's doing is
+// the caller's call (the engine asks ClassifyAt, once). The error is non-nil only when the command could not be run as
 // asked: an *UnavailableError when the plan needs a layer this machine
 // cannot give (the command did not run), or a wrapped context error when ctx
 // ended the run (the outcome then says how far it got).
@@ -151,11 +152,10 @@ func runSandboxed(ctx context.Context, req Request, p prepared) (events.ExecOutc
 		var retry *retryableError
 		if errors.As(err, &retry) {
 			lastErr = retry.err
+			fallbacks = append(fallbacks, fmt.Sprintf("%s: %v", ns.describe(), retry.err))
 			continue
 		}
-		if err == nil {
-			out.Denial = ClassifyAt(out, plan, cwd)
-		}
+		out.Fallbacks = fallbacks
 		return out, err
 	}
 	return out, &UnavailableError{Missing: []string{"sandbox helper"}, Err: lastErr}
