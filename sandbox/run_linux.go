@@ -133,7 +133,7 @@ func normalizePlan(p events.SandboxPlan) (events.SandboxPlan, error) {
 // machine allows, falling back to weaker ones only where the plan permits.
 func runSandboxed(ctx context.Context, req Request, p prepared) (events.ExecOutcome, error) {
 	var out events.ExecOutcome
-	plan, cwd, env := p.plan, p.cwd, p.env
+	plan, env := p.plan, p.env
 	caps, helper, spec, err := helperSetup(req, p)
 	if err != nil {
 		return out, err
@@ -152,10 +152,8 @@ func runSandboxed(ctx context.Context, req Request, p prepared) (events.ExecOutc
 		var retry *retryableError
 		if errors.As(err, &retry) {
 			lastErr = retry.err
-			fallbacks = append(fallbacks, fmt.Sprintf("%s: %v", ns.describe(), retry.err))
 			continue
 		}
-		out.Fallbacks = fallbacks
 		return out, err
 	}
 	return out, &UnavailableError{Missing: []string{"sandbox helper"}, Err: lastErr}
