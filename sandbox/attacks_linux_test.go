@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bufio"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"strconv"
@@ -36,7 +37,7 @@ func attackAppend(a []string) int {
 // attackTable lists the attack programs: each tries one thing and exits 0
 // when it worked, 1 when it was refused (printing the error), 2 on bad usage.
 func attackTable() map[string]func(args []string) int {
-	return map[string]func(args []string) int{
+	m := map[string]func(args []string) int{
 		"write":  attackWrite,
 		"append": attackAppend,
 		"mkdir": func(a []string) int {
@@ -276,6 +277,9 @@ func attackTable() map[string]func(args []string) int {
 			return 0
 		},
 	}
+	// Attack sets of other files, one line each.
+	maps.Copy(m, fsAttacks())
+	return m
 }
 
 func runAttack(name string, args []string) int {

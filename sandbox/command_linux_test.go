@@ -65,7 +65,8 @@ func TestCommandTalksOverPipesInsideTheSandbox(t *testing.T) {
 	script := `while read -r p; do if touch "$p" 2>/dev/null; then echo "ok $p"; else echo "denied $p"; fi; done`
 	p, stdin, stdout, layers := startCommand(t, Request{Argv: []string{"sh", "-c", script}, Cwd: w, Plan: plan, Caps: &caps})
 
-	if want := caps.Layers(false); !slices.Equal(layers, want) {
+	// The forecast leaves out the plan-dependent git directory layer.
+	if want := caps.Layers(false); !slices.Equal(slices.DeleteFunc(slices.Clone(layers), func(l string) bool { return l == LayerGitDirs }), want) {
 		t.Errorf("layers = %v, want %v", layers, want)
 	}
 	ask := func(t *testing.T, path string) string {

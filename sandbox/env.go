@@ -28,9 +28,30 @@ func isSecretName(name string) bool {
 	return false
 }
 
+// socketEnv are variables that point a command at a unix socket or a
+// display outside the sandbox (an ssh or gpg agent, a session bus, a docker
+// daemon, an X or Wayland server). With the network off those sockets are
+// covered anyway (see sockets_linux.go); not passing the variables keeps
+// tools from trying, and from learning where the sockets are.
+var socketEnv = [...]string{
+	"SSH_AUTH_SOCK", "SSH_AGENT_PID", "GPG_AGENT_INFO", "DBUS_SESSION_BUS_ADDRESS",
+	"DBUS_SYSTEM_BUS_ADDRESS", "DOCKER_HOST", "CONTAINER_HOST", "PODMAN_HOST",
+	"WAYLAND_DISPLAY", "DISPLAY", "XAUTHORITY", "PULSE_SERVER",
+}
+
+func isSocketEnv(name string) bool {
+	for _, n := range socketEnv {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
 // commandEnv builds the command's environment from base: secrets removed
-// unless keepSecrets, entries without '=' dropped, and the DOCKET_SANDBOX
-// variables set for a sandboxed plan.
+// unless keepSecrets, entries without '=' dropped, socketEnv dropped for a
+// sandboxed plan with the network off, and the DOCKET_SANDBOX variables set
+// for a sandboxed plan.
 func commandEnv(base []string, plan events.SandboxPlan, keepSecrets bool) []string {
 	out := make([]string, 0, len(base)+2)
 	for _, kv := range base {
@@ -42,6 +63,9 @@ func commandEnv(base []string, plan events.SandboxPlan, keepSecrets bool) []stri
 			continue
 		}
 		if plan.Sandboxed() && (name == envSandbox || name == envNetworkDisabled) {
+			continue
+		}
+		if plan.Sandboxed() && !plan.Network && isSocketEnv(name) {
 			continue
 		}
 		out = append(out, kv)

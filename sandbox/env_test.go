@@ -66,3 +66,20 @@ func TestLookPath(t *testing.T) {
 		})
 	}
 }
+
+func TestCommandEnvDropsSocketVariablesWithTheNetworkOff(t *testing.T) {
+	base := []string{"SSH_AUTH_SOCK=/tmp/ssh-x/agent.1", "DOCKER_HOST=unix:///run/docker.sock", "DISPLAY=:0", "PATH=/bin"}
+	for _, tc := range []struct {
+		name string
+		plan events.SandboxPlan
+		want []string
+	}{
+		{"network off", events.SandboxPlan{Mode: ModeReadOnly}, []string{"PATH=/bin", envSandbox + "=linux", envNetworkDisabled + "=1"}},
+		{"network on", events.SandboxPlan{Mode: ModeReadOnly, Network: true}, append(slices.Clone(base), envSandbox+"=linux")},
+		{"unsandboxed", events.SandboxPlan{Mode: ModeNone}, base},
+	} {
+		if got := commandEnv(base, tc.plan, false); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -74,6 +74,8 @@ type escapeCase struct {
 	// denial, when set, is the Classify reason a blocked sandboxed run must get.
 	denial  string
 	timeout time.Duration
+	// adjustPlan, when set, changes the variant's plan (extra roots, limits).
+	adjustPlan func(f *fixture, variant string, p events.SandboxPlan) events.SandboxPlan
 }
 
 func exists(p string) bool { _, err := os.Lstat(p); return err == nil }
@@ -394,6 +396,11 @@ func runEscapeSuiteWith(t *testing.T, helper string, adjust func(*Capabilities),
 	if len(cases) < 30 {
 		t.Fatalf("escape suite has %d cases, want at least 30", len(cases))
 	}
+	runCases(t, cases, helper, caps, needsCaps, run)
+}
+
+// runCases runs each case under every variant, the unsandboxed one first.
+func runCases(t *testing.T, cases []escapeCase, helper string, caps, needsCaps Capabilities, run func(context.Context, Request) (events.ExecOutcome, error)) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			if reason := missingNeed(c.needs, needsCaps); reason != "" {
@@ -404,6 +411,9 @@ func runEscapeSuiteWith(t *testing.T, helper string, adjust func(*Capabilities),
 				f := newFixture(t)
 				argv := c.argv(t, f)
 				plan := f.plan(v)
+				if c.adjustPlan != nil {
+					plan = c.adjustPlan(f, v, plan)
+				}
 				timeout := c.timeout
 				if timeout == 0 {
 					timeout = time.Minute

@@ -97,10 +97,16 @@ func HelperMain(args []string) int {
 // seccomp last (which forbids mount calls too). It returns the layers
 // enforced.
 func confine(spec helperSpec) ([]string, error) {
+	// Before the mounts make /sys read-only.
+	limits := applyLimits(spec)
+	var extra []string
 	if spec.NS.Mount {
-		if err := setupMounts(spec); err != nil {
+		fsLayers, err := setupMounts(spec)
+		if err != nil {
 			return nil, &layerError{layer: LayerMountNS, err: err}
 		}
+		extra = fsLayers
+		spec.privatePTY = contains(fsLayers, LayerDevpts)
 	}
 	// The ambient CAP_SYS_ADMIN an unprivileged parent gave us for the
 	// mounts must not reach the command (capabilities are per thread, and
@@ -145,7 +151,7 @@ func confine(spec helperSpec) ([]string, error) {
 	if spec.NS.Net {
 		layers = append(layers, LayerNetNS)
 	}
-	return layers, nil
+	return append(append(layers, extra...), limits...), nil
 }
 
 // dropInheritedCaps clears this thread's ambient and inheritable

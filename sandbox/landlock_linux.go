@@ -58,6 +58,13 @@ func applyLandlock(spec helperSpec) (int, error) {
 	for _, root := range spec.Writable {
 		rules = append(rules, landlock.PathAccess(rw, root).IgnoreIfMissing())
 	}
+	if spec.privatePTY {
+		// Opening a pty writes /dev/ptmx and /dev/pts/N and needs terminal
+		// ioctls on them (TIOCGPTN, TCSETS...). Only on the sandbox's own
+		// devpts: the host's ptys are not in its mount namespace.
+		tty := cfg.HandledAccessFS & landlock.AccessFSSet(ll.AccessFSReadFile|ll.AccessFSWriteFile|ll.AccessFSIoctlDev)
+		rules = append(rules, landlock.PathAccess(tty, "/dev/ptmx", "/dev/pts", "/dev/tty").IgnoreIfMissing())
+	}
 	if err := cfg.Restrict(rules...); err != nil {
 		return 0, err
 	}

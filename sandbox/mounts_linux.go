@@ -3,26 +3,31 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sort"
 
 	"golang.org/x/sys/unix"
 )
 
 // setupMounts shapes the helper's private mount table: every mount
-// read-only except fresh read-write copies of the writable roots, the
-// protected subpaths bound read-only on top, and a /proc for the new PID
-// namespace. Making the whole tree read-only in the mount table (not only
-// in Landlock) also stops what Landlock does not cover outside the roots:
-// chmod, chown, utimes and extended attributes.
-func setupMounts(spec helperSpec) error {
+// read-only except fresh read-write copies of the writable roots (each root
+// its own mount, nested ones too, so that none can be renamed away and
+// replanted), the protected subpaths bound read-only on top, the host's
+// unix sockets covered (network off), a private devpts for ptys, and a
+// /proc for the new PID namespace. Making the whole tree read-only in the
+// mount table (not only in Landlock) also stops what Landlock does not
+// cover outside the roots: chmod, chown, utimes and extended attributes.
+// It returns the optional layers it set up (LayerDevpts, LayerUnixSockets,
+// the git directory layer).
+func setupMounts(spec helperSpec) ([]string, error) {
 	// Nothing done here may propagate back to the host's mount table.
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
-		return fmt.Errorf("making / private: %w", err)
+		return nil, fmt.Errorf("making / private: %w", err)
 	}
-	roots := outermost(spec.Writable)
+	roots := sortedRoots(spec.Writable)
 	// Detached read-write copies of the roots, taken before the tree
 	// goes read-only.
-	copies := make([]int, 0, len(roots))
+	copies := make(map[string]int, len(roots))
 	defer func() {
 		for _, fd := range copies {
 			unix.Close(fd)
@@ -32,43 +37,101 @@ func setupMounts(spec helperSpec) error {
 		if r == "/" {
 			continue
 		}
-		fd, err := unix.OpenTree(unix.AT_FDCWD, r, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE)
+		fd, err := cloneTree(r)
 		if err != nil {
-			return fmt.Errorf("open_tree %s: %w", r, err)
+			return nil, err
 		}
-		copies = append(copies, fd)
+		copies[r] = fd
 		// No device nodes and no set-uid programs from the workspace.
 		attr := unix.MountAttr{Attr_set: unix.MOUNT_ATTR_NODEV | unix.MOUNT_ATTR_NOSUID}
 		if err := unix.MountSetattr(fd, "", unix.AT_EMPTY_PATH|unix.AT_RECURSIVE, &attr); err != nil {
-			return fmt.Errorf("mount_setattr %s: %w", r, err)
+			return nil, fmt.Errorf("mount_setattr %s: %w", r, err)
 		}
 	}
 	if !contains(roots, "/") {
 		if err := setReadOnly(unix.AT_FDCWD, "/", 0); err != nil {
-			return fmt.Errorf("making / read-only: %w", err)
+			return nil, fmt.Errorf("making / read-only: %w", err)
 		}
 	}
-	i := 0
+	// Outer roots first (sorted order puts a parent before its children),
+	// so that a nested root lands on the outer root's copy. Every directory
+	// between a nested root and the root around it becomes a mount point
+	// as well: rename(2) refuses to move a mount point (EBUSY) but happily
+	// moves a directory with a mount somewhere below it.
+	pinned := map[string]bool{}
 	for _, r := range roots {
 		if r == "/" {
 			continue
 		}
-		if err := unix.MoveMount(copies[i], "", unix.AT_FDCWD, r, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
-			return fmt.Errorf("mounting writable root %s: %w", r, err)
+		if outer := enclosingRoot(r, roots); outer != "" {
+			for _, a := range between(outer, r) {
+				if pinned[a] {
+					continue
+				}
+				if err := selfBind(a); err != nil {
+					return nil, fmt.Errorf("pinning %s: %w", a, err)
+				}
+				pinned[a] = true
+			}
 		}
-		i++
+		if err := unix.MoveMount(copies[r], "", unix.AT_FDCWD, r, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
+			return nil, fmt.Errorf("mounting writable root %s: %w", r, err)
+		}
 	}
 	for _, p := range spec.Protected {
 		if err := bindReadOnly(p); err != nil {
-			return fmt.Errorf("protecting %s: %w", p, err)
+			return nil, fmt.Errorf("protecting %s: %w", p, err)
+		}
+	}
+	var layers []string
+	if spec.GitScan != "" {
+		layers = append(layers, gitDirsLayer(spec.GitScan))
+	}
+	if !spec.Network {
+		if err := coverSockets(spec.UnixSockets); err != nil {
+			return nil, err
+		}
+		if spec.UnixSocketsPartial {
+			layers = append(layers, LayerUnixSockets+":partial")
+		} else {
+			layers = append(layers, LayerUnixSockets)
 		}
 	}
 	if spec.NS.PID {
 		// A /proc for the new PID namespace, so that /proc/$$ is the
 		// shell's own entry; the host's processes are not listed.
 		if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
-			return fmt.Errorf("mounting /proc: %w", err)
+			return nil, fmt.Errorf("mounting /proc: %w", err)
 		}
+	}
+	ok, err := mountPrivateDevpts()
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		layers = append(layers, LayerDevpts)
+	}
+	return layers, nil
+}
+
+// cloneTree returns a detached copy of the mount tree at path.
+func cloneTree(path string) (int, error) {
+	fd, err := unix.OpenTree(unix.AT_FDCWD, path, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE)
+	if err != nil {
+		return -1, fmt.Errorf("open_tree %s: %w", path, err)
+	}
+	return fd, nil
+}
+
+// selfBind makes path a mount point of its own, with the same attributes.
+func selfBind(path string) error {
+	fd, err := cloneTree(path)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	if err := unix.MoveMount(fd, "", unix.AT_FDCWD, path, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
+		return fmt.Errorf("move_mount: %w", err)
 	}
 	return nil
 }
@@ -103,16 +166,38 @@ func setReadOnly(dirfd int, path string, flags uint) error {
 	return nil
 }
 
-// outermost returns the roots sorted, without those nested in another
-// root (their copy comes along with the outer one).
-func outermost(roots []string) []string {
+// sortedRoots returns the roots sorted and deduplicated; a parent sorts
+// before everything below it.
+func sortedRoots(roots []string) []string {
 	s := append([]string(nil), roots...)
 	sort.Strings(s)
-	var out []string
-	for _, r := range s {
-		if !underAny(r, out) {
+	out := s[:0]
+	for i, r := range s {
+		if i == 0 || r != s[i-1] {
 			out = append(out, r)
 		}
+	}
+	return out
+}
+
+// enclosingRoot returns the innermost root other than r that contains r,
+// or "".
+func enclosingRoot(r string, roots []string) string {
+	best := ""
+	for _, o := range roots {
+		if o != r && within(r, o) && len(o) > len(best) {
+			best = o
+		}
+	}
+	return best
+}
+
+// between lists the directories strictly between outer and inner (both
+// clean, inner below outer), outermost first.
+func between(outer, inner string) []string {
+	var out []string
+	for d := filepath.Dir(inner); d != outer && within(d, outer) && d != "/"; d = filepath.Dir(d) {
+		out = append([]string{d}, out...)
 	}
 	return out
 }

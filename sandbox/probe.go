@@ -62,7 +62,7 @@ func (c Capabilities) Layers(network bool) []string {
 			l = append(l, LayerNetNS)
 		}
 	}
-	return l
+	return append(l, c.fsLayers(network)...)
 }
 
 // Check says whether this machine can enforce plan: Landlock and seccomp

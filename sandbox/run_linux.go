@@ -148,7 +148,7 @@ func runSandboxed(ctx context.Context, req Request, p prepared) (events.ExecOutc
 				return out, &UnavailableError{Missing: []string{LayerMountNS}, Hint: hintMountNS, Err: lastErr}
 			}
 		}
-		out, err := launchHelper(ctx, req, helper, s, env)
+		out, err := launchLimited(ctx, req, helper, s, env, plan)
 		var retry *retryableError
 		if errors.As(err, &retry) {
 			lastErr = retry.err
@@ -204,6 +204,7 @@ func helperSetup(req Request, p prepared) (Capabilities, string, helperSpec, err
 			}
 		}
 	}
+	addFSAndLimits(&spec, plan)
 	return *caps, helper, spec, nil
 }
 

@@ -265,11 +265,11 @@ func TestLayersReported(t *testing.T) {
 		want []string
 	}{
 		{"root: capabilities cut, no user namespace", caps, events.SandboxPlan{Mode: ModeWorkspaceWrite, WritableRoots: []string{w}},
-			[]string{ll, LayerSeccomp, LayerCaps, LayerMountNS, LayerPIDNS, LayerNetNS}},
+			[]string{ll, LayerSeccomp, LayerCaps, LayerMountNS, LayerPIDNS, LayerNetNS, LayerGitDirs, LayerUnixSockets, LayerDevpts}},
 		{"network on has no netns", caps, events.SandboxPlan{Mode: ModeReadOnly, Network: true},
-			[]string{ll, LayerSeccomp, LayerCaps, LayerMountNS, LayerPIDNS}},
+			[]string{ll, LayerSeccomp, LayerCaps, LayerMountNS, LayerPIDNS, LayerDevpts}},
 		{"through a user namespace", Capabilities{LandlockABI: caps.LandlockABI, Seccomp: true, UserNamespaces: true},
-			events.SandboxPlan{Mode: ModeReadOnly}, []string{ll, LayerSeccomp, LayerCaps, LayerUserNS, LayerMountNS, LayerPIDNS, LayerNetNS}},
+			events.SandboxPlan{Mode: ModeReadOnly}, []string{ll, LayerSeccomp, LayerCaps, LayerUserNS, LayerMountNS, LayerPIDNS, LayerNetNS, LayerUnixSockets, LayerDevpts}},
 		{"no namespaces at all", Capabilities{LandlockABI: caps.LandlockABI, Seccomp: true},
 			events.SandboxPlan{Mode: ModeReadOnly}, []string{ll, LayerSeccomp, LayerCaps}},
 	}

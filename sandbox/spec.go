@@ -49,6 +49,17 @@ type helperSpec struct {
 	// helper's own environment so that no library is preloaded into the
 	// helper before it is confined; the helper restores them for the command.
 	LoaderEnv []string `json:"loader_env,omitempty"`
+	// GitScan says whether the walk for other git directories under the
+	// roots (see gitdirs.go) was "complete" or "partial"; empty without roots.
+	GitScan string `json:"git_scan,omitempty"`
+	// UnixSockets are the host's bound pathname unix sockets to cover when
+	// the network is off; UnixSocketsPartial when the list is incomplete.
+	UnixSockets        []string `json:"unix_sockets,omitempty"`
+	UnixSocketsPartial bool     `json:"unix_sockets_partial,omitempty"`
+	// Limits are the resource limits the helper applies (limits_linux.go).
+	Limits limitsSpec `json:"limits"`
+	// privatePTY is set by the helper itself once it mounted a devpts of its own.
+	privatePTY bool
 }
 
 // splitLoaderEnv separates the dynamic loader's variables from env.
@@ -129,6 +140,16 @@ func (s helperSpec) validate() error {
 	}
 	if err := checkAbsClean("path", s.Path); err != nil {
 		return err
+	}
+	for _, p := range s.UnixSockets {
+		if err := checkAbsClean("unix socket", p); err != nil {
+			return err
+		}
+	}
+	for _, p := range s.Limits.CgroupProcs {
+		if err := checkAbsClean("cgroup", p); err != nil {
+			return err
+		}
 	}
 	for _, kv := range s.LoaderEnv {
 		if !strings.HasPrefix(kv, "LD_") || strings.ContainsRune(kv, 0) {

@@ -1,0 +1,188 @@
+package sandbox
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Git directory protection. A hooked .git (hooks, core.fsmonitor,
+// core.pager...) runs code the next time anyone uses git there, outside the
+// sandbox. The plan protects root/.git of every writable root; gitDirs adds
+// the git directories of the other repositories a root lies in or contains:
+//
+//   - the .git of the repository around a root (a workspace given as a
+//     subdirectory of a checkout), and a placeholder .git in every
+//     directory above a root that is itself writable (so that no repository
+//     can be planted where git would find it from the root);
+//   - every .git (directory, gitdir file or link) found by walking the roots,
+//     with what a gitdir file or link points to.
+//
+// The walk is bounded (gitScanMaxEntries directory entries, gitScanMaxTime);
+// a walk cut short is reported as the layer "gitdirs:partial", never
+// silently: the repositories it did not reach are then unprotected.
+
+// Layers for the git directory scan.
+const (
+	LayerGitDirs        = "gitdirs"
+	LayerGitDirsPartial = "gitdirs:partial"
+)
+
+// Bounds of the walk, per call, over all roots together.
+const (
+	gitScanMaxEntries = 50000
+	gitScanMaxTime    = 250 * time.Millisecond
+)
+
+// Values of helperSpec.GitScan.
+const (
+	gitScanComplete = "complete"
+	gitScanPartial  = "partial"
+)
+
+func gitDirsLayer(scan string) string {
+	if scan == gitScanPartial {
+		return LayerGitDirsPartial
+	}
+	return LayerGitDirs
+}
+
+// gitDirs returns the git directories to protect for these writable roots
+// (clean, absolute), only those under a root, sorted; complete is false
+// when the walk hit its bounds.
+func gitDirs(roots []string) (paths []string, complete bool) {
+	seen := map[string]bool{}
+	add := func(p string) {
+		if underAny(p, roots) && !seen[p] {
+			seen[p] = true
+			paths = append(paths, p)
+		}
+	}
+	for _, r := range roots {
+		enclosingGitDirs(r, roots, add)
+	}
+	complete = walkForGitDirs(roots, add, gitScanMaxEntries, time.Now().Add(gitScanMaxTime))
+	sort.Strings(paths)
+	return paths, complete
+}
+
+// enclosingGitDirs looks for the repository around root the way git does,
+// upwards from root's parent: the first .git found is protected with what
+// it points to; every writable directory passed on the way gets its .git
+// protected too (a placeholder where there is none).
+func enclosingGitDirs(root string, roots []string, add func(string)) {
+	for dir := root; dir != "/"; {
+		dir = filepath.Dir(dir)
+		dotGit := filepath.Join(dir, ".git")
+		if _, err := os.Lstat(dotGit); err == nil {
+			add(dotGit)
+			for _, t := range gitTargets(dotGit) {
+				add(t)
+			}
+			return
+		}
+		if underAny(dir, roots) {
+			add(dotGit)
+		}
+	}
+}
+
+// walkForGitDirs walks the roots breadth first (shallow repositories
+// first), without following links, calling add for every .git entry and
+// its targets. It returns false when it stopped at a bound.
+func walkForGitDirs(roots []string, add func(string), maxEntries int, deadline time.Time) bool {
+	queue := append([]string(nil), roots...)
+	entries := 0
+	for len(queue) > 0 {
+		dir := queue[0]
+		queue = queue[1:]
+		f, err := os.Open(dir)
+		if err != nil {
+			continue // unreadable to docket: the command, no stronger, cannot write there either
+		}
+		for {
+			list, err := f.ReadDir(512)
+			for _, e := range list {
+				entries++
+				p := filepath.Join(dir, e.Name())
+				if e.Name() == ".git" {
+					add(p)
+					for _, t := range gitTargets(p) {
+						add(t)
+					}
+					continue
+				}
+				// Another root is walked as a root of its own.
+				if e.IsDir() && !contains(roots, p) {
+					queue = append(queue, p)
+				}
+			}
+			if entries > maxEntries || time.Now().After(deadline) {
+				f.Close()
+				return false
+			}
+			if err != nil || len(list) == 0 {
+				break
+			}
+		}
+		f.Close()
+	}
+	return true
+}
+
+// gitTargets returns where a .git entry really lives: a link's target, or
+// the directory a `gitdir:` file names and that directory's commondir.
+func gitTargets(dotGit string) []string {
+	fi, err := os.Lstat(dotGit)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	switch {
+	case fi.Mode()&os.ModeSymlink != 0:
+		if t, err := filepath.EvalSymlinks(dotGit); err == nil {
+			out = append(out, t)
+		}
+	case fi.Mode().IsRegular():
+		gitdir := firstLineAfter(dotGit, "gitdir:")
+		if gitdir == "" {
+			return nil
+		}
+		if !filepath.IsAbs(gitdir) {
+			gitdir = filepath.Join(filepath.Dir(dotGit), gitdir)
+		}
+		if r, err := filepath.EvalSymlinks(gitdir); err == nil {
+			gitdir = r
+		}
+		out = append(out, filepath.Clean(gitdir))
+		if common := firstLineAfter(filepath.Join(gitdir, "commondir"), ""); common != "" {
+			if !filepath.IsAbs(common) {
+				common = filepath.Join(gitdir, common)
+			}
+			out = append(out, filepath.Clean(common))
+		}
+	}
+	return out
+}
+
+// firstLineAfter returns the first line of a small file after prefix, ""
+// when the file is missing or does not start with prefix.
+func firstLineAfter(file, prefix string) string {
+	f, err := os.Open(file)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	if !sc.Scan() {
+		return ""
+	}
+	v, ok := strings.CutPrefix(sc.Text(), prefix)
+	if !ok {
+		return ""
+	}
+	return strings.TrimSpace(v)
+}

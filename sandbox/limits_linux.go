@@ -1,0 +1,277 @@
+package sandbox
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/docket-engine/docket/events"
+	"golang.org/x/sys/unix"
+)
+
+// Resource limits. The helper sets rlimits on itself before it runs the
+// command (RLIMIT_CPU per process, RLIMIT_FSIZE, and RLIMIT_NPROC where it
+// counts only the sandbox: in a user namespace of its own), and joins a
+// leaf cgroup the parent made for the call (memory and pids for the whole
+// call). Every part fails soft: what was enforced is reported as a layer,
+// what was not is absent from the layers.
+//
+// RLIMIT_NPROC is not used without a user namespace: it counts every
+// process of the real uid on the host (for root, the kernel does not
+// enforce it at all), so it would either fail builds or limit nothing.
+
+// applyLimits joins the call's cgroup and sets the rlimits, in the helper,
+// before the mounts make /sys read-only. It returns the layers enforced.
+func applyLimits(spec helperSpec) []string {
+	var layers []string
+	l := spec.Limits
+	joined := len(l.CgroupProcs) > 0
+	for _, f := range l.CgroupProcs {
+		// "0" is the writer itself; the whole helper moves, threads too.
+		if err := os.WriteFile(f, []byte("0"), 0); err != nil {
+			joined = false
+		}
+	}
+	if joined && l.Cgroup != "" {
+		layers = append(layers, l.Cgroup)
+	}
+	var set []string
+	if l.CPUSeconds > 0 {
+		// SIGXCPU at the soft limit (most programs die of it), SIGKILL one
+		// second later for those that ignore it (Go programs do).
+		if setRlimit(unix.RLIMIT_CPU, uint64(l.CPUSeconds), uint64(l.CPUSeconds)+1) == nil {
+			set = append(set, "cpu")
+		}
+	}
+	if l.FileSizeBytes > 0 && setRlimit(unix.RLIMIT_FSIZE, uint64(l.FileSizeBytes), uint64(l.FileSizeBytes)) == nil {
+		set = append(set, "fsize")
+	}
+	if l.Processes > 0 && spec.NS.User && setRlimit(unix.RLIMIT_NPROC, uint64(l.Processes), uint64(l.Processes)) == nil {
+		set = append(set, "nproc")
+	}
+	if len(set) > 0 {
+		layers = append(layers, LayerRlimit+":"+strings.Join(set, ","))
+	}
+	return layers
+}
+
+// setRlimit lowers a limit, never raising it past the current hard limit.
+func setRlimit(res int, soft, hard uint64) error {
+	var cur unix.Rlimit
+	if err := unix.Getrlimit(res, &cur); err != nil {
+		return err
+	}
+	if hard > cur.Max {
+		hard = cur.Max
+	}
+	if soft > hard {
+		soft = hard
+	}
+	return unix.Setrlimit(res, &unix.Rlimit{Cur: soft, Max: hard})
+}
+
+// callCgroup is the leaf cgroup (one directory per controller on v1, one
+// in all on v2) the parent makes for one call.
+type callCgroup struct {
+	version int
+	dirs    []string // leaf directories, removed afterwards
+	memDir  string   // where the oom_kill counter is
+	layer   string
+	procs   []string
+}
+
+// newCallCgroup makes a leaf for the call's memory and process limits under
+// docket's own cgroup: the v2 hierarchy when /sys/fs/cgroup is one with
+// the controllers delegated, else v1's memory and pids hierarchies. It
+// returns nil when no limit needs a cgroup or none can be made here
+// (not root, read-only cgroupfs, v2 without delegated controllers).
+func newCallCgroup(l events.ResourceLimits) *callCgroup {
+	if l.MaxMemoryMB <= 0 && l.MaxProcesses <= 0 {
+		return nil
+	}
+	own, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return nil
+	}
+	if _, err := os.Stat("/sys/fs/cgroup/cgroup.controllers"); err == nil {
+		return newCgroupV2(l, own)
+	}
+	return newCgroupV1(l, own)
+}
+
+// ownCgroup returns docket's cgroup path in the hierarchy whose controller
+// list (field 2 of /proc/self/cgroup) contains ctrl ("" for v2's "0::").
+func ownCgroup(procSelfCgroup []byte, ctrl string) (string, bool) {
+	sc := bufio.NewScanner(strings.NewReader(string(procSelfCgroup)))
+	for sc.Scan() {
+		parts := strings.SplitN(sc.Text(), ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		if ctrl == "" && parts[0] == "0" && parts[1] == "" {
+			return parts[2], true
+		}
+		for _, c := range strings.Split(parts[1], ",") {
+			if ctrl != "" && c == ctrl {
+				return parts[2], true
+			}
+		}
+	}
+	return "", false
+}
+
+func newCgroupV1(l events.ResourceLimits, own []byte) *callCgroup {
+	cg := &callCgroup{version: 1}
+	var ctrls []string
+	try := func(ctrl string, files [][2]string) {
+		path, ok := ownCgroup(own, ctrl)
+		if !ok {
+			return
+		}
+		dir, err := os.MkdirTemp(filepath.Join("/sys/fs/cgroup", ctrl, path), "docket-call-")
+		if err != nil {
+			return
+		}
+		for _, kv := range files {
+			if err := os.WriteFile(filepath.Join(dir, kv[0]), []byte(kv[1]), 0); err != nil && kv[0] != "memory.memsw.limit_in_bytes" {
+				_ = os.Remove(dir)
+				return
+			}
+		}
+		cg.dirs = append(cg.dirs, dir)
+		cg.procs = append(cg.procs, filepath.Join(dir, "cgroup.procs"))
+		ctrls = append(ctrls, ctrl)
+		if ctrl == "memory" {
+			cg.memDir = dir
+		}
+	}
+	if l.MaxMemoryMB > 0 {
+		b := strconv.FormatInt(l.MaxMemoryMB*mib, 10)
+		// memsw (memory+swap) only exists with swap accounting; without it
+		// swap is not limited, which docs/sandbox.md says.
+		try("memory", [][2]string{{"memory.limit_in_bytes", b}, {"memory.memsw.limit_in_bytes", b}})
+	}
+	if l.MaxProcesses > 0 {
+		try("pids", [][2]string{{"pids.max", strconv.FormatInt(l.MaxProcesses, 10)}})
+	}
+	if len(cg.dirs) == 0 {
+		return nil
+	}
+	cg.layer = LayerCgroup + "-v1:" + strings.Join(ctrls, ",")
+	return cg
+}
+
+func newCgroupV2(l events.ResourceLimits, own []byte) *callCgroup {
+	path, ok := ownCgroup(own, "")
+	if !ok {
+		return nil
+	}
+	parent := filepath.Join("/sys/fs/cgroup", path)
+	b, err := os.ReadFile(filepath.Join(parent, "cgroup.subtree_control"))
+	if err != nil {
+		return nil
+	}
+	enabled := strings.Fields(string(b))
+	var want, ctrls []string
+	if l.MaxMemoryMB > 0 {
+		want = append(want, "memory")
+	}
+	if l.MaxProcesses > 0 {
+		want = append(want, "pids")
+	}
+	for _, c := range want {
+		if !contains(enabled, c) {
+			// Enabling a controller for children fails (EBUSY) while
+			// docket's own cgroup holds processes, unless it is the root.
+			if os.WriteFile(filepath.Join(parent, "cgroup.subtree_control"), []byte("+"+c), 0) != nil {
+				continue
+			}
+		}
+		ctrls = append(ctrls, c)
+	}
+	if len(ctrls) == 0 {
+		return nil
+	}
+	dir, err := os.MkdirTemp(parent, "docket-call-")
+	if err != nil {
+		return nil
+	}
+	var set []string
+	for _, c := range ctrls {
+		var err error
+		switch c {
+		case "memory":
+			err = os.WriteFile(filepath.Join(dir, "memory.max"), []byte(strconv.FormatInt(l.MaxMemoryMB*mib, 10)), 0)
+			if err == nil {
+				_ = os.WriteFile(filepath.Join(dir, "memory.swap.max"), []byte("0"), 0)
+				// Kill the whole call, not one process of it, when it runs out.
+				_ = os.WriteFile(filepath.Join(dir, "memory.oom.group"), []byte("1"), 0)
+			}
+		case "pids":
+			err = os.WriteFile(filepath.Join(dir, "pids.max"), []byte(strconv.FormatInt(l.MaxProcesses, 10)), 0)
+		}
+		if err == nil {
+			set = append(set, c)
+		}
+	}
+	if len(set) == 0 {
+		_ = os.Remove(dir)
+		return nil
+	}
+	cg := &callCgroup{version: 2, dirs: []string{dir}, procs: []string{filepath.Join(dir, "cgroup.procs")},
+		layer: LayerCgroup + "-v2:" + strings.Join(set, ",")}
+	if contains(set, "memory") {
+		cg.memDir = dir
+	}
+	return cg
+}
+
+// oomKills reads how many processes the memory limit killed in this leaf.
+func (cg *callCgroup) oomKills() int64 {
+	if cg == nil || cg.memDir == "" {
+		return 0
+	}
+	file := "memory.oom_control"
+	if cg.version == 2 {
+		file = "memory.events"
+	}
+	b, err := os.ReadFile(filepath.Join(cg.memDir, file))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "oom_kill "); ok {
+			n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			return n
+		}
+	}
+	return 0
+}
+
+// remove deletes the leaf once its processes are gone. The helper's exit
+// killed everything in its PID namespace; the last exits can lag a little.
+func (cg *callCgroup) remove() error {
+	if cg == nil {
+		return nil
+	}
+	var errs []error
+	for _, d := range cg.dirs {
+		var err error
+		for i := 0; i < 50; i++ {
+			if err = os.Remove(d); err == nil || errors.Is(err, os.ErrNotExist) {
+				err = nil
+				break
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("removing cgroup %s: %w", d, err))
+		}
+	}
+	return errors.Join(errs...)
+}

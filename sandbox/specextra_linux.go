@@ -1,0 +1,46 @@
+package sandbox
+
+import (
+	"context"
+
+	"github.com/docket-engine/docket/events"
+)
+
+// addFSAndLimits completes a helper spec with what the parent must find on
+// the host before the helper's namespaces hide it: the other git
+// directories to protect (workspace-write), the host's pathname unix
+// sockets to cover (network off), and the plan's resource limits.
+func addFSAndLimits(spec *helperSpec, plan events.SandboxPlan) {
+	if len(spec.Writable) > 0 {
+		dirs, complete := gitDirs(spec.Writable)
+		for _, d := range dirs {
+			if !contains(spec.Protected, d) {
+				spec.Protected = append(spec.Protected, d)
+			}
+		}
+		spec.GitScan = gitScanComplete
+		if !complete {
+			spec.GitScan = gitScanPartial
+		}
+	}
+	if !plan.Network {
+		socks, complete, err := boundUnixSockets()
+		spec.UnixSockets = socks
+		spec.UnixSocketsPartial = !complete || err != nil
+	}
+	spec.Limits = helperLimits(plan.Limits)
+}
+
+// launchLimited is launchHelper inside a leaf cgroup made for this attempt,
+// saying afterwards which limit, if any, ended the command.
+func launchLimited(ctx context.Context, req Request, helper string, spec helperSpec, env []string, plan events.SandboxPlan) (events.ExecOutcome, error) {
+	cg := newCallCgroup(plan.Limits)
+	if cg != nil {
+		spec.Limits.Cgroup = cg.layer
+		spec.Limits.CgroupProcs = cg.procs
+	}
+	out, err := launchHelper(ctx, req, helper, spec, env)
+	out.Killed = killedBy(out, plan.Limits, cg.oomKills())
+	_ = cg.remove() // a leaf left behind holds no process and no limit that matters
+	return out, err
+}
