@@ -114,16 +114,10 @@ func resolveWorkdir(root, workdir string) (string, error) {
 		p = filepath.Join(root, p)
 	}
 	p = filepath.Clean(p)
-	if !within(root, p) {
+	if !events.Within(p, filepath.Clean(root)) {
 		return "", fmt.Errorf("workdir %q is outside the workspace %s", workdir, root)
 	}
 	return p, nil
-}
-
-// within reports whether p is root or below it (lexically).
-func within(root, p string) bool {
-	rel, err := filepath.Rel(root, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
 // DefaultOutputMaxBytes caps what the model sees of a command's output.

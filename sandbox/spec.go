@@ -169,23 +169,6 @@ func checkAbsClean(what, p string) error {
 	return nil
 }
 
-// within reports whether p is root or below it; both must be clean.
-func within(p, root string) bool {
-	if root == "/" {
-		return strings.HasPrefix(p, "/")
-	}
-	return p == root || strings.HasPrefix(p, root+"/")
-}
-
-func underAny(p string, roots []string) bool {
-	for _, r := range roots {
-		if within(p, r) {
-			return true
-		}
-	}
-	return false
-}
-
 // sockFilterSize is sizeof(struct sock_filter).
 const sockFilterSize = 8
 
