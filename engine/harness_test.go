@@ -105,7 +105,7 @@ func newFixture(t *testing.T, st setup) *fixture {
 	f.s, err = engine.Start(engine.Config{
 		SessionID: id, Home: f.home, Cwd: f.ws, Session: sc, Plan: plan,
 		Model: mdl, Approver: appr, Runner: runner, ApprovalTimeout: st.timeout, Risk: st.risk, Rules: st.rules,
-		Observer: engine.ObserverFunc(func(n engine.Notice) {
+		Observer: observerFunc(func(n engine.Notice) {
 			f.mu.Lock()
 			f.notices = append(f.notices, n)
 			w := f.watch
@@ -172,3 +172,9 @@ func exists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
 }
+
+// observerFunc adapts a function to engine.Observer.
+type observerFunc func(engine.Notice)
+
+// Notify calls f.
+func (f observerFunc) Notify(n engine.Notice) { f(n) }

@@ -62,12 +62,6 @@ type Observer interface {
 	Notify(Notice)
 }
 
-// ObserverFunc adapts a function to Observer.
-type ObserverFunc func(Notice)
-
-// Notify calls f.
-func (f ObserverFunc) Notify(n Notice) { f(n) }
-
 type nopObserver struct{}
 
 func (nopObserver) Notify(Notice) {}

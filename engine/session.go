@@ -131,9 +131,6 @@ func (s *Session) resolvePaths(turnID string, request int, items []events.Item) 
 	return s.cfg.Paths.Resolve(turnID, request, want)
 }
 
-// ID returns the session id.
-func (s *Session) ID() string { return s.cfg.SessionID }
-
 func build(cfg Config, log Log) (*Session, error) {
 	if cfg.Clock == nil {
 		cfg.Clock = SystemClock{}
@@ -233,13 +230,6 @@ func (s *Session) CallState(id string) (states.State, bool) {
 	}
 	st, ok := s.restored[id]
 	return st, ok
-}
-
-// Items returns a copy of the conversation so far.
-func (s *Session) Items() []events.Item {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]events.Item(nil), s.items...)
 }
 
 // view returns the conversation without copying it: items are only ever

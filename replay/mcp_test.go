@@ -76,10 +76,21 @@ func TestMCPSessionReplaysWithTheServerGone(t *testing.T) {
 	if err != nil || res.Status != events.TurnCompleted {
 		t.Fatalf("turn %+v %v", res, err)
 	}
-	var outputs []string
-	for _, it := range s.Items() {
-		if it.Type == events.ItemFunctionCallOutput {
-			outputs = append(outputs, it.Output)
+	if err := j.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	all, err := j.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var outputs []string // what the model was told, as journaled
+	for _, r := range all {
+		if r.Kind == events.KindToolOutput {
+			b, err := r.Decode()
+			if err != nil {
+				t.Fatal(err)
+			}
+			outputs = append(outputs, b.(*events.ToolOutput).Output)
 		}
 	}
 	if len(outputs) != 2 || !strings.Contains(outputs[0], "hello from docket") || !strings.Contains(outputs[1], "42") {

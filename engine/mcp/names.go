@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 )
 
 // MaxNameLen is the longest qualified tool name: the model APIs' limit.
@@ -119,13 +118,4 @@ func Qualify(refs []ToolRef) (map[ToolRef]string, error) {
 			return names, nil
 		}
 	}
-}
-
-// ValidQualifiedName reports whether s is a name Qualify could produce: the
-// mcp__ prefix, only [A-Za-z0-9_], at most MaxNameLen bytes.
-func ValidQualifiedName(s string) bool {
-	if !strings.HasPrefix(s, namePrefix) || len(s) > MaxNameLen || !utf8.ValidString(s) {
-		return false
-	}
-	return sanitize(s) == s
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 var validName = regexp.MustCompile(`^[A-Za-z0-9_]{1,64}$`)
@@ -150,4 +151,14 @@ func FuzzQualify(f *testing.F) {
 			t.Fatalf("order changed names: %q vs %q", got, again)
 		}
 	})
+}
+
+// ValidQualifiedName reports whether s is a name Qualify could produce (a
+// test oracle): the
+// mcp__ prefix, only [A-Za-z0-9_], at most MaxNameLen bytes.
+func ValidQualifiedName(s string) bool {
+	if !strings.HasPrefix(s, namePrefix) || len(s) > MaxNameLen || !utf8.ValidString(s) {
+		return false
+	}
+	return sanitize(s) == s
 }

@@ -20,17 +20,6 @@ func (e *CallNotFoundError) Error() string {
 	return fmt.Sprintf("call %q is not in journal %s", e.CallID, e.Path)
 }
 
-// Build audits the journal at path and returns the whole report. A damaged
-// tail is not an error: the report's Damaged field says where reading
-// stopped, and every record before it is audited.
-func Build(path string, opts Options) (*Report, error) {
-	var c collector
-	if err := Stream(context.Background(), path, opts, &c); err != nil {
-		return nil, err
-	}
-	return c.report, nil
-}
-
 // Stream audits the journal at path, handing each call to sink as soon as
 // it is finished. Memory is bounded by the calls open at once, not by the
 // journal's length. With opts.CallID the call is read through the call

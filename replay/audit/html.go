@@ -15,9 +15,6 @@ import (
 // XML as well as HTML, so tools can parse it with encoding/xml.
 func NewHTMLWriter(w io.Writer) Sink { return &htmlWriter{w: w} }
 
-// WriteHTML writes a built report as NewHTMLWriter would stream it.
-func WriteHTML(w io.Writer, r *Report) error { return Emit(r, NewHTMLWriter(w)) }
-
 type htmlWriter struct {
 	w   io.Writer
 	n   int

@@ -10,9 +10,6 @@ import (
 // CLI.md's `audit --json` shape, streaming the calls one a line.
 func NewJSONWriter(w io.Writer) Sink { return &jsonWriter{w: w} }
 
-// WriteJSON writes a built report as NewJSONWriter would stream it.
-func WriteJSON(w io.Writer, r *Report) error { return Emit(r, NewJSONWriter(w)) }
-
 type jsonWriter struct {
 	w   io.Writer
 	n   int

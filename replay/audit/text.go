@@ -15,11 +15,6 @@ func NewTextWriter(w io.Writer, opts Options) Sink {
 	return &textWriter{w: w, brief: opts.UnsandboxedOnly}
 }
 
-// WriteText writes a built report as NewTextWriter would stream it.
-func WriteText(w io.Writer, r *Report, opts Options) error {
-	return Emit(r, NewTextWriter(w, opts))
-}
-
 type textWriter struct {
 	w     io.Writer
 	brief bool
