@@ -381,6 +381,8 @@ func summarize(o events.ExecOutcome) string {
 		return "could not start: " + o.Error
 	case o.TimedOut:
 		return fmt.Sprintf("timed out after %s", time.Duration(o.DurationNs).Round(time.Millisecond))
+	case o.Killed != "":
+		return "killed: " + strings.ReplaceAll(o.Killed, "_", " ")
 	case o.Signal != "":
 		return "killed by " + o.Signal
 	}

@@ -142,7 +142,10 @@ func shapeExec(o events.ExecOutcome, max int64) (string, bool) {
 	if o.TimedOut {
 		b.WriteString("The command timed out and was killed.\n")
 	}
-	if o.Signal != "" && !o.TimedOut {
+	if o.Killed != "" {
+		// "killed: memory limit": the call ran out of what it may use.
+		fmt.Fprintf(&b, "killed: %s\n", strings.ReplaceAll(o.Killed, "_", " "))
+	} else if o.Signal != "" && !o.TimedOut {
 		fmt.Fprintf(&b, "Killed by signal %s.\n", o.Signal)
 	}
 	if o.Denial != nil {

@@ -66,7 +66,8 @@ func Classify(out events.ExecOutcome, plan events.SandboxPlan) *events.DenialEvi
 // successful or timed-out run is never a denial, and an exit status alone
 // (2, 126, 127) is not evidence.
 func ClassifyAt(out events.ExecOutcome, plan events.SandboxPlan, cwd string) *events.DenialEvidence {
-	if !plan.Sandboxed() || out.TimedOut {
+	if !plan.Sandboxed() || out.TimedOut || out.Killed != "" {
+		// A resource limit that ended the command is its own outcome.
 		return nil
 	}
 	if out.Signal == "SIGSYS" {

@@ -101,3 +101,14 @@ func FuzzClassify(f *testing.F) {
 		}
 	})
 }
+
+func TestClassifyLeavesLimitKillsAlone(t *testing.T) {
+	plan := events.SandboxPlan{Mode: ModeWorkspaceWrite, WritableRoots: []string{"/w"}}
+	for _, killed := range []string{KilledMemory, KilledCPU, KilledFileSize} {
+		out := events.ExecOutcome{ExitCode: 137, Signal: "SIGKILL", Killed: killed,
+			Output: "cc: /etc/x: Permission denied\n"}
+		if ev := ClassifyAt(out, plan, "/w"); ev != nil {
+			t.Errorf("%s: classified as a denial: %+v", killed, ev)
+		}
+	}
+}

@@ -170,6 +170,12 @@ func sandboxPlanFromFlags(mode string, roots []string, network bool, dir string,
 	plan := ws.SandboxPlan(policy.SandboxPolicy{Mode: m, WritableRoots: abs, NetworkAccess: network}, cwd, os.Getenv("TMPDIR"), protect)
 	if plan.Sandboxed() {
 		plan.Network = network
+		// No configuration here: the built-in limits, and docket's home
+		// kept read-only like in a session.
+		plan.Limits = sandbox.DefaultLimits()
+		if home, err := resolveHome(""); err == nil {
+			plan = ws.ProtectHome(plan, home)
+		}
 	}
 	return plan, cwd, nil
 }

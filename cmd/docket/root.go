@@ -7,7 +7,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/docket-engine/docket/cmd/docket/config"
+	"github.com/docket-engine/docket/states/policy"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -128,7 +128,7 @@ func usageLine(root *cobra.Command, err error) string {
 		}
 	}
 	line := fmt.Sprintf("unknown command %q for %q", m[1], m[2])
-	if s := config.Nearest(m[1], names); s != "" {
+	if s := policy.Nearest(m[1], names); s != "" {
 		return line + fmt.Sprintf("; did you mean %q?", s)
 	}
 	if len(names) > 0 {
@@ -151,7 +151,7 @@ func flagError(c *cobra.Command, err error) error {
 		}
 	})
 	msg := fmt.Sprintf("unknown flag --%s for %q", m[1], c.CommandPath())
-	if s := config.Nearest(m[1], names); s != "" {
+	if s := policy.Nearest(m[1], names); s != "" {
 		msg += fmt.Sprintf("; did you mean --%s?", s)
 	}
 	return errors.New(msg)

@@ -104,6 +104,7 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd, decisions string
 	if err != nil {
 		return nil, err
 	}
+	plan = hardenPlan(plan, cfg)
 	instr, err := prompt.Build(prompt.Input{Home: cfg.Home, Cwd: cwd, ApprovalPolicy: sc.ApprovalPolicy,
 		SandboxMode: sc.SandboxMode, WritableRoots: plan.WritableRoots, NetworkAccess: sc.NetworkAccess,
 		ProjectDocMaxBytes: cfg.ProjectDocMaxBytes})
@@ -267,6 +268,17 @@ func readPrompt(a *app, p string) (string, error) {
 func mcpOptions(cfg *config.Config, cwd string) mcp.Options {
 	return mcp.Options{Dir: cwd, SandboxPlan: func(server, dir string) (events.SandboxPlan, error) {
 		sp := policy.SandboxPolicy{Mode: policy.WorkspaceWrite}
-		return ws.SandboxPlan(sp, dir, cfg.Tmpdir, cfg.Sandbox.RequireProtectedPaths), nil
+		return hardenPlan(ws.SandboxPlan(sp, dir, cfg.Tmpdir, cfg.Sandbox.RequireProtectedPaths), cfg), nil
 	}}
+}
+
+// hardenPlan adds what the policy leaves to the configuration: $DOCKET_HOME
+// read-only when it lies in a writable root, and the [sandbox] resource
+// limits, so that both are journaled with every call (write-ahead).
+func hardenPlan(plan events.SandboxPlan, cfg *config.Config) events.SandboxPlan {
+	if !plan.Sandboxed() {
+		return plan
+	}
+	plan.Limits = cfg.Sandbox.Limits()
+	return ws.ProtectHome(plan, cfg.Home)
 }

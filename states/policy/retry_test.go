@@ -174,3 +174,27 @@ func TestMCPRequirementFollowsTheServerAndThePolicy(t *testing.T) {
 		}
 	}
 }
+
+func TestNearestSuggestsPlausibleMisspellingsOnly(t *testing.T) {
+	valid := []string{"untrusted", "on-failure", "on-request", "never", "read-only", "workspace-write", "danger-full-access", "external-sandbox"}
+	for _, tc := range []struct {
+		word string
+		want string
+	}{
+		{"on-requst", "on-request"},
+		{"ON-REQUEST", "on-request"},
+		{"untrsted", "untrusted"},
+		{"workspace_write", "workspace-write"},
+		{"danger", "danger-full-access"},
+		{"on", ""},
+		{"on-fail", "on-failure"},
+		{"zzz", ""},
+	} {
+		if got := Nearest(tc.word, valid); got != tc.want {
+			t.Errorf("Nearest(%q) = %q, want %q", tc.word, got, tc.want)
+		}
+	}
+	if d := levenshtein("kitten", "sitting"); d != 3 {
+		t.Errorf("levenshtein = %d, want 3", d)
+	}
+}

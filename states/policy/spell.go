@@ -30,41 +30,76 @@ func parseEnum(what, s string, valid []string) (string, error) {
 			return v, nil
 		}
 	}
-	return "", &ParseError{What: what, Value: s, Valid: valid, Suggestion: nearest(s, valid)}
+	return "", &ParseError{What: what, Value: s, Valid: valid, Suggestion: Nearest(s, valid)}
 }
 
-// nearest returns the candidate closest to s by edit distance (ignoring case
-// and treating _ and - alike), if it is within a third of its length.
-func nearest(s string, candidates []string) string {
-	norm := func(x string) string { return strings.ReplaceAll(strings.ToLower(x), "_", "-") }
-	best, bestD := "", 1<<30
+// Nearest returns the candidate closest to word in edit distance (ignoring
+// case), or "" when none is close enough to be a plausible misspelling: at
+// most a third of the word, and at least two edits, apart; failing that,
+// the one candidate sharing the longest prefix of three letters or more
+// ("deny" -> "denied"). It is Docket's one spelling suggester: the CLI,
+// the config file and these parsers all use it.
+func Nearest(word string, candidates []string) string {
+	best, bestD := "", -1
+	lw := strings.ToLower(word)
 	for _, c := range candidates {
-		if d := editDistance(norm(s), norm(c)); d < bestD {
+		d := levenshtein(lw, strings.ToLower(c))
+		if bestD < 0 || d < bestD {
 			best, bestD = c, d
 		}
 	}
-	if bestD == 0 || bestD <= max(1, len(best)/3) {
+	if bestD >= 0 && bestD <= max(2, len([]rune(word))/3) {
 		return best
 	}
-	return ""
+	return sharedStem(lw, candidates)
 }
 
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
+// sharedStem returns the one candidate that shares the longest prefix of
+// at least three letters with word, or "" (also on a tie).
+func sharedStem(word string, candidates []string) string {
+	best, bestN, tie := "", 2, false
+	for _, c := range candidates {
+		n := commonPrefix(word, strings.ToLower(c))
+		switch {
+		case n > bestN:
+			best, bestN, tie = c, n, false
+		case n == bestN && best != "":
+			tie = true
+		}
+	}
+	if tie {
+		return ""
+	}
+	return best
+}
+
+func commonPrefix(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	n := 0
+	for n < len(ra) && n < len(rb) && ra[n] == rb[n] {
+		n++
+	}
+	return n
+}
+
+// levenshtein returns the edit distance between a and b, in runes.
+func levenshtein(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
 	for j := range prev {
 		prev[j] = j
 	}
-	for i := 1; i <= len(a); i++ {
+	for i := 1; i <= len(ra); i++ {
 		cur[0] = i
-		for j := 1; j <= len(b); j++ {
+		for j := 1; j <= len(rb); j++ {
 			cost := 1
-			if a[i-1] == b[j-1] {
+			if ra[i-1] == rb[j-1] {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
 		}
 		prev, cur = cur, prev
 	}
-	return prev[len(b)]
+	return prev[len(rb)]
 }

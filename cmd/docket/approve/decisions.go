@@ -6,9 +6,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/docket-engine/docket/cmd/docket/config"
 	"github.com/docket-engine/docket/engine"
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/states/policy"
 )
 
 // Review decisions, as --decisions and the journal spell them.
@@ -54,7 +54,7 @@ func ParseDecisions(list string) ([]string, error) {
 	for i, w := range words {
 		w = strings.TrimSpace(w)
 		if !isDecision(w) {
-			return nil, &DecisionError{Index: i, Word: w, Suggestion: config.Nearest(w, Decisions())}
+			return nil, &DecisionError{Index: i, Word: w, Suggestion: policy.Nearest(w, Decisions())}
 		}
 		out[i] = w
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
+
+	"github.com/docket-engine/docket/states/policy"
 )
 
 // fileDecodeError turns go-toml's errors into an *Error naming the file,
@@ -20,7 +22,7 @@ func fileDecodeError(path string, err error) *Error {
 		line, _ := de.Position()
 		key := []string(de.Key())
 		msg := "unknown key"
-		s := Nearest(key[len(key)-1], validKeys(key[:len(key)-1]))
+		s := policy.Nearest(key[len(key)-1], validKeys(key[:len(key)-1]))
 		if s != "" {
 			msg += fmt.Sprintf("; did you mean %q?", s)
 		}

@@ -41,6 +41,8 @@ func TestErrorsNameFileKeyAndLine(t *testing.T) {
 			source: "FILE", line: 3, key: "mcp_servers.a.approval", suggestion: "always"},
 		{name: "negative size", file: "project_doc_max_bytes = -1\n",
 			source: "FILE", line: 1, key: "project_doc_max_bytes", msg: "negative"},
+		{name: "negative sandbox limit", file: "[sandbox]\nmax_processes = 64\nmax_memory_mb = -5\n",
+			source: "FILE", line: 3, key: "sandbox.max_memory_mb", msg: "negative"},
 		{name: "mcp server without command", file: "[mcp_servers.a]\nargs = ['x']\n",
 			source: "FILE", line: 2, key: "mcp_servers.a.command", msg: "missing"},
 		{name: "provider without base_url", file: "model_provider = 'local'\n[model_providers.local]\nwire_api = 'chat'\n",

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
+
+	"github.com/docket-engine/docket/states/policy"
 )
 
 // FileName is the config file's name under Docket's home.
@@ -191,7 +193,7 @@ func loadFile(path, profile string) ([]layer, error) {
 		if len(names) > 0 {
 			msg += "; defined: " + strings.Join(names, ", ")
 		}
-		s := Nearest(profile, names)
+		s := policy.Nearest(profile, names)
 		if s != "" {
 			msg += fmt.Sprintf("; did you mean %q?", s)
 		}

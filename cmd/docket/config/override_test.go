@@ -84,27 +84,3 @@ func FuzzParseOverride(f *testing.F) {
 		_ = strictCheck(setPath(o.Key, o.Value), "-c "+s)
 	})
 }
-
-func TestNearest(t *testing.T) {
-	for _, tc := range []struct {
-		word string
-		want string
-	}{
-		{"on-requst", "on-request"},
-		{"ON-REQUEST", "on-request"},
-		{"untrsted", "untrusted"},
-		{"workspace_write", "workspace-write"},
-		{"danger", "danger-full-access"},
-		{"on", ""},
-		{"on-fail", "on-failure"},
-		{"zzz", ""},
-	} {
-		valid := append(Policies(), Modes()...)
-		if got := Nearest(tc.word, valid); got != tc.want {
-			t.Errorf("Nearest(%q) = %q, want %q", tc.word, got, tc.want)
-		}
-	}
-	if d := Levenshtein("kitten", "sitting"); d != 3 {
-		t.Errorf("Levenshtein = %d, want 3", d)
-	}
-}

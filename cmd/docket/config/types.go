@@ -53,6 +53,17 @@ type WorkspaceWrite struct {
 // SandboxOptions is the [sandbox] table.
 type SandboxOptions struct {
 	RequireProtectedPaths bool `toml:"require_protected_paths"`
+	// Resource limits of every sandboxed call; 0 means no limit of that kind.
+	MaxProcesses  int64 `toml:"max_processes"`
+	MaxMemoryMB   int64 `toml:"max_memory_mb"`
+	MaxCPUSeconds int64 `toml:"max_cpu_seconds"`
+	MaxFileSizeMB int64 `toml:"max_file_size_mb"`
+}
+
+// Limits returns the [sandbox] resource limits as a plan carries them.
+func (o SandboxOptions) Limits() events.ResourceLimits {
+	return events.ResourceLimits{MaxProcesses: o.MaxProcesses, MaxMemoryMB: o.MaxMemoryMB,
+		MaxCPUSeconds: o.MaxCPUSeconds, MaxFileSizeMB: o.MaxFileSizeMB}
 }
 
 // ModelProvider is one [model_providers.NAME] table.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/states/policy"
 	"github.com/pelletier/go-toml/v2"
 )
 
@@ -60,7 +61,7 @@ func checkValues(t tree, w where) error {
 		if slices.Contains(valid, s) {
 			return nil
 		}
-		return w.errorf(key, Nearest(s, valid), "%s", notOneOf(s, what, valid))
+		return w.errorf(key, policy.Nearest(s, valid), "%s", notOneOf(s, what, valid))
 	}
 	nonNegative := func(key []string) error {
 		v, ok := lookup(t, key...)
@@ -83,6 +84,11 @@ func checkValues(t tree, w where) error {
 	}
 	for _, k := range []string{"tool_output_max_bytes", "approval_timeout_sec", "project_doc_max_bytes"} {
 		if err := nonNegative([]string{k}); err != nil {
+			return err
+		}
+	}
+	for _, k := range []string{"max_processes", "max_memory_mb", "max_cpu_seconds", "max_file_size_mb"} {
+		if err := nonNegative([]string{"sandbox", k}); err != nil {
 			return err
 		}
 	}
@@ -136,7 +142,7 @@ func checkMerged(c *Config) error {
 				names = append(names, n)
 			}
 			sort.Strings(names)
-			s := Nearest(c.ModelProvider, names)
+			s := policy.Nearest(c.ModelProvider, names)
 			return at("model_provider").errorf([]string{"model_provider"}, s, "%s", notOneOf(c.ModelProvider, "model provider", names))
 		}
 	} else if c.ModelScript == "" {

@@ -62,6 +62,11 @@ exclude_slash_tmp = false
 
 [sandbox]
 require_protected_paths = false
+# sandbox.DefaultLimits: room for builds, 200 children, 64 threads.
+max_processes = 4096
+max_memory_mb = 8192
+max_cpu_seconds = 3600
+max_file_size_mb = 8192
 
 [model_providers.openai]
 base_url = "https://api.openai.com/v1"
