@@ -164,6 +164,9 @@ type ExecOutcome struct {
 	Layers       []string        `msgpack:"layers,omitempty"`
 	Error        string          `msgpack:"error,omitempty"`
 	SandboxError string          `msgpack:"sandbox_error,omitempty"`
+	// Fallbacks lists the sandbox setups refused before the command
+	// existed, strongest first, each as "what was refused: why".
+	Fallbacks []string `msgpack:"fallbacks,omitempty"`
 	// Killed says which resource limit ended the command ("memory_limit",
 	// "cpu_limit", "file_size_limit"); it is not a denial.
 	Killed     string `msgpack:"killed,omitempty"`

@@ -279,6 +279,7 @@ func attackTable() map[string]func(args []string) int {
 	}
 	// Attack sets of other files, one line each.
 	maps.Copy(m, fsAttacks())
+	maps.Copy(m, processAttacks())
 	return m
 }
 

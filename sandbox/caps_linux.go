@@ -7,50 +7,80 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// keptCaps are the capabilities a command run as root keeps: what
-// ordinary file work and setuid-style tools need (Docker's default set,
-// without MKNOD, NET_RAW and SETFCAP). Everything else, such as
-// SYS_ADMIN, NET_ADMIN, SYS_MODULE, SYS_RAWIO, SYS_TIME, SYS_BOOT and
-// SYS_PTRACE, is dropped from the bounding set, so not even a set-uid
-// binary can get it back.
-var keptCaps = [...]uintptr{
-	unix.CAP_CHOWN, unix.CAP_DAC_OVERRIDE, unix.CAP_DAC_READ_SEARCH, unix.CAP_FOWNER,
-	unix.CAP_FSETID, unix.CAP_KILL, unix.CAP_SETGID, unix.CAP_SETUID, unix.CAP_SETPCAP,
-	unix.CAP_NET_BIND_SERVICE, unix.CAP_SYS_CHROOT, unix.CAP_AUDIT_WRITE,
+// lockedSecurebits stop root from regaining capabilities by being root:
+// no capabilities at execve for uid 0 (NOROOT), none kept or lost on uid
+// changes (NO_SETUID_FIXUP, KEEP_CAPS), no ambient raise, each locked so
+// the command cannot undo it.
+const lockedSecurebits = secbitNoRoot | secbitNoRootLocked |
+	secbitNoSetuidFixup | secbitNoSetuidFixupLocked |
+	secbitKeepCapsLocked |
+	secbitNoCapAmbientRaise | secbitNoCapAmbientRaiseLocked
+
+// The securebits of linux/securebits.h (x/sys/unix does not name them).
+const (
+	secbitNoRoot                  = 1 << 0
+	secbitNoRootLocked            = 1 << 1
+	secbitNoSetuidFixup           = 1 << 2
+	secbitNoSetuidFixupLocked     = 1 << 3
+	secbitKeepCapsLocked          = 1 << 5
+	secbitNoCapAmbientRaise       = 1 << 6
+	secbitNoCapAmbientRaiseLocked = 1 << 7
+)
+
+// dropAllCaps leaves the calling thread with no capability in any set:
+// bounding, permitted, effective, inheritable and ambient. The command is
+// started from this thread (directly, or through the re-executed init,
+// which is born single-threaded from it), so it and everything it starts
+// hold none either; no_new_privs, set next, keeps set-uid and file
+// capabilities from giving any back.
+//
+// The bounding set and the securebits need CAP_SETPCAP. A helper without
+// it (not root, no user namespace) holds no capability to begin with; it
+// empties what it can and reports bounded=false, and the caps layer is not
+// claimed.
+func dropAllCaps() (bounded bool, err error) {
+	bounded = true
+	for c := uintptr(0); c < 64; c++ {
+		err := unix.Prctl(unix.PR_CAPBSET_DROP, c, 0, 0, 0)
+		if errors.Is(err, unix.EINVAL) {
+			break // past the kernel's last capability
+		}
+		if errors.Is(err, unix.EPERM) {
+			bounded = false
+			break
+		}
+		if err != nil {
+			return false, fmt.Errorf("dropping capability %d from the bounding set: %w", c, err)
+		}
+	}
+	if bounded {
+		if err := unix.Prctl(unix.PR_SET_SECUREBITS, lockedSecurebits, 0, 0, 0); err != nil {
+			return false, fmt.Errorf("locking securebits: %w", err)
+		}
+	}
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
+		return false, fmt.Errorf("clearing ambient capabilities: %w", err)
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData // all zero: permitted, effective, inheritable
+	if err := unix.Capset(&hdr, &data[0]); err != nil {
+		return false, fmt.Errorf("capset: %w", err)
+	}
+	return bounded, nil
 }
 
-// dropRootCaps limits this thread (the one that starts the command) to
-// keptCaps. It matters for root: without a user namespace its capabilities
-// would count on the host. Capabilities are per thread; the command is
-// started from this locked one.
-func dropRootCaps() error {
-	var keep [2]uint32
-	for _, c := range keptCaps {
-		keep[c/32] |= 1 << (c % 32)
-	}
-	for c := uintptr(0); c < 64; c++ {
-		if keep[c/32]&(1<<(c%32)) != 0 {
-			continue
-		}
-		if err := unix.Prctl(unix.PR_CAPBSET_DROP, c, 0, 0, 0); err != nil {
-			if errors.Is(err, unix.EINVAL) {
-				break // past the kernel's last capability
-			}
-			return fmt.Errorf("dropping capability %d from the bounding set: %w", c, err)
-		}
-	}
+// holdsNoCaps reports whether the calling thread's permitted, effective and
+// inheritable sets are empty (the ambient set is a subset of them).
+func holdsNoCaps() error {
 	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
 	var data [2]unix.CapUserData
 	if err := unix.Capget(&hdr, &data[0]); err != nil {
 		return fmt.Errorf("capget: %w", err)
 	}
-	for i := range data {
-		data[i].Effective &= keep[i]
-		data[i].Permitted &= keep[i]
-		data[i].Inheritable = 0
-	}
-	if err := unix.Capset(&hdr, &data[0]); err != nil {
-		return fmt.Errorf("capset: %w", err)
+	for _, d := range data {
+		if d.Permitted|d.Effective|d.Inheritable != 0 {
+			return fmt.Errorf("still holds capabilities (permitted %#x, effective %#x)", data[0].Permitted, data[0].Effective)
+		}
 	}
 	return nil
 }

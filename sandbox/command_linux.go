@@ -1,9 +1,7 @@
 package sandbox
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -39,8 +37,11 @@ func Command(req Request) (*Process, error) {
 		return nil, err
 	}
 	spec.NS = namespaceAttempts(caps, p.plan.Network)[0]
-	if !spec.NS.Mount && len(spec.Protected) > 0 {
-		if p.plan.RequireProtectedPaths {
+	if !spec.NS.Mount {
+		if len(spec.Binaries) > 0 {
+			return nil, &UnavailableError{Missing: []string{LayerMountNS}, Hint: binariesHint(spec.Binaries)}
+		}
+		if len(spec.Protected) > 0 && p.plan.RequireProtectedPaths {
 			return nil, &UnavailableError{Missing: []string{LayerMountNS}, Hint: hintMountNS}
 		}
 		spec.Protected = nil
@@ -56,20 +57,38 @@ func Command(req Request) (*Process, error) {
 		release()
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
-	repR, repW, err := os.Pipe()
+	bin, err := openHelperBinary(req.Caps, helper)
 	if err != nil {
 		release()
-		return nil, fmt.Errorf("sandbox: report pipe: %w", err)
+		return nil, err
 	}
+	setupR, setupW, err := os.Pipe()
+	if err != nil {
+		bin.Close()
+		release()
+		return nil, fmt.Errorf("sandbox: setup pipe: %w", err)
+	}
+	// The exit pipe's read end is closed at once: the caller learns how the
+	// command ended from Cmd.Wait (the init exits with its status), and the
+	// init's report then fails with EPIPE, which it ignores.
+	exitR, exitW, err := os.Pipe()
+	if err != nil {
+		bin.Close()
+		setupR.Close()
+		setupW.Close()
+		release()
+		return nil, fmt.Errorf("sandbox: exit pipe: %w", err)
+	}
+	exitR.Close()
 	sys := cloneAttrs(spec.NS)
 	// A new session: its own process group for the caller's kill, and no
 	// controlling terminal to read from or inject into.
 	sys.Setsid = true
 	cmd := &exec.Cmd{
-		Path: helper, Args: args, Env: helperEnv, Dir: spec.Cwd,
-		ExtraFiles: []*os.File{repW}, SysProcAttr: sys,
+		Path: binaryExecPath, Args: args, Env: helperEnv, Dir: spec.Cwd,
+		ExtraFiles: []*os.File{setupW, exitW, bin}, SysProcAttr: sys,
 	}
-	return &Process{Cmd: cmd, repR: repR, repW: repW, release: release, ready: make(chan struct{})}, nil
+	return &Process{Cmd: cmd, setupR: setupR, parentEnds: []*os.File{setupW, exitW, bin}, release: release, ready: make(chan struct{})}, nil
 }
 
 // Process is a sandboxed command built by Command and not yet started.
@@ -82,7 +101,9 @@ type Process struct {
 	// command: the helper forwards them, or is the command itself.
 	Cmd *exec.Cmd
 
-	repR, repW *os.File
+	setupR *os.File
+	// parentEnds are the helper's descriptors, closed here once it started.
+	parentEnds []*os.File
 	release    func()
 
 	readOnce sync.Once
@@ -105,10 +126,10 @@ func (p *Process) Layers(ctx context.Context) ([]string, error) {
 			close(p.ready)
 			return
 		}
-		// The helper has its copy now; without ours, a helper that dies
+		// The helper has its copies now; without ours, a helper that dies
 		// before reporting gives EOF instead of a hang.
-		p.repW.Close()
-		go p.readReport()
+		p.closeParentEnds()
+		go p.readSetup()
 	})
 	select {
 	case <-p.ready:
@@ -118,62 +139,42 @@ func (p *Process) Layers(ctx context.Context) ([]string, error) {
 	}
 }
 
-// readReport reads report lines until the helper says whether it confined
-// itself, publishes that, and then drains the pipe until the helper exits
-// (with a PID namespace it stays as init and reports the command's exit).
-func (p *Process) readReport() {
-	defer p.repR.Close()
-	sc := bufio.NewScanner(p.repR)
-	sc.Buffer(make([]byte, 4096), 1<<20)
-	decided := false
-	decide := func(layers []string, err error) {
-		if !decided {
-			decided = true
-			p.layers, p.err = layers, err
-			close(p.ready)
+// readSetup reads the setup pipe to EOF (the helper closes it before the
+// command starts) and publishes what it said.
+func (p *Process) readSetup() {
+	defer p.setupR.Close()
+	rep := readSetup(p.setupR)
+	switch {
+	case rep.bad != nil:
+		p.err = fmt.Errorf("sandbox: helper: %w", rep.bad)
+	case rep.failed != nil:
+		if hint := hintFor(rep.failed.Layer); hint != "" {
+			p.err = &UnavailableError{Missing: []string{rep.failed.Layer}, Hint: hint, Err: errors.New(rep.failed.Error)}
+		} else {
+			p.err = fmt.Errorf("sandbox: helper setup failed (%s): %s", rep.failed.Layer, rep.failed.Error)
 		}
+	case rep.layers == nil:
+		p.err = errors.New("sandbox: helper: closed its setup pipe (or exited) before reporting its layers")
+	default:
+		p.layers = rep.layers
 	}
-	for sc.Scan() {
-		if decided {
-			continue
-		}
-		var l reportLine
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			decide(nil, fmt.Errorf("sandbox: helper report %q: %w", sc.Text(), err))
-			continue
-		}
-		switch l.Kind {
-		case reportLayers:
-			decide(l.Layers, nil)
-		case reportSetupError:
-			if hint := hintFor(l.Layer); hint != "" {
-				decide(nil, &UnavailableError{Missing: []string{l.Layer}, Hint: hint, Err: errors.New(l.Error)})
-			} else {
-				decide(nil, fmt.Errorf("sandbox: helper setup failed: %s", l.Error))
-			}
-		case reportExecError, reportExit:
-			// Only ever after the layers line; seen first, the protocol is broken.
-			decide(nil, fmt.Errorf("sandbox: helper reported %q before its layers", l.Kind))
-		default:
-			decide(nil, fmt.Errorf("sandbox: helper report: unknown kind %q", l.Kind))
-		}
-	}
-	err := sc.Err()
-	if err != nil {
-		err = fmt.Errorf("report pipe: %w", err)
-	} else {
-		err = errors.New("closed its report pipe (or exited) before reporting its layers")
-	}
-	decide(nil, fmt.Errorf("sandbox: helper: %w", err))
+	close(p.ready)
 }
 
-// Release closes the report pipe and removes the placeholder directories
-// made for missing protected paths. Call it once the process has exited
-// (after Cmd.Wait), or when it was never started; it is idempotent.
+func (p *Process) closeParentEnds() {
+	for _, f := range p.parentEnds {
+		f.Close()
+	}
+}
+
+// Release closes the protocol descriptors and removes the placeholder
+// directories made for missing protected paths. Call it once the process
+// has exited (after Cmd.Wait), or when it was never started; it is
+// idempotent.
 func (p *Process) Release() {
 	p.releaseOnce.Do(func() {
-		p.repW.Close()
-		p.repR.Close()
+		p.closeParentEnds()
+		p.setupR.Close()
 		p.release()
 	})
 }

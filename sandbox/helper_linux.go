@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -10,9 +9,6 @@ import (
 
 	"golang.org/x/sys/unix"
 )
-
-// reportFD is the helper's end of the report pipe (the parent's ExtraFiles[0]).
-const reportFD = 3
 
 // Helper exit codes for failures before the command runs, following the
 // env(1)/timeout(1) convention: 125 the sandbox failed, 126 the command
@@ -32,44 +28,38 @@ type layerError struct {
 func (e *layerError) Error() string { return e.layer + ": " + e.err.Error() }
 func (e *layerError) Unwrap() error { return e.err }
 
-// reporter writes report lines to the parent; without a report pipe (the
-// helper started by hand) it only writes human messages to stderr.
-type reporter struct{ f *os.File }
-
-func newReporter() reporter {
-	if _, err := unix.FcntlInt(reportFD, unix.F_GETFD, 0); err != nil {
-		return reporter{}
-	}
-	// The command must not inherit the pipe: the parent reads until EOF.
-	unix.CloseOnExec(reportFD)
-	return reporter{f: os.NewFile(reportFD, "report")}
-}
-
-func (r reporter) send(l reportLine) {
-	if r.f == nil {
-		return
-	}
-	b, err := json.Marshal(l)
-	if err != nil {
-		return
-	}
-	// One write per line keeps lines whole (pipe writes up to PIPE_BUF are atomic).
-	_, _ = r.f.Write(append(b, '\n'))
-}
-
 // HelperMain is the helper's entry point: args is os.Args. It confines the
 // process as the spec says, then runs the command; it returns the exit
 // status for os.Exit.
+//
+// With a PID namespace it runs in two stages: the first, which holds the
+// capabilities to build the sandbox, confines itself and re-executes the
+// binary docket verified from the thread that dropped every capability; the
+// second starts single-threaded without any, reports the layers, closes the
+// setup pipe and runs the command as the namespace's init. The re-exec is
+// what makes every thread of the process that outlives the command
+// capability-free: a Go program cannot drop the bounding set of its other
+// threads at a cost that fits a per-call start-up.
 func HelperMain(args []string) int {
+	// Nothing the command can do may reach this process's memory or
+	// descriptors (ptrace, /proc/1/mem, /proc/1/fd, process_vm_*,
+	// pidfd_getfd all need it dumpable, or capabilities it will not have).
+	// execve makes a process dumpable again, so each stage sets it.
+	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
 	// Mount and chdir calls act on the whole process, but keeping one thread
-	// makes the order of restrictions and exec easy to reason about.
+	// makes the order of restrictions and exec easy to reason about, and
+	// capabilities are dropped on this thread, which then runs the next stage.
 	runtime.LockOSThread()
-	rep := newReporter()
+	ch := openChannels()
 	spec, argv, err := parseHelperArgs(args)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "docket sandbox helper:", err)
-		rep.send(reportLine{Kind: reportSetupError, Layer: "spec", Error: err.Error()})
+		ch.sendSetup(reportLine{Kind: reportSetupError, Layer: "spec", Error: err.Error()})
 		return exitSetup
+	}
+	env := append(os.Environ(), spec.LoaderEnv...)
+	if spec.Init {
+		return runInit(spec, argv, env, &ch)
 	}
 	layers, err := confine(spec)
 	if err != nil {
@@ -79,21 +69,53 @@ func HelperMain(args []string) int {
 		if errors.As(err, &le) {
 			l.Layer = le.layer
 		}
-		rep.send(l)
+		ch.sendSetup(l)
 		return exitSetup
 	}
-	rep.send(reportLine{Kind: reportLayers, Layers: layers})
-	env := append(os.Environ(), spec.LoaderEnv...)
 	if spec.NS.PID {
-		return runInit(spec, argv, env, rep)
+		return execInit(spec, argv, layers, &ch)
 	}
+	// The helper becomes the command: the setup pipe, the exit pipe and the
+	// binary descriptor are close-on-exec, and so is everything else above 2.
+	if err := cloexecFrom(3); err != nil {
+		ch.sendSetup(reportLine{Kind: reportSetupError, Layer: "fds", Error: err.Error()})
+		return exitSetup
+	}
+	ch.sendSetup(reportLine{Kind: reportLayers, Layers: layers})
 	err = syscall.Exec(spec.Path, argv, env)
-	return execFailed(spec.Path, err, rep)
+	return execFailed(spec.Path, err, &ch)
+}
+
+// execInit re-executes the verified helper binary as the init stage, from
+// this (capability-free) thread, handing it the layers to report.
+func execInit(spec helperSpec, argv, layers []string, ch *channels) int {
+	fail := func(err error) int {
+		fmt.Fprintln(os.Stderr, "docket sandbox: starting the init stage:", err)
+		ch.sendSetup(reportLine{Kind: reportSetupError, Layer: "init", Error: err.Error()})
+		return exitSetup
+	}
+	next := spec
+	next.Init, next.Layers = true, layers
+	args, err := helperArgs(os.Args[0], next, argv)
+	if err != nil {
+		return fail(err)
+	}
+	// The three protocol descriptors pass to the next stage; nothing else does.
+	if err := cloexecFrom(3); err != nil {
+		return fail(err)
+	}
+	for _, fd := range []int{setupFD, exitFD, binaryFD} {
+		if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, 0); err != nil {
+			return fail(fmt.Errorf("descriptor %d: %w", fd, err))
+		}
+	}
+	// The helper's own environment: the loader variables stay in the spec.
+	return fail(syscall.Exec(binaryExecPath, args, os.Environ()))
 }
 
 // confine applies every layer in the order the kernel requires: mounts
-// while the helper still has its capabilities, then the capability drop
-// (for root), no_new_privs, Landlock (which forbids later mounts) and
+// while the helper still has its capabilities, then the drop of every
+// capability, no_new_privs, Landlock (which forbids later mounts) and
 // seccomp last (which forbids mount calls too). It returns the layers
 // enforced.
 func confine(spec helperSpec) ([]string, error) {
@@ -108,17 +130,13 @@ func confine(spec helperSpec) ([]string, error) {
 		extra = fsLayers
 		spec.privatePTY = contains(fsLayers, LayerDevpts)
 	}
-	// The ambient CAP_SYS_ADMIN an unprivileged parent gave us for the
-	// mounts must not reach the command (capabilities are per thread, and
-	// the command is started from this locked one).
-	if err := dropInheritedCaps(); err != nil {
+	// From here on the helper needs no capability, and the command must
+	// start with none: not root's, not the ambient CAP_SYS_ADMIN an
+	// unprivileged parent gave for the mounts. This thread runs the next
+	// stage or the command.
+	noCaps, err := dropAllCaps()
+	if err != nil {
 		return nil, &layerError{layer: LayerCaps, err: err}
-	}
-	root := os.Geteuid() == 0
-	if root {
-		if err := dropRootCaps(); err != nil {
-			return nil, &layerError{layer: LayerCaps, err: err}
-		}
 	}
 	// After the mounts the old working directory may lie under a mount
 	// that now covers it; enter the new view.
@@ -136,7 +154,7 @@ func confine(spec helperSpec) ([]string, error) {
 		return nil, &layerError{layer: LayerSeccomp, err: err}
 	}
 	layers := []string{fmt.Sprintf("landlock:v%d", abi), LayerSeccomp}
-	if root {
+	if noCaps {
 		layers = append(layers, LayerCaps)
 	}
 	if spec.NS.User {
@@ -151,38 +169,23 @@ func confine(spec helperSpec) ([]string, error) {
 	if spec.NS.Net {
 		layers = append(layers, LayerNetNS)
 	}
+	if spec.NS.IPC {
+		layers = append(layers, LayerIPCNS)
+	}
+	if spec.NS.UTS {
+		layers = append(layers, LayerUTSNS)
+	}
 	return append(append(layers, extra...), limits...), nil
-}
-
-// dropInheritedCaps clears this thread's ambient and inheritable
-// capabilities, so that nothing passes to the command through execve.
-func dropInheritedCaps() error {
-	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
-		return fmt.Errorf("clearing ambient capabilities: %w", err)
-	}
-	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
-	var data [2]unix.CapUserData
-	if err := unix.Capget(&hdr, &data[0]); err != nil {
-		return fmt.Errorf("capget: %w", err)
-	}
-	if data[0].Inheritable == 0 && data[1].Inheritable == 0 {
-		return nil
-	}
-	data[0].Inheritable, data[1].Inheritable = 0, 0
-	if err := unix.Capset(&hdr, &data[0]); err != nil {
-		return fmt.Errorf("capset: %w", err)
-	}
-	return nil
 }
 
 // execFailed reports a command that could not be started, with the shell's
 // exit codes.
-func execFailed(path string, err error, rep reporter) int {
+func execFailed(path string, err error, ch *channels) int {
 	code := exitCannotRun
 	if errors.Is(err, syscall.ENOENT) {
 		code = exitNotFound
 	}
 	fmt.Fprintf(os.Stderr, "docket sandbox: %s: %v\n", path, err)
-	rep.send(reportLine{Kind: reportExecError, Code: code, Error: err.Error()})
+	ch.sendExit(reportLine{Kind: reportExecError, Code: code, Error: err.Error()})
 	return code
 }

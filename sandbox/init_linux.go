@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
@@ -11,25 +12,42 @@ import (
 // namespace, passes on to every process in it.
 var forwarded = [...]os.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2}
 
-// runInit runs the command as a child and stays as the namespace's init:
-// it reaps orphans, forwards termination signals to every process in the
-// namespace (including ones that left the process group), and when the
-// command exits, its own exit makes the kernel kill whatever is left.
-func runInit(spec helperSpec, argv, env []string, rep reporter) int {
+// runInit is the init stage: the helper re-executed, confined (Landlock,
+// seccomp and no_new_privs pass through execve) and without capabilities on
+// any thread. It reports the layers, closes the setup pipe, and only then
+// runs the command as a child. It stays as the namespace's init: it reaps
+// orphans, forwards termination signals to every process in the namespace
+// (including ones that left the process group), reports how the command
+// ended on the exit pipe, and when the command exits, its own exit makes
+// the kernel kill whatever is left.
+func runInit(spec helperSpec, argv, env []string, ch *channels) int {
+	// The first stage dropped them on the thread that exec'ed this one;
+	// check rather than trust, while a refusal is still a setup error.
+	if err := holdsNoCaps(); err != nil {
+		ch.sendSetup(reportLine{Kind: reportSetupError, Layer: LayerCaps, Error: err.Error()})
+		return exitSetup
+	}
+	// The binary descriptor and anything inherited by mistake stay here;
+	// the exit pipe is close-on-exec already.
+	if err := cloexecFrom(3); err != nil {
+		ch.sendSetup(reportLine{Kind: reportSetupError, Layer: "fds", Error: err.Error()})
+		return exitSetup
+	}
+	_ = syscall.Close(binaryFD)
 	sigs := make(chan os.Signal, len(forwarded))
 	signal.Notify(sigs, forwarded[:]...)
+	ch.sendSetup(reportLine{Kind: reportLayers, Layers: spec.Layers})
+	// From here on the command may exist: nothing it can do reaches the
+	// setup pipe, and no failure can make docket try again.
+	ch.closeSetup()
 	pid, err := syscall.ForkExec(spec.Path, argv, &syscall.ProcAttr{
 		Dir:   spec.Cwd,
 		Env:   env,
 		Files: []uintptr{0, 1, 2},
 	})
 	if err != nil {
-		return execFailed(spec.Path, err, rep)
+		return execFailed(spec.Path, err, ch)
 	}
-	// The reaper may run on any thread; the forwarding must not. go-landlock
-	// restricts each thread on its own, so every thread has a Landlock
-	// domain of its own, and signal scoping (ABI 6+) lets only this locked
-	// thread, whose domain the command inherited, signal the command.
 	exited := make(chan reportLine, 1)
 	go reapUntil(pid, exited)
 	for {
@@ -38,8 +56,8 @@ func runInit(spec helperSpec, argv, env []string, rep reporter) int {
 			// From PID 1, kill(-1) reaches every other process in the namespace.
 			_ = syscall.Kill(-1, s.(syscall.Signal))
 		case l := <-exited:
-			rep.send(l)
-			if l.Kind == reportSetupError {
+			ch.sendExit(l)
+			if l.Kind != reportExit {
 				return exitSetup
 			}
 			return l.Code
@@ -57,7 +75,7 @@ func reapUntil(pid int, exited chan<- reportLine) {
 			continue
 		}
 		if err != nil {
-			exited <- reportLine{Kind: reportSetupError, Layer: LayerPIDNS, Error: "wait: " + err.Error()}
+			exited <- reportLine{Kind: reportInitError, Error: fmt.Sprintf("wait: %v", err)}
 			return
 		}
 		if wpid != pid || !(ws.Exited() || ws.Signaled()) {

@@ -83,6 +83,9 @@ func setupMounts(spec helperSpec) ([]string, error) {
 			return nil, fmt.Errorf("protecting %s: %w", p, err)
 		}
 	}
+	if err := protectBinaries(spec); err != nil {
+		return nil, err
+	}
 	var layers []string
 	if spec.GitScan != "" {
 		layers = append(layers, gitDirsLayer(spec.GitScan))

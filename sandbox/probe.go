@@ -27,6 +27,8 @@ type Capabilities struct {
 	// The compiled seccomp filters for network off and on, so that Run
 	// compiles them once per Prober rather than once per call.
 	filterNetOff, filterNetOn []byte
+	// binaries keeps the helper binaries open once started (binaries.go).
+	binaries *binaryCache
 }
 
 // seccompFilter returns the compiled filter Probe kept, or nil.
@@ -42,7 +44,8 @@ func (c Capabilities) Namespaces() bool { return c.UserNamespaces || c.Root }
 
 // Layers lists the layers a plan would get here, in the order ExecOutcome
 // reports them; it is a forecast, Run reports what was actually enforced.
-// Root gets no user namespace but a capability drop.
+// Root gets no user namespace; root and a user namespace both let the
+// helper drop every capability, bounding set included.
 func (c Capabilities) Layers(network bool) []string {
 	var l []string
 	if c.LandlockABI > 0 {
@@ -51,9 +54,12 @@ func (c Capabilities) Layers(network bool) []string {
 	if c.Seccomp {
 		l = append(l, LayerSeccomp)
 	}
-	if c.Root {
+	// The bounding set can only be emptied with CAP_SETPCAP: root has it,
+	// and so does a helper in a user namespace.
+	if c.Namespaces() {
 		l = append(l, LayerCaps)
-	} else if c.UserNamespaces {
+	}
+	if !c.Root && c.UserNamespaces {
 		l = append(l, LayerUserNS)
 	}
 	if c.Namespaces() {
@@ -61,6 +67,7 @@ func (c Capabilities) Layers(network bool) []string {
 		if !network {
 			l = append(l, LayerNetNS)
 		}
+		l = append(l, LayerIPCNS, LayerUTSNS)
 	}
 	return append(l, c.fsLayers(network)...)
 }

@@ -15,7 +15,7 @@ import (
 // filters, which it keeps for Run), and whether user namespaces look
 // available. It costs a few syscalls and file reads.
 func Probe() Capabilities {
-	c := Capabilities{OS: runtime.GOOS, Root: os.Geteuid() == 0}
+	c := Capabilities{OS: runtime.GOOS, Root: os.Geteuid() == 0, binaries: &binaryCache{}}
 	if abi, err := ll.LandlockGetABIVersion(); err == nil && abi > 0 {
 		c.LandlockABI = abi
 	} else {

@@ -74,6 +74,16 @@ func runProcess(ctx context.Context, req Request, l launch) (events.ExecOutcome,
 		Stdin: devnull, Stdout: outW, Stderr: errW,
 		ExtraFiles: l.extra, SysProcAttr: sys,
 	}
+	// Descriptors docket inherited without close-on-exec (a shell's
+	// redirection, a jobserver, a socket from a supervisor) would pass to
+	// the command: mark every one above 2 close-on-exec. Go opens its own
+	// close-on-exec, and the child dups l.extra to 3.. without the flag.
+	if err := cloexecFrom(3); err != nil {
+		closeExtra()
+		outW.Close()
+		errW.Close()
+		return out, fmt.Errorf("marking inherited descriptors close-on-exec: %w", err)
+	}
 	start := time.Now()
 	err = cmd.Start()
 	outW.Close()

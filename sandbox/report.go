@@ -2,20 +2,25 @@ package sandbox
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 )
 
-// Kinds of helper report lines.
+// Kinds of helper report lines. The setup pipe carries exactly one line,
+// reportLayers or reportSetupError; the exit pipe at most one, reportExit,
+// reportExecError or reportInitError.
 const (
 	reportLayers     = "layers"
 	reportSetupError = "setup_error"
 	reportExecError  = "exec_error"
 	reportExit       = "exit"
+	reportInitError  = "init_error"
 )
 
-// reportLine is one JSON line the helper writes on its report pipe.
+// reportLine is one JSON line the helper writes on its setup or exit pipe.
 type reportLine struct {
 	Kind   string   `json:"kind"`
 	Layers []string `json:"layers,omitempty"`
@@ -28,43 +33,89 @@ type reportLine struct {
 	Signal int `json:"signal,omitempty"`
 }
 
-// helperReport is what the parent learned from the helper.
-type helperReport struct {
-	layers    []string
-	setup     *reportLine
-	execError *reportLine
-	exit      *reportLine
-	// bad records a line that could not be parsed; a helper that cannot
-	// speak its protocol is treated as a failed setup.
+// maxReportLine bounds one report line (a layers list, an error message).
+const maxReportLine = 64 << 10
+
+// setupReport is what the helper said on the setup pipe, read to EOF.
+type setupReport struct {
+	layers []string
+	// failed is the setup error, when the helper could not confine itself.
+	failed *reportLine
+	// bad is a pipe that did not carry exactly one known line; the call
+	// then fails, and never falls back.
 	bad error
 }
 
-// readReport reads report lines until EOF.
-func readReport(r io.Reader) helperReport {
-	var rep helperReport
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 4096), 1<<20)
-	for sc.Scan() {
-		var l reportLine
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			rep.bad = fmt.Errorf("helper report %q: %w", sc.Text(), err)
-			continue
-		}
-		switch l.Kind {
-		case reportLayers:
-			rep.layers = l.Layers
-		case reportSetupError:
-			rep.setup = &l
-		case reportExecError:
-			rep.execError = &l
-		case reportExit:
-			rep.exit = &l
-		default:
-			rep.bad = fmt.Errorf("helper report: unknown kind %q", l.Kind)
-		}
-	}
-	if err := sc.Err(); err != nil && rep.bad == nil {
-		rep.bad = fmt.Errorf("helper report: %w", err)
+// readSetup reads the setup pipe to EOF. The helper closes it before the
+// command exists, so EOF comes before anything the command could write.
+func readSetup(r io.Reader) setupReport {
+	var rep setupReport
+	lines, err := readLines(r, 1)
+	switch {
+	case err != nil:
+		rep.bad = fmt.Errorf("setup pipe: %w", err)
+	case len(lines) == 0:
+		// The helper died or exec'ed nothing before saying anything.
+	case lines[0].Kind == reportLayers && len(lines[0].Layers) > 0:
+		rep.layers = lines[0].Layers
+	case lines[0].Kind == reportSetupError:
+		rep.failed = &lines[0]
+	default:
+		rep.bad = fmt.Errorf("setup pipe: unexpected %q line", lines[0].Kind)
 	}
 	return rep
+}
+
+// exitReport is what the init stage said on the exit pipe.
+type exitReport struct {
+	line *reportLine
+	bad  error
+}
+
+// readExit reads the exit pipe to EOF.
+func readExit(r io.Reader) exitReport {
+	var rep exitReport
+	lines, err := readLines(r, 1)
+	switch {
+	case err != nil:
+		rep.bad = fmt.Errorf("exit pipe: %w", err)
+	case len(lines) == 0:
+	case lines[0].Kind == reportExit || lines[0].Kind == reportExecError || lines[0].Kind == reportInitError:
+		rep.line = &lines[0]
+	default:
+		rep.bad = fmt.Errorf("exit pipe: unexpected %q line", lines[0].Kind)
+	}
+	return rep
+}
+
+// readLines reads JSON lines to EOF and fails on more than max of them or
+// on one that does not parse; it always drains the pipe, so the writer is
+// never blocked.
+func readLines(r io.Reader, max int) ([]reportLine, error) {
+	var lines []reportLine
+	var firstErr error
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 4096), maxReportLine)
+	for sc.Scan() {
+		if firstErr != nil {
+			continue
+		}
+		var l reportLine
+		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&l); err != nil {
+			firstErr = fmt.Errorf("line %q: %w", sc.Text(), err)
+			continue
+		}
+		if len(lines) == max {
+			firstErr = errors.New("more than one line")
+			continue
+		}
+		lines = append(lines, l)
+	}
+	if err := sc.Err(); err != nil && firstErr == nil {
+		firstErr = err
+		_, _ = io.Copy(io.Discard, r)
+	}
+	return lines, firstErr
 }

@@ -17,11 +17,15 @@ const (
 // "landlock:vN" with the ABI actually used.
 const (
 	LayerSeccomp = "seccomp"
-	LayerCaps    = "caps" // root's capabilities cut to a small file-work set
+	LayerCaps    = "caps" // the command holds no capability, bounding set included
 	LayerUserNS  = "userns"
 	LayerMountNS = "mountns"
 	LayerPIDNS   = "pidns"
 	LayerNetNS   = "netns"
+	// LayerIPCNS: SysV IPC and POSIX message queues of the sandbox's own.
+	LayerIPCNS = "ipcns"
+	// LayerUTSNS: a host name of the sandbox's own.
+	LayerUTSNS = "utsns"
 )
 
 // Defaults used when the corresponding Request field is zero.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/docket-engine/docket/events"
@@ -130,33 +131,49 @@ func normalizePlan(p events.SandboxPlan) (events.SandboxPlan, error) {
 }
 
 // runSandboxed starts the helper with the strongest namespace setup the
-// machine allows, falling back to weaker ones only where the plan permits.
+// machine allows, falling back to weaker ones only where the plan permits
+// and only on a refusal that came before the command could exist: clone
+// refusing the namespaces, or the helper's setup pipe (closed before the
+// command starts) saying the mount namespace could not be built. Each
+// fallback is recorded in the outcome.
 func runSandboxed(ctx context.Context, req Request, p prepared) (events.ExecOutcome, error) {
 	var out events.ExecOutcome
-	plan, env := p.plan, p.env
+	plan := p.plan
 	caps, helper, spec, err := helperSetup(req, p)
 	if err != nil {
 		return out, err
 	}
 	var lastErr error
+	var fallbacks []string
 	for _, ns := range namespaceAttempts(caps, plan.Network) {
 		s := spec
 		s.NS = ns
 		if !ns.Mount {
+			if len(spec.Binaries) > 0 {
+				return out, &UnavailableError{Missing: []string{LayerMountNS}, Hint: binariesHint(spec.Binaries), Err: lastErr}
+			}
 			s.Protected = nil
 			if len(spec.Protected) > 0 && plan.RequireProtectedPaths {
 				return out, &UnavailableError{Missing: []string{LayerMountNS}, Hint: hintMountNS, Err: lastErr}
 			}
 		}
-		out, err := launchLimited(ctx, req, helper, s, env, plan)
+		out, err := launchLimited(ctx, req, helper, s, p.env, plan)
 		var retry *retryableError
 		if errors.As(err, &retry) {
 			lastErr = retry.err
+			fallbacks = append(fallbacks, fmt.Sprintf("%s: %v", ns.describe(), retry.err))
 			continue
 		}
+		out.Fallbacks = fallbacks
 		return out, err
 	}
 	return out, &UnavailableError{Missing: []string{"sandbox helper"}, Err: lastErr}
+}
+
+// binariesHint explains a refusal to run with docket's binaries writable.
+func binariesHint(bins []string) string {
+	return fmt.Sprintf("docket's own binaries (%s) lie under a writable root and only a mount namespace can keep the command from replacing them: "+
+		"install docket outside the writable roots, or allow namespaces", strings.Join(bins, ", "))
 }
 
 // helperSetup checks that the machine can enforce a sandboxed plan and
@@ -204,32 +221,55 @@ func helperSetup(req Request, p prepared) (Capabilities, string, helperSpec, err
 			}
 		}
 	}
+	spec.Binaries = docketBinaries(helper, spec.Writable)
 	addFSAndLimits(&spec, plan)
 	return *caps, helper, spec, nil
 }
 
 // namespaceAttempts lists namespace setups from strongest to weakest. Root
-// needs no user namespace to create the others, and its capabilities are
-// cut by the helper instead (the user namespace costs about as much as the
-// rest of the setup together); everyone else needs one.
+// needs no user namespace to create the others, and drops its
+// capabilities in the helper instead (the user namespace costs about as
+// much as the rest of the setup together); everyone else needs one.
 func namespaceAttempts(c Capabilities, network bool) []namespaces {
 	var list []namespaces
 	if c.Root {
-		list = append(list, namespaces{Mount: true, PID: true, Net: !network})
+		list = append(list, namespaces{Mount: true, PID: true, Net: !network, IPC: true, UTS: true})
 	}
 	if c.UserNamespaces {
-		list = append(list, namespaces{User: true, Mount: true, PID: true, Net: !network})
+		list = append(list, namespaces{User: true, Mount: true, PID: true, Net: !network, IPC: true, UTS: true})
 	}
 	return append(list, namespaces{})
 }
 
-// retryableError is a namespace setup the kernel refused; a weaker one may work.
+// describe names a namespace setup for the record of a fallback.
+func (ns namespaces) describe() string {
+	var names []string
+	for _, n := range []struct {
+		on   bool
+		name string
+	}{{ns.User, LayerUserNS}, {ns.Mount, LayerMountNS}, {ns.PID, LayerPIDNS}, {ns.Net, LayerNetNS}, {ns.IPC, LayerIPCNS}, {ns.UTS, LayerUTSNS}} {
+		if n.on {
+			names = append(names, n.name)
+		}
+	}
+	if len(names) == 0 {
+		return "no namespaces"
+	}
+	return "namespaces " + strings.Join(names, "+")
+}
+
+// retryableError is a namespace setup refused before the command could
+// exist; a weaker one may work.
 type retryableError struct{ err error }
 
 func (e *retryableError) Error() string { return e.err.Error() }
 func (e *retryableError) Unwrap() error { return e.err }
 
-// launchHelper runs the helper once with the given spec.
+// launchHelper runs the helper once with the given spec. The helper binary
+// is exec'ed through a descriptor opened here (see openHelperBinary). Only
+// a clone refusal, or a mount namespace failure reported on the setup pipe,
+// is retryable: both come before the command exists. Anything after the
+// helper reported its layers is this call's outcome or error.
 func launchHelper(ctx context.Context, req Request, helper string, spec helperSpec, env []string) (events.ExecOutcome, error) {
 	var out events.ExecOutcome
 	spec, release, err := holdPlaceholders(req, spec)
@@ -243,58 +283,86 @@ func launchHelper(ctx context.Context, req Request, helper string, spec helperSp
 	if err != nil {
 		return out, fmt.Errorf("sandbox: %w", err)
 	}
-	repR, repW, err := os.Pipe()
+	bin, err := openHelperBinary(req.Caps, helper)
 	if err != nil {
-		return out, fmt.Errorf("sandbox: report pipe: %w", err)
+		return out, err
 	}
-	defer repR.Close()
-	reports := make(chan helperReport, 1)
-	go func() { reports <- readReport(repR) }()
+	setupR, setupW, err := os.Pipe()
+	if err != nil {
+		bin.Close()
+		return out, fmt.Errorf("sandbox: setup pipe: %w", err)
+	}
+	defer setupR.Close()
+	exitR, exitW, err := os.Pipe()
+	if err != nil {
+		bin.Close()
+		setupW.Close()
+		return out, fmt.Errorf("sandbox: exit pipe: %w", err)
+	}
+	defer exitR.Close()
+	setupDone := make(chan setupReport, 1)
+	go func() { setupDone <- readSetup(setupR) }()
+	exitDone := make(chan exitReport, 1)
+	go func() { exitDone <- readExit(exitR) }()
 
 	out, err = runProcess(ctx, req, launch{
-		path: helper, args: args, env: helperEnv, dir: spec.Cwd,
-		sys: cloneAttrs(spec.NS), extra: []*os.File{repW},
+		path: binaryExecPath, args: args, env: helperEnv, dir: spec.Cwd,
+		sys: cloneAttrs(spec.NS), extra: []*os.File{setupW, exitW, bin},
 	})
-	if err != nil {
-		var se *startError
-		if errors.As(err, &se) {
-			repR.Close()
-			<-reports
-			if spec.NS != (namespaces{}) && isNamespaceRefusal(se.err) {
-				return out, &retryableError{err: fmt.Errorf("creating namespaces: %w", se.err)}
-			}
-			return out, fmt.Errorf("sandbox: starting helper %s: %w", helper, se.err)
+	var se *startError
+	if errors.As(err, &se) {
+		setupR.Close()
+		exitR.Close()
+		<-setupDone
+		<-exitDone
+		if spec.NS != (namespaces{}) && isNamespaceRefusal(se.err) {
+			return out, &retryableError{err: fmt.Errorf("clone: %w", se.err)}
 		}
+		return out, fmt.Errorf("sandbox: starting helper %s: %w", helper, se.err)
 	}
-	rep := <-reports
-	out.Layers = rep.layers
-	if rep.exit != nil {
-		// The helper outlived the command and saw how it ended.
-		out.ExitCode = rep.exit.Code
-		out.Signal = ""
-		if rep.exit.Signal != 0 {
-			out.Signal = unix.SignalName(syscall.Signal(rep.exit.Signal))
+	setup := <-setupDone
+	exit := <-exitDone
+	out.Layers = setup.layers
+	switch {
+	case setup.bad != nil:
+		out.SandboxError = setup.bad.Error()
+		return out, fmt.Errorf("sandbox: helper: %w", setup.bad)
+	case setup.failed != nil:
+		out.SandboxError = setup.failed.Error
+		if setup.failed.Layer == LayerMountNS && spec.NS != (namespaces{}) {
+			return out, &retryableError{err: fmt.Errorf("%s: %s", LayerMountNS, setup.failed.Error)}
 		}
-	}
-	if rep.setup != nil && rep.layers == nil {
-		out.SandboxError = rep.setup.Error
-		if rep.setup.Layer == LayerMountNS && spec.NS != (namespaces{}) {
-			return out, &retryableError{err: errors.New(rep.setup.Error)}
+		if hint := hintFor(setup.failed.Layer); hint != "" {
+			return out, &UnavailableError{Missing: []string{setup.failed.Layer}, Hint: hint, Err: errors.New(setup.failed.Error)}
 		}
-		if hint := hintFor(rep.setup.Layer); hint != "" {
-			return out, &UnavailableError{Missing: []string{rep.setup.Layer}, Hint: hint, Err: errors.New(rep.setup.Error)}
+		return out, fmt.Errorf("sandbox: helper setup failed (%s): %s", setup.failed.Layer, setup.failed.Error)
+	case setup.layers == nil:
+		if err != nil || out.TimedOut {
+			return out, err
 		}
-		return out, fmt.Errorf("sandbox: helper setup failed: %s", rep.setup.Error)
-	}
-	if rep.bad != nil && rep.layers == nil && err == nil {
-		out.SandboxError = rep.bad.Error()
-		return out, fmt.Errorf("sandbox: %w", rep.bad)
-	}
-	if rep.layers == nil && err == nil && !out.TimedOut {
 		// The helper died before confining itself: never report such a run
 		// as sandboxed.
 		out.SandboxError = fmt.Sprintf("sandbox helper exited (code %d, signal %q) before reporting its layers", out.ExitCode, out.Signal)
 		return out, fmt.Errorf("sandbox: %s", out.SandboxError)
+	}
+	// The command may have run: what follows is this call's outcome.
+	if exit.bad != nil {
+		out.SandboxError = exit.bad.Error()
+		return out, fmt.Errorf("sandbox: helper: %w", exit.bad)
+	}
+	if l := exit.line; l != nil {
+		switch l.Kind {
+		case reportExit:
+			// The init outlived the command and saw how it ended.
+			out.ExitCode = l.Code
+			out.Signal = ""
+			if l.Signal != 0 {
+				out.Signal = unix.SignalName(syscall.Signal(l.Signal))
+			}
+		case reportInitError:
+			out.SandboxError = "sandbox init: " + l.Error
+			return out, fmt.Errorf("sandbox: %s", out.SandboxError)
+		}
 	}
 	return out, err
 }
@@ -343,20 +411,24 @@ func cloneAttrs(ns namespaces) *syscall.SysProcAttr {
 			sys.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
 			sys.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
 			// The helper keeps its own uid, and execve drops the
-			// capabilities a non-root uid has in the new namespace; an
-			// ambient CAP_SYS_ADMIN survives the exec so that the helper
-			// can mount. It clears it before starting the command.
-			sys.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN}
+			// capabilities a non-root uid has in the new namespace; ambient
+			// CAP_SYS_ADMIN (to mount) and CAP_SETPCAP (to empty the
+			// bounding set) survive the exec. It drops them all before
+			// the command exists.
+			sys.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP}
 		}
 	}
-	if ns.Mount {
-		sys.Cloneflags |= syscall.CLONE_NEWNS
+	flags := []struct {
+		on   bool
+		flag uintptr
+	}{
+		{ns.Mount, syscall.CLONE_NEWNS}, {ns.PID, syscall.CLONE_NEWPID}, {ns.Net, syscall.CLONE_NEWNET},
+		{ns.IPC, syscall.CLONE_NEWIPC}, {ns.UTS, syscall.CLONE_NEWUTS},
 	}
-	if ns.PID {
-		sys.Cloneflags |= syscall.CLONE_NEWPID
-	}
-	if ns.Net {
-		sys.Cloneflags |= syscall.CLONE_NEWNET
+	for _, f := range flags {
+		if f.on {
+			sys.Cloneflags |= f.flag
+		}
 	}
 	return sys
 }

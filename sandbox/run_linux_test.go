@@ -265,11 +265,11 @@ func TestLayersReported(t *testing.T) {
 		want []string
 	}{
 		{"root: capabilities cut, no user namespace", caps, events.SandboxPlan{Mode: ModeWorkspaceWrite, WritableRoots: []string{w}},
-			[]string{ll, LayerSeccomp, LayerCaps, LayerMountNS, LayerPIDNS, LayerNetNS, LayerGitDirs, LayerUnixSockets, LayerDevpts}},
+			[]string{ll, LayerSeccomp, LayerCaps, LayerMountNS, LayerPIDNS, LayerNetNS, LayerIPCNS, LayerUTSNS, LayerGitDirs, LayerUnixSockets, LayerDevpts}},
 		{"network on has no netns", caps, events.SandboxPlan{Mode: ModeReadOnly, Network: true},
-			[]string{ll, LayerSeccomp, LayerCaps, LayerMountNS, LayerPIDNS, LayerDevpts}},
+			[]string{ll, LayerSeccomp, LayerCaps, LayerMountNS, LayerPIDNS, LayerIPCNS, LayerUTSNS, LayerDevpts}},
 		{"through a user namespace", Capabilities{LandlockABI: caps.LandlockABI, Seccomp: true, UserNamespaces: true},
-			events.SandboxPlan{Mode: ModeReadOnly}, []string{ll, LayerSeccomp, LayerCaps, LayerUserNS, LayerMountNS, LayerPIDNS, LayerNetNS, LayerUnixSockets, LayerDevpts}},
+			events.SandboxPlan{Mode: ModeReadOnly}, []string{ll, LayerSeccomp, LayerCaps, LayerUserNS, LayerMountNS, LayerPIDNS, LayerNetNS, LayerIPCNS, LayerUTSNS, LayerUnixSockets, LayerDevpts}},
 		{"no namespaces at all", Capabilities{LandlockABI: caps.LandlockABI, Seccomp: true},
 			events.SandboxPlan{Mode: ModeReadOnly}, []string{ll, LayerSeccomp, LayerCaps}},
 	}
@@ -441,7 +441,8 @@ func TestLoaderVariablesReachTheCommandNotTheHelper(t *testing.T) {
 }
 
 func TestHelperRefusesABadSpec(t *testing.T) {
-	cmd := exec.Command(testBinary(t), HelperArg, `{"v":1,"seccomp":"AAAAAAAAAAA=","mode":"bogus"}`, "--", "true")
+	spec := fmt.Sprintf(`{"v":%d,"seccomp":"AAAAAAAAAAA=","mode":"bogus"}`, specVersion)
+	cmd := exec.Command(testBinary(t), HelperArg, spec, "--", "true")
 	out, err := cmd.CombinedOutput()
 	ee, ok := err.(*exec.ExitError)
 	if !ok || ee.ExitCode() != exitSetup || !strings.Contains(string(out), `mode "bogus"`) {

@@ -11,8 +11,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// deniedSyscalls fail with EPERM in every sandboxed run. The first group is
-// what DESIGN.md requires; the rest are system-wide operations no sandboxed
+// deniedSyscalls fail with EPERM in every sandboxed run. The first group
+// and the last two are what DESIGN.md requires; the rest are system-wide operations no sandboxed
 // build or test needs, denied as a second line behind capabilities and
 // Landlock (which matters when docket runs as root without a user namespace).
 var deniedSyscalls = [...]string{
@@ -30,6 +30,16 @@ var deniedSyscalls = [...]string{
 	"keyctl", "add_key", "request_key",
 	// Large kernel attack surface with no use in a sandboxed command.
 	"bpf", "perf_event_open", "userfaultfd",
+	// Opening files by handle bypasses every path check (mounts, Landlock):
+	// the 2014 "Shocker" escape. Capabilities stop it too; this is the
+	// second line.
+	"open_by_handle_at", "name_to_handle_at",
+	// Reaching into another process: its descriptors, its memory, or
+	// comparing its kernel objects. Non-dumpability of the helper and
+	// Landlock's ptrace scoping stop these too. pidfd_open stays allowed
+	// (runtimes use it to wait for their children); what a pidfd could
+	// reach is denied here (pidfd_getfd, setns) or scoped (signals).
+	"pidfd_getfd", "process_vm_readv", "process_vm_writev", "process_madvise", "kcmp",
 }
 
 // socketSyscalls are limited to AF_UNIX when the network is off, so that no

@@ -13,7 +13,7 @@ const HelperArg = "__docket_sandbox_helper"
 
 // specVersion is the helper protocol's version, bumped on any change to
 // helperSpec or the report lines.
-const specVersion = 1
+const specVersion = 2
 
 // IsHelper reports whether args (os.Args) ask for the sandbox helper.
 func IsHelper(args []string) bool { return len(args) > 1 && args[1] == HelperArg }
@@ -24,6 +24,10 @@ type namespaces struct {
 	Mount bool `json:"mount,omitempty"`
 	PID   bool `json:"pid,omitempty"`
 	Net   bool `json:"net,omitempty"`
+	// IPC and UTS come with Mount: SysV IPC and POSIX message queues, and
+	// the host name, are the sandbox's own.
+	IPC bool `json:"ipc,omitempty"`
+	UTS bool `json:"uts,omitempty"`
 }
 
 // helperSpec is everything the helper needs, passed as one JSON argument.
@@ -45,6 +49,16 @@ type helperSpec struct {
 	Path string `json:"path"`
 	// Seccomp is the compiled filter (struct sock_filter array) to load.
 	Seccomp []byte `json:"seccomp"`
+	// Binaries are docket's own executables (the helper, the docket
+	// binary) that lie under a writable root; the helper makes each
+	// read-only and unrenamable in its mount namespace.
+	Binaries []string `json:"binaries,omitempty"`
+	// Init marks the second stage: the helper re-executed (from the
+	// descriptor docket verified) after it confined itself, with no
+	// capabilities on any thread, to run as the PID namespace's init.
+	// Layers are the layers the first stage enforced, for it to report.
+	Init   bool     `json:"init,omitempty"`
+	Layers []string `json:"layers,omitempty"`
 	// LoaderEnv holds the command's LD_* variables, kept out of the
 	// helper's own environment so that no library is preloaded into the
 	// helper before it is confined; the helper restores them for the command.
@@ -158,6 +172,23 @@ func (s helperSpec) validate() error {
 	}
 	if len(s.Protected) > 0 && !s.NS.Mount {
 		return errors.New("protected paths need a mount namespace")
+	}
+	for _, p := range s.Binaries {
+		if err := checkAbsClean("binary", p); err != nil {
+			return err
+		}
+		if !underAny(p, s.Writable) {
+			return fmt.Errorf("binary %q is not under a writable root", p)
+		}
+	}
+	if len(s.Binaries) > 0 && !s.NS.Mount {
+		return errors.New("protecting docket's binaries needs a mount namespace")
+	}
+	if s.Init && (!s.NS.PID || len(s.Layers) == 0) {
+		return errors.New("the init stage needs a PID namespace and the layers to report")
+	}
+	if !s.Init && len(s.Layers) > 0 {
+		return errors.New("layers are only passed to the init stage")
 	}
 	return nil
 }

@@ -1,0 +1,116 @@
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"golang.org/x/sys/unix"
+)
+
+// openHelperBinary returns a descriptor of the helper binary at path for
+// one call, which the caller closes. The parent execs the helper through it
+// (/proc/self/fd), and the first stage re-execs the init stage through it,
+// so the program that runs is the file opened here, whatever happens to the
+// path. With caps' cache, the file is opened once per Capabilities.
+func openHelperBinary(caps *Capabilities, path string) (*os.File, error) {
+	if caps == nil || caps.binaries == nil {
+		return openExecutable(path)
+	}
+	c := caps.binaries
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	f, ok := c.files[path]
+	if !ok {
+		var err error
+		if f, err = openExecutable(path); err != nil {
+			return nil, err
+		}
+		if c.files == nil {
+			c.files = map[string]*os.File{}
+		}
+		c.files[path] = f
+	}
+	fd, err := unix.FcntlInt(f.Fd(), unix.F_DUPFD_CLOEXEC, 3)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: helper binary %s: %w", path, err)
+	}
+	return os.NewFile(uintptr(fd), path), nil
+}
+
+// openExecutable opens path for exec and checks that it is an executable
+// regular file.
+func openExecutable(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: opening the helper binary: %w", err)
+	}
+	st, err := f.Stat()
+	if err == nil && (!st.Mode().IsRegular() || st.Mode().Perm()&0o111 == 0) {
+		err = fmt.Errorf("%s is not an executable file", path)
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("sandbox: helper binary: %w", err)
+	}
+	return f, nil
+}
+
+// docketBinaries lists docket's own executables that lie under a writable
+// root, by real path: the helper, the running executable, and the lean
+// helper next to it (which DefaultHelperPath would pick). They must never
+// be writable from inside, or a command could replace what the next call
+// trusts to confine it.
+func docketBinaries(helper string, writable []string) []string {
+	candidates := []string{helper}
+	if exe, err := os.Executable(); err == nil {
+		candidates = append(candidates, exe, filepath.Join(filepath.Dir(exe), HelperName))
+	}
+	var out []string
+	for _, c := range candidates {
+		real, err := filepath.EvalSymlinks(c)
+		if err != nil {
+			continue // a missing lean helper: see protectBinaries' caller
+		}
+		if underAny(real, writable) && !contains(out, real) {
+			out = append(out, real)
+		}
+	}
+	return out
+}
+
+// protectBinaries makes each of docket's binaries under a writable root
+// read-only and unreplaceable in the helper's mount namespace: every
+// directory between its root and the file becomes a mount point (rename
+// and rmdir refuse to move one: EBUSY), and the file is bound read-only
+// over itself (writes give EROFS; unlink and rename over it, EBUSY).
+func protectBinaries(spec helperSpec) error {
+	pinned := map[string]bool{}
+	for _, b := range spec.Binaries {
+		root := innermostRoot(b, spec.Writable)
+		for _, d := range between(root, b) {
+			if pinned[d] {
+				continue
+			}
+			if err := selfBind(d); err != nil {
+				return fmt.Errorf("pinning %s: %w", d, err)
+			}
+			pinned[d] = true
+		}
+		if err := bindReadOnly(b); err != nil {
+			return fmt.Errorf("making docket's binary %s read-only: %w", b, err)
+		}
+	}
+	return nil
+}
+
+// innermostRoot is the deepest of roots that p lies in.
+func innermostRoot(p string, roots []string) string {
+	best := ""
+	for _, r := range roots {
+		if within(p, r) && len(r) > len(best) {
+			best = r
+		}
+	}
+	return best
+}
