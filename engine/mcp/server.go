@@ -87,23 +87,44 @@ func (s *server) start(ctx context.Context) error {
 		s.mu.Unlock()
 		return nil
 	}
+	if _, err := s.launch(ctx, true); err != nil {
+		return &ServerError{Server: s.name, Err: err}
+	}
+	return nil
+}
+
+// launch is the one body of a start and a restart. It is called with s.mu
+// held and releases it while the process starts, so calls and status see
+// the server as starting (and wait on s.starting). The initial start lists
+// the tools and, on failure, leaves the server failed; a restart leaves it
+// exited with a strike and a backoff. A close during the start wins.
+func (s *server) launch(ctx context.Context, initial bool) (*generation, error) {
 	s.state = StateStarting
 	ch := make(chan struct{})
 	s.starting = ch
 	s.mu.Unlock()
 
-	g, tools, err := s.spawn(ctx, true)
+	g, tools, err := s.spawn(ctx, initial)
 
 	s.mu.Lock()
 	if err == nil && s.state == StateClosed {
 		err = ErrClosed
 	}
-	if err != nil {
-		if s.state != StateClosed {
-			s.state, s.err = StateFailed, err
+	switch {
+	case err != nil && s.state == StateClosed:
+	case err != nil && initial:
+		s.state, s.err = StateFailed, err
+	case err != nil:
+		s.state, s.err = StateExited, fmt.Errorf("restart failed: %w", err)
+		s.strikes++
+		s.retryAt = s.m.now().Add(s.m.backoff(s.strikes))
+	default:
+		s.state, s.live, s.err = StateRunning, g, nil
+		if initial {
+			s.raw = tools
+		} else {
+			s.restarts++
 		}
-	} else {
-		s.state, s.live, s.raw = StateRunning, g, tools
 		go s.watch(g)
 	}
 	s.starting = nil
@@ -113,9 +134,9 @@ func (s *server) start(ctx context.Context) error {
 	}
 	close(ch)
 	if err != nil {
-		return &ServerError{Server: s.name, Err: err}
+		return nil, err
 	}
-	return nil
+	return g, nil
 }
 
 // spawn starts the process, initializes the session and, when list is set,
@@ -277,34 +298,7 @@ func (s *server) session(ctx context.Context) (g *generation, kind, err error) {
 
 // restart is called with s.mu held and releases it.
 func (s *server) restart(ctx context.Context) (*generation, error) {
-	s.state = StateStarting
-	ch := make(chan struct{})
-	s.starting = ch
-	s.mu.Unlock()
-
-	g, _, err := s.spawn(ctx, false)
-
-	s.mu.Lock()
-	if err == nil && s.state == StateClosed {
-		err = ErrClosed
-	}
-	if err != nil {
-		if s.state != StateClosed {
-			s.state, s.err = StateExited, fmt.Errorf("restart failed: %w", err)
-			s.strikes++
-			s.retryAt = s.m.now().Add(s.m.backoff(s.strikes))
-		}
-	} else {
-		s.state, s.live, s.err = StateRunning, g, nil
-		s.restarts++
-		go s.watch(g)
-	}
-	s.starting = nil
-	s.mu.Unlock()
-	if err != nil && g != nil {
-		discard(g)
-	}
-	close(ch)
+	g, err := s.launch(ctx, false)
 	if err != nil {
 		return nil, fmt.Errorf("restart failed: %w", err)
 	}
