@@ -40,6 +40,7 @@ func populatedBodies() []any {
 			Plan: SandboxPlan{
 				Mode: "workspace-write", WritableRoots: []string{"/home/dev/project"}, ReadOnlySubpaths: []string{"/home/dev/project/.git"},
 				Network: true, RequireProtectedPaths: true,
+				Limits: ResourceLimits{MaxProcesses: 4096, MaxMemoryMB: 8192, MaxCPUSeconds: 3600, MaxFileSizeMB: 8192},
 			},
 			Tools: []ToolInfo{
 				{Name: "shell", Kind: "shell"},
@@ -77,6 +78,7 @@ func populatedBodies() []any {
 			Layers:       []string{"landlock", "seccomp", "userns"},
 			Error:        "timed out",
 			SandboxError: "landlock unavailable",
+			Killed:       "memory_limit",
 			Structured:   `{"content":[]}`,
 			IsError:      true,
 		},
@@ -93,6 +95,7 @@ func populatedBodies() []any {
 			Sandbox: SandboxPlan{
 				Mode: "workspace-write", WritableRoots: []string{"/home/dev/project"}, ReadOnlySubpaths: []string{"/home/dev/project/.git"},
 				Network: true, RequireProtectedPaths: true,
+				Limits: ResourceLimits{MaxProcesses: 4096, MaxMemoryMB: 8192, MaxCPUSeconds: 3600, MaxFileSizeMB: 8192},
 			},
 			TimeoutMs: 10_000, Input: "stdin text", Server: "fs", MCPTool: "read_file",
 		},
