@@ -1,20 +1,21 @@
 // Package sandbox runs one process under an events.SandboxPlan.
 //
 // On Linux, Run starts a helper (docket itself, or the stand-alone
-// docket-sandbox-helper next to it; see DefaultHelperPath) in new mount, PID
-// and (with the network off) network namespaces, plus a user namespace when
-// docket is not root, all created by the parent's clone flags, because a
-// multithreaded Go process cannot unshare them itself. The helper, still
-// privileged inside its namespaces:
+// docket-sandbox-helper next to it; see DefaultHelperPath) in new mount,
+// PID, IPC, UTS and (with the network off) network namespaces, plus a user
+// namespace when docket is not root, all created by the parent's clone
+// flags, because a multithreaded Go process cannot unshare them itself.
+// The parent opens the helper binary once (per Capabilities) and execs that
+// descriptor, so a rename over its path cannot swap it. The helper, which
+// is never dumpable, still privileged inside its namespaces:
 //
 //  1. makes its copy of the mount table private, makes every mount
 //     read-only, mounts fresh read-write (nodev, nosuid) copies of the
 //     writable roots on top, binds each protected subpath read-only over
-//     itself, and mounts a /proc for the new PID namespace;
-//  2. clears ambient and inheritable capabilities and, when it runs as root,
-//     cuts the command's capabilities to a small file-work set (no
-//     SYS_ADMIN, NET_ADMIN, SYS_MODULE, SYS_RAWIO, MKNOD...), then sets
-//     no_new_privs;
+//     itself, makes docket's own binaries under a writable root read-only
+//     and unrenamable, and mounts a /proc for the new PID namespace;
+//  2. drops every capability from every set of its thread, bounding set
+//     included, and locks the securebits, then sets no_new_privs;
 //  3. applies Landlock with go-landlock for the kernel's exact ABI: read
 //     everywhere, write only the roots (no device nodes) and /dev/null, TCP
 //     bind/connect handled with no port allowed when the network is off
@@ -23,14 +24,26 @@
 //     for ptrace, io_uring, mount and namespace calls, kernel-wide knobs,
 //     and, with the network off, socket/socketpair for every family but
 //     AF_UNIX);
-//  5. reports the layers it enforced on an inherited pipe, then runs the
-//     command as the only child of PID 1 (itself): it forwards termination
-//     signals to the whole namespace, and when the command exits, its own
-//     exit makes the kernel kill whatever the command left behind.
+//  5. with a PID namespace, re-execs the same binary descriptor from that
+//     thread: the init stage starts single-threaded with no capabilities,
+//     so none of its threads holds any. It reports the layers on the setup
+//     pipe and closes it, then runs the command as the only child of PID 1
+//     (itself): it forwards termination signals to the whole namespace,
+//     reports the command's end on a separate exit pipe, and when the
+//     command exits, its own exit makes the kernel kill whatever the
+//     command left behind. Without a PID namespace the helper reports and
+//     becomes the command (the setup pipe is close-on-exec).
+//
+// The command gets descriptors 0, 1 and 2 only: every other one is
+// close-on-exec, in docket and in the helper.
 //
 // The parent is never restricted. When the kernel refuses namespaces, Run
 // falls back (a user namespace for root too, then no namespaces at all,
-// Landlock and seccomp only) and reports the weaker layers; when the plan
+// Landlock and seccomp only), records each refusal in
+// ExecOutcome.Fallbacks and reports the weaker layers. A fallback is only
+// ever decided by clone's refusal or by the setup pipe, which is closed
+// before the command exists: nothing the command does can make docket run
+// it again. When the plan
 // needs a layer the machine cannot give (Landlock, seccomp, or the mount
 // namespace with RequireProtectedPaths) it returns an *UnavailableError and
 // never runs the command unsandboxed.
