@@ -9,10 +9,32 @@ import (
 	"github.com/docket-engine/docket/events"
 )
 
-// Log is where the engine writes records: a journal.Journal, or replay's
-// comparing log. Append buffers; Commit makes everything appended durable.
+// Log is where the engine writes records: a *journal.Journal in production,
+// replay's comparing log when verifying, enginetest.MemLog in tests.
+// enginetest.TestLog checks an implementation against this contract.
+//
+// The engine serialises calls to Append, but calls Commit without holding
+// that lock: an implementation MUST be safe for Append concurrent with
+// Commit, and MAY block one while the other runs.
 type Log interface {
+	// Append encodes body as the next record, stamped at and filed under
+	// callID ("" for session-level records), and returns it.
+	//
+	// Append MUST give seqs that increase by one from the log's next seq (1
+	// for a new log, one past the last record for a reopened one) with no
+	// gaps, MUST keep the record exactly as returned (a later read yields
+	// the same bytes), and MUST NOT consume a seq when it returns an error.
+	// Append MAY buffer: the record need not survive a crash until a Commit
+	// that began after Append returned has returned nil. Append MUST NOT
+	// reorder records.
 	Append(at time.Time, callID string, body any) (events.Record, error)
+	// Commit makes every record appended before the call durable: after it
+	// returns nil, a crash (SIGKILL, power loss) MUST leave all of them
+	// readable, in order. Records appended while Commit runs MAY be included.
+	// On error nothing is acknowledged; the records MUST stay pending, and a
+	// later Commit MAY succeed. With nothing pending Commit SHOULD do no I/O.
+	// Commit is the engine's write-ahead point: the engine starts a process
+	// only after the Commit covering its exec_started record returned nil.
 	Commit() error
 }
 
@@ -46,6 +68,11 @@ func (DiskPaths) Resolve(_ string, _ int, want []events.ResolvedPath) []events.R
 func (DiskPaths) RealPath(p string) string { return workspace.RealPath(p) }
 
 // Clock tells the time. Replay substitutes recorded readings.
+//
+// Now is called from several goroutines and MUST be safe for concurrent use.
+// It MUST NOT block, and the times it returns are recorded as they are, so
+// a replacement MUST return what replay can reproduce (replay substitutes a
+// fixed clock). Decisions never read the clock (DESIGN §1).
 type Clock interface {
 	Now() time.Time
 }
@@ -78,8 +105,30 @@ type Answer struct {
 // (no terminal and no --decisions left): the session parks.
 var ErrNoDecision = errors.New("no decision available")
 
-// Approver answers approval requests. It must honour ctx: the engine
-// cancels it on abort and on approval_timeout_sec.
+// Approver answers approval requests: the terminal, --decisions, a client,
+// replay's recorded decisions, enginetest.ScriptedApprover in tests.
+//
+// The request is already durable in the journal when Decide is called, and
+// the engine records the answer itself; Decide MUST NOT run the call, write
+// the journal or call back into the Session. First-phase requests come in
+// call order, but a retry prompt of one parallel call can overlap another's
+// request, so Decide MUST be safe for concurrent use.
+//
+// Decide MUST return promptly once ctx is done (the engine cancels it on an
+// abort and after approval_timeout_sec), with an error that wraps
+// ctx.Err(); it MUST NOT turn a cancellation or a time-out into an Answer,
+// least of all a denial (DESIGN §2 invariant 5: the engine records a
+// time-out as timed_out, never as the user's "denied"). When it has no
+// answer to give now and none will come (no terminal, --decisions used up)
+// it MUST return ErrNoDecision, which parks the session: the request stays
+// open in the journal and a resumed session asks again. Any other error
+// fails the turn.
+//
+// An Answer's Decision MUST be a review decision (policy.ReviewDecision
+// spelling) and its Source says who decided (events.Source*); only an
+// answer that really came from the user may say SourceUser, because
+// unsandboxed runs are justified by it. Amendment is read only with
+// approved_execpolicy_amendment.
 type Approver interface {
 	Decide(ctx context.Context, req ApprovalRequest) (Answer, error)
 }
@@ -93,9 +142,32 @@ type RunRequest struct {
 }
 
 // Runner executes a call: a process under a sandbox plan, a patch write,
-// or an MCP tool call. Check says, before anything is recorded as running,
-// whether the plan can be enforced here (fail closed).
+// or an MCP tool call. ProcessRunner is the real one; replay substitutes
+// recorded outcomes; enginetest.FakeRunner answers from a table in tests.
+// Calls of one turn run in parallel: Check and Run MUST be safe for
+// concurrent use.
 type Runner interface {
+	// Check says whether req.Sandbox can be enforced here, before anything
+	// is recorded as running. The engine calls it only for a sandboxed plan.
+	// It MUST NOT start anything. A non-nil error means "not here": the call
+	// is denied (sandbox_unavailable) or, on a retry, finished, and never run
+	// with a weaker sandbox (fail closed).
 	Check(ctx context.Context, req RunRequest) error
+	// Run executes the call its write-ahead record describes. The engine has
+	// made req.ExecStarted durable before calling it; Run MUST execute
+	// exactly what that record says (argv, cwd, sandbox plan, MCP server and
+	// tool) and nothing else, and MUST NOT weaken the plan: when the plan
+	// cannot be enforced it MUST NOT run the command, and reports that in
+	// ExecOutcome.SandboxError.
+	//
+	// The outcome is the command's result: a non-zero exit, a signal, a
+	// time-out or a sandbox refusal are outcomes, not errors. Run returns an
+	// error only when it could not say what happened; if ctx is done by
+	// then, the engine records the call as interrupted with "outcome
+	// unknown" and never re-runs it. Run MUST return once ctx is done,
+	// having stopped what it started. The engine sets CallID and Attempt and
+	// classifies sandbox denials (ExecOutcome.Denial) itself: Run need not
+	// fill them. req.OnOutput, when non-nil, MAY be called with chunks of
+	// output while the call runs, never after Run returns.
 	Run(ctx context.Context, req RunRequest) (events.ExecOutcome, error)
 }

@@ -57,7 +57,20 @@ type Delta struct {
 	Text string
 }
 
-// Model answers requests. Implementations must honour ctx cancellation.
+// Model answers requests: a provider (openai), a scripted model (script),
+// or replay's recorded responses.
+//
+// The engine makes a model_request record durable before it calls Respond,
+// and records the whole Response as an input before it acts on any item, so
+// Respond MUST return the whole answer: every output item, in order. It
+// MUST NOT execute tool calls itself (the engine decides and runs them),
+// and MUST NOT modify req or keep req.Items (a view of the session's
+// conversation that later turns extend). It MUST return once ctx is done,
+// with an error that wraps ctx.Err(). Retries of transient failures belong
+// inside Respond (Response.Attempts counts them); an error it returns ends
+// the turn and is journaled. onDelta, when non-nil, MAY be called with
+// fragments for display before Respond returns, never after; the engine
+// acts only on the returned Response.
 type Model interface {
 	Respond(ctx context.Context, req Request, onDelta func(Delta)) (Response, error)
 }
