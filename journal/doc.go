@@ -7,6 +7,27 @@
 // next commit. Commits counts the durable commits so tests and benchmarks can
 // hold the engine to one per executed call.
 //
+// What the journal guarantees (it is the engine's Log; engine.Log states
+// the contract and enginetest.CheckLog checks it against this package):
+//   - seqs start at 1 and rise by one with no gap; a failed Append takes
+//     none, and a reopened journal appends after its last record;
+//   - a record reads back byte for byte as Append returned it;
+//   - after Commit returns nil every record appended before it survives a
+//     kill or a power cut; on error they stay pending and nothing is
+//     acknowledged; Scan and a reopened journal never return a record past
+//     the last committed seq (Each on the writing handle also yields its
+//     buffered records, after the committed ones);
+//   - one writer per file: a second Open waits LockTimeout and then fails
+//     with *InUseError naming the holder's pid, never hangs;
+//   - Append, Commit and the readers are safe for concurrent use;
+//   - a damaged or foreign file is an error (*DamagedError,
+//     *NotJournalError), never a panic, and Scan still reads every good
+//     record.
+//
+// What it does not do: it interprets no record (that is events' and the
+// engine's job), and it commits only when told (Commit, AppendDurable,
+// Close).
+//
 // Layout inside the file: bucket "records" maps an 8-byte big-endian seq to
 // an events.Record envelope; bucket "calls" maps callID NUL seq to nothing,
 // so one call's records are a prefix scan; bucket "meta" holds the session

@@ -310,7 +310,10 @@ func (j *Journal) Pending() int {
 	return len(j.pending)
 }
 
-// Append buffers a record. It is not durable until Commit returns.
+// Append encodes body as the record with the next seq and buffers it. It
+// is not durable until a Commit that starts after it returns nil. A body
+// that is no record kind, or a read-only journal, is an error and takes no
+// seq.
 func (j *Journal) Append(at time.Time, callID string, body any) (events.Record, error) {
 	if j.readOnly {
 		return events.Record{}, fmt.Errorf("journal %s is open read-only", j.path)
@@ -327,7 +330,8 @@ func (j *Journal) Append(at time.Time, callID string, body any) (events.Record, 
 }
 
 // Commit makes every buffered record durable in one bbolt Update (one
-// fsync). With nothing buffered it does nothing and counts nothing.
+// fsync). With nothing buffered it does nothing and counts nothing. On
+// error the records stay buffered, and a later Commit retries them.
 func (j *Journal) Commit() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -396,7 +400,7 @@ func (j *Journal) Close() error {
 }
 
 // Abandon closes the file without committing buffered records, as a crash
-// would. Tests use it.
+// would: the buffered records are lost. Tests use it.
 func (j *Journal) Abandon() error {
 	j.mu.Lock()
 	j.pending = nil
