@@ -1,7 +1,9 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -57,26 +59,32 @@ func openExecutable(path string) (*os.File, error) {
 }
 
 // docketBinaries lists docket's own executables that lie under a writable
-// root, by real path: the helper, the running executable, and the lean
+// root, by real path: the helper, the running executable exe, and the lean
 // helper next to it (which DefaultHelperPath would pick). They must never
 // be writable from inside, or a command could replace what the next call
-// trusts to confine it.
-func docketBinaries(helper string, writable []string) []string {
+// trusts to confine it. absent is the lean helper's path when it does not
+// exist but its directory is writable: a command could plant one there for
+// the next docket to pick, so the caller protects that path as well (a
+// placeholder bound read-only for the call).
+func docketBinaries(helper, exe string, writable []string) (present, absent []string) {
 	candidates := []string{helper}
-	if exe, err := os.Executable(); err == nil {
-		candidates = append(candidates, exe, filepath.Join(filepath.Dir(exe), HelperName))
+	if exe != "" {
+		candidates = append(candidates, exe)
+		if realExe, err := filepath.EvalSymlinks(exe); err == nil {
+			candidates = append(candidates, filepath.Join(filepath.Dir(realExe), HelperName))
+		}
 	}
-	var out []string
 	for _, c := range candidates {
 		real, err := filepath.EvalSymlinks(c)
-		if err != nil {
-			continue // a missing lean helper: see protectBinaries' caller
+		if errors.Is(err, fs.ErrNotExist) && underAny(c, writable) && !contains(absent, c) {
+			absent = append(absent, c)
+			continue
 		}
-		if underAny(real, writable) && !contains(out, real) {
-			out = append(out, real)
+		if err == nil && underAny(real, writable) && !contains(present, real) {
+			present = append(present, real)
 		}
 	}
-	return out
+	return present, absent
 }
 
 // protectBinaries makes each of docket's binaries under a writable root

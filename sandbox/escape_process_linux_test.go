@@ -549,3 +549,46 @@ func TestHelperBinaryIsExecutedFromItsDescriptor(t *testing.T) {
 		t.Fatal("a helper that reports no layers was accepted")
 	}
 }
+
+// TestDocketBinariesUnderWritableRoots: which of docket's binaries the
+// helper must protect, and which missing lean helper path must be held so
+// that no command can plant one for the next docket to pick.
+func TestDocketBinariesUnderWritableRoots(t *testing.T) {
+	w := t.TempDir()
+	bin := filepath.Join(w, "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	docket := filepath.Join(bin, "docket")
+	lean := filepath.Join(bin, HelperName)
+	outside := testBinary(t)
+	if err := os.WriteFile(docket, []byte("x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name           string
+		helper, exe    string
+		leanExists     bool
+		writable       []string
+		present, added []string
+	}{
+		{"nothing under a root", outside, outside, false, []string{filepath.Join(w, "other")}, nil, nil},
+		{"docket in the workspace, no lean helper", docket, docket, false, []string{w}, []string{docket}, []string{lean}},
+		{"docket and the lean helper in the workspace", lean, docket, true, []string{w}, []string{lean, docket}, nil},
+		{"only the helper in the workspace", docket, outside, false, []string{w}, []string{docket}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			os.Remove(lean)
+			if tt.leanExists {
+				if err := os.WriteFile(lean, []byte("x"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			present, absent := docketBinaries(tt.helper, tt.exe, tt.writable)
+			if !slices.Equal(present, tt.present) || !slices.Equal(absent, tt.added) {
+				t.Errorf("got %v and %v, want %v and %v", present, absent, tt.present, tt.added)
+			}
+		})
+	}
+}

@@ -221,7 +221,14 @@ func helperSetup(req Request, p prepared) (Capabilities, string, helperSpec, err
 			}
 		}
 	}
-	spec.Binaries = docketBinaries(helper, spec.Writable)
+	exe, _ := os.Executable()
+	var absent []string
+	spec.Binaries, absent = docketBinaries(helper, exe, spec.Writable)
+	for _, p := range absent {
+		if !contains(spec.Protected, p) {
+			spec.Protected = append(spec.Protected, p)
+		}
+	}
 	addFSAndLimits(&spec, plan)
 	return *caps, helper, spec, nil
 }
