@@ -72,18 +72,25 @@ func TestUnprivilegedInner(t *testing.T) {
 	plan := events.SandboxPlan{Mode: ModeWorkspaceWrite, WritableRoots: []string{ws},
 		ReadOnlySubpaths: []string{filepath.Join(ws, ".git"), filepath.Join(ws, ".docket")}}
 	out, err := Run(context.Background(), Request{
-		Argv: []string{"sh", "-c", "grep -E '^Cap(Inh|Prm|Eff|Amb)' /proc/self/status; touch ok; touch .git/hook; mkdir .docket"},
+		// The command's sets and every thread of the helper's init (PID 1),
+		// bounding sets included: the user namespace's capabilities must
+		// not outlive the mounts.
+		Argv: []string{"sh", "-c", "grep -E '^Cap(Inh|Prm|Eff|Amb|Bnd)' /proc/self/status /proc/1/task/*/status; touch ok; touch .git/hook; mkdir .docket"},
 		Cwd:  ws, Plan: plan,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, l := range []string{LayerUserNS, LayerMountNS, LayerPIDNS, LayerNetNS} {
+	for _, l := range []string{LayerCaps, LayerUserNS, LayerMountNS, LayerPIDNS, LayerNetNS, LayerIPCNS, LayerUTSNS} {
 		if !slices.Contains(out.Layers, l) {
 			t.Errorf("layer %s missing: %v", l, out.Layers)
 		}
 	}
-	for _, line := range strings.Split(strings.TrimSpace(out.Stdout), "\n") {
+	lines := strings.Split(strings.TrimSpace(out.Stdout), "\n")
+	if len(lines) < 10 {
+		t.Errorf("read %d capability lines, want the command's and several threads' of PID 1: %q", len(lines), out.Stdout)
+	}
+	for _, line := range lines {
 		if !strings.HasSuffix(line, "0000000000000000") {
 			t.Errorf("the command holds capabilities: %s", line)
 		}
