@@ -33,8 +33,8 @@ const (
 
 // Bounds of the walk, per call, over all roots together.
 const (
-	gitScanMaxEntries = 50000
-	gitScanMaxTime    = 250 * time.Millisecond
+	gitScanMaxEntries = 20000
+	gitScanMaxTime    = 50 * time.Millisecond
 )
 
 // Values of helperSpec.GitScan.
@@ -88,49 +88,6 @@ func enclosingGitDirs(root string, roots []string, add func(string)) {
 			add(dotGit)
 		}
 	}
-}
-
-// walkForGitDirs walks the roots breadth first (shallow repositories
-// first), without following links, calling add for every .git entry and
-// its targets. It returns false when it stopped at a bound.
-func walkForGitDirs(roots []string, add func(string), maxEntries int, deadline time.Time) bool {
-	queue := append([]string(nil), roots...)
-	entries := 0
-	for len(queue) > 0 {
-		dir := queue[0]
-		queue = queue[1:]
-		f, err := os.Open(dir)
-		if err != nil {
-			continue // unreadable to docket: the command, no stronger, cannot write there either
-		}
-		for {
-			list, err := f.ReadDir(512)
-			for _, e := range list {
-				entries++
-				p := filepath.Join(dir, e.Name())
-				if e.Name() == ".git" {
-					add(p)
-					for _, t := range gitTargets(p) {
-						add(t)
-					}
-					continue
-				}
-				// Another root is walked as a root of its own.
-				if e.IsDir() && !contains(roots, p) {
-					queue = append(queue, p)
-				}
-			}
-			if entries > maxEntries || time.Now().After(deadline) {
-				f.Close()
-				return false
-			}
-			if err != nil || len(list) == 0 {
-				break
-			}
-		}
-		f.Close()
-	}
-	return true
 }
 
 // gitTargets returns where a .git entry really lives: a link's target, or

@@ -1,0 +1,74 @@
+package sandbox
+
+import (
+	"bytes"
+	"path/filepath"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// walkForGitDirs walks the roots breadth first (shallow repositories
+// first), without following links or looking into .git directories,
+// calling add for every .git entry and its targets. It returns false when
+// it stopped at a bound. It reads directories with getdents64 into one
+// buffer and makes strings only for subdirectories: the walk runs on every
+// call, so its cost per entry matters (see BenchmarkGitDirs*).
+func walkForGitDirs(roots []string, add func(string), maxEntries int, deadline time.Time) bool {
+	queue := append([]string(nil), roots...)
+	buf := make([]byte, 32<<10)
+	entries := 0
+	for len(queue) > 0 {
+		dir := queue[0]
+		queue = queue[1:]
+		fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			continue // unreadable to docket: the command, no stronger, cannot write there either
+		}
+		for {
+			n, err := unix.Getdents(fd, buf)
+			if err != nil || n <= 0 {
+				break
+			}
+			for off := 0; off < n; {
+				// struct linux_dirent64: ino u64, off s64, reclen u16, type u8, name.
+				reclen := int(*(*uint16)(unsafe.Pointer(&buf[off+16])))
+				typ := buf[off+18]
+				name := buf[off+19 : off+reclen]
+				if i := bytes.IndexByte(name, 0); i >= 0 {
+					name = name[:i]
+				}
+				off += reclen
+				entries++
+				switch {
+				case string(name) == ".git":
+					p := filepath.Join(dir, ".git")
+					add(p)
+					for _, t := range gitTargets(p) {
+						add(t)
+					}
+				case string(name) == "." || string(name) == "..":
+				case typ == unix.DT_DIR || typ == unix.DT_UNKNOWN:
+					p := dir + "/" + string(name)
+					if dir == "/" {
+						p = "/" + string(name)
+					}
+					// Another root is walked as a root of its own.
+					if !contains(roots, p) {
+						queue = append(queue, p)
+					}
+				}
+			}
+			if entries > maxEntries {
+				unix.Close(fd)
+				return false
+			}
+		}
+		unix.Close(fd)
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+	return true
+}
