@@ -54,50 +54,57 @@ func layerWords() []LayerWords {
 		},
 		{
 			Layer: LayerSeccomp, Required: true,
-			Stops: "refuses ptrace, io_uring (whose operations bypass seccomp), mount calls and the other " +
-				"process- and kernel-wide calls docs/sandbox.md lists",
+			Stops: "refuses ptrace, io_uring (whose operations bypass seccomp), mount calls, opening files by handle " +
+				"(Shocker), reaching into another process (process_vm_readv/writev, pidfd_getfd, kcmp) and the " +
+				"other calls docs/sandbox.md lists",
 			NetworkOff: "every socket but AF_UNIX (TCP, UDP, raw, netlink)",
 			Missing:    "docket refuses to run the command sandboxed (sandbox_unavailable)",
 			Proofs: []string{"ptrace a process outside", "ptrace TRACEME", "io_uring_setup", "mount a tmpfs",
+				"Shocker with a handle made outside the sandbox", "read and write the helper's memory (process_vm_readv/writev)",
 				"UDP send to 127.0.0.1", "netlink socket"},
 		},
 		{
 			Layer: LayerCaps,
-			Stops: "removes root's capabilities that reach the host (CAP_SYS_ADMIN, NET_ADMIN, SYS_MODULE, " +
-				"MKNOD and the like), from the bounding set too, so no set-uid program gets them back",
-			Missing: "never missing when it matters: a root docket always cuts them (a failure stops the run), " +
-				"and a non-root docket has none to cut",
-			Proofs: []string{"use root's CAP_SYS_ADMIN on the host (sethostname)", "make a block device in the workspace"},
+			Stops: "leaves the command, and every thread of the helper that outlives its start, no capability in any " +
+				"set, bounding set included: no set-uid program gains one, root cannot open files by handle or act " +
+				"as CAP_SYS_ADMIN",
+			Missing: "never missing when it matters: a root docket always empties them (a failure stops the run), " +
+				"and a non-root docket has none to give",
+			Proofs: []string{"the command holds a capability", "a thread of PID 1 (the helper) holds a capability",
+				"Shocker: append to a file outside the roots by its handle", "use root's CAP_SYS_ADMIN on the host (sethostname)"},
 		},
 		{
 			Layer: LayerUserNS,
 			Stops: "keeps the power to build the sandbox inside a new user namespace: docket is not root, " +
 				"and the command holds no capability on the host",
-			Missing: "not needed when docket runs as root; for anyone else its absence means no mount, PID or network namespace",
-			Proofs:  []string{"TestEscapeSuiteUserNamespace"},
+			Missing: "not needed when docket runs as root; for anyone else its absence means no other namespace",
+			Proofs:  []string{"TestEscapeSuiteUserNamespace", "TestEscapeSuiteProcessUserNamespace"},
 		},
 		{
 			Layer: LayerMountNS,
 			Stops: "makes everything but the roots read-only at the mount level, so metadata changes such as chmod, " +
-				"which Landlock does not cover, fail too; keeps .git, .docket and .agents under a root read-only, " +
-				"not removable, not renamable; makes device nodes in a root unusable",
-			Missing: ".git, .docket and .agents under the writable roots are writable (a planted hook runs unsandboxed " +
-				"at the next git command) unless require_protected_paths refuses the run; chmod and chown outside the " +
-				"roots are refused only by file permissions; a device node planted in a root can be used",
+				"which Landlock does not cover, fail too; keeps .git, .docket, .agents, $DOCKET_HOME and docket's own " +
+				"binaries read-only even under a root, not removable, not renamable; makes device nodes in a root unusable",
+			Missing: ".git, .docket and .agents under the writable roots and $DOCKET_HOME are writable (a planted hook " +
+				"runs unsandboxed at the next git command) unless require_protected_paths refuses the run; chmod " +
+				"and chown outside the roots are refused only by file permissions; a device node planted in a root can be used",
 			Proofs: []string{"chmod a file outside the roots", "append to .git/config", "plant a .git hook", "remove .git", "rename .git away",
 				"replace .git/config by a rename", "create a missing .docket with rules", "create .git where there is none",
-				"write through a symlink into .git", "use a device node planted in the workspace"},
+				"write through a symlink into .git", "use a device node planted in the workspace",
+				"rewrite $DOCKET_HOME/config.toml under a writable root", "TestHelperBinaryCannotBeReplacedFromInside"},
 			Lost: []string{"chmod a file outside the roots", "append to .git/config", "plant a .git hook", "remove .git", "rename .git away",
 				"replace .git/config by a rename", "create a missing .docket with rules", "create a missing .agents as a file",
-				"create .git where there is none", "write through a symlink into .git", "use a device node planted in the workspace"},
+				"create .git where there is none", "write through a symlink into .git", "use a device node planted in the workspace",
+				"rewrite $DOCKET_HOME/config.toml under a writable root"},
 		},
 		{
 			Layer: LayerPIDNS,
 			Stops: "kills everything the command started when it exits or times out (daemons, setsid, double forks)",
 			Missing: "a process the command leaves behind (a daemon, or a child still running at a time-out) outlives " +
-				"the call with the sandbox's rights",
+				"the call with the sandbox's rights; the host's processes are visible (PID 1 is the host's init)",
 			Proofs: []string{"a daemon outlives the command", "a forked child outlives the timeout", "signal a process outside"},
-			Lost:   []string{"a daemon outlives the command", "a forked child outlives the timeout"},
+			Lost: []string{"a daemon outlives the command", "a forked child outlives the timeout",
+				"a thread of PID 1 (the helper) holds a capability"},
 		},
 		{
 			Layer: LayerNetNS,
@@ -106,6 +113,78 @@ func layerWords() []LayerWords {
 			Missing: "network off rests on seccomp (no socket but AF_UNIX) and Landlock's TCP rules (ABI 4+); " +
 				"the host's abstract unix sockets are kept out only by Landlock's scope (ABI 6+)",
 			Proofs: []string{"TCP connect to 127.0.0.1", "TCP listen on 127.0.0.1", "abstract unix socket outside the sandbox"},
+		},
+		{
+			Layer:   LayerIPCNS,
+			Stops:   "gives the command SysV IPC and POSIX message queues of its own: the host's are out of reach",
+			Missing: "the host's SysV shared memory, semaphores and POSIX message queues can be read, written and created",
+			Proofs:  []string{"write a host SysV shared memory segment", "create a POSIX message queue on the host"},
+			Lost:    []string{"write a host SysV shared memory segment", "create a POSIX message queue on the host"},
+		},
+		{
+			Layer: LayerUTSNS,
+			Stops: "gives the command a host name of its own; on its own it stops nothing, since without capabilities " +
+				"the host name cannot be changed anyway",
+			Missing: "nothing while caps holds: the host name stays unchangeable",
+			Proofs:  []string{"use root's CAP_SYS_ADMIN on the host (sethostname)"},
+		},
+		{
+			Layer: LayerDevpts,
+			Stops: "gives the command a pty instance of its own: it can open ptys (script, expect, ssh -t) and " +
+				"write to none of the host's",
+			Missing: "ptys cannot be opened inside (openpty fails); the host's stay unwritable (Landlock)",
+			Proofs:  []string{"openpty works", "script(1) gets a tty", "write to a host pty"},
+		},
+		{
+			Layer: LayerGitDirs,
+			Stops: "keeps read-only the git directories of nested repositories and of the repository around a " +
+				"workspace given as a subdirectory, puts placeholders where a repository could be planted above a root, " +
+				"and makes every root its own mount, so none can be renamed away and replanted",
+			Missing: "only <root>/.git is protected: a nested repository, the repository around the workspace and a " +
+				"repository planted above a root can be given hooks that run unsandboxed",
+			Proofs: []string{"plant a hook in a nested repository", "redirect a nested worktree's gitdir file",
+				"append to the config of the repository around the workspace", "rename a workspace under a writable root away and replant it",
+				"rename the directory above a nested workspace and replant it", "plant a repository above a nested workspace"},
+			Lost: []string{"plant a hook in a nested repository", "redirect a nested worktree's gitdir file",
+				"append to the config of the repository around the workspace", "rename a workspace under a writable root away and replant it",
+				"rename the directory above a nested workspace and replant it", "plant a repository above a nested workspace"},
+		},
+		{
+			Layer: LayerGitDirsPartial,
+			Stops: "protects the git directories the bounded walk of the roots reached; it stopped early, so " +
+				"repositories it did not reach are NOT protected",
+			Missing: "as gitdirs",
+			Proofs:  []string{"plant a hook in a nested repository"},
+		},
+		{
+			Layer: LayerUnixSockets,
+			Stops: "with the network off, covers every pathname unix socket bound in docket's network namespace when " +
+				"the call started (docker.sock, ssh-agent, D-Bus), so none can be connected to",
+			Missing: "pathname unix sockets outside the sandbox (docker.sock, ssh-agent, D-Bus) can be connected to: " +
+				"code execution outside",
+			Proofs: []string{"connect to a unix socket outside the roots", "connect to a unix socket in /run",
+				"connect to a host process's unix socket inside the workspace"},
+			Lost: []string{"connect to a unix socket outside the roots", "connect to a unix socket in /run",
+				"connect to a host process's unix socket inside the workspace"},
+		},
+		{
+			Layer: LayerUnixSockets + ":partial",
+			Stops: "with the network off, covers the pathname unix sockets bound in docket's network namespace up to " +
+				"its bound; the list was cut short, so the sockets past it are NOT covered",
+			Missing: "as unix-sockets-covered",
+			Proofs:  []string{"connect to a unix socket outside the roots"},
+		},
+		{
+			Layer:   LayerRlimit,
+			Stops:   "sets kernel limits on every process of the call (the limit: lines say which and how much)",
+			Missing: "see the limit: lines",
+			Proofs:  []string{"spin past the CPU limit", "write a file past the size limit"},
+		},
+		{
+			Layer:   LayerCgroup,
+			Stops:   "puts the call in a cgroup of its own, which bounds the memory and the tasks of the whole call",
+			Missing: "see the limit: lines",
+			Proofs:  []string{"allocate past the memory limit", "fork bomb past the process limit"},
 		},
 	}
 }
@@ -168,15 +247,17 @@ type Explanation struct {
 	// InForce lists each reported layer and what it stops.
 	InForce []ExplainedLayer `json:"in_force,omitempty"`
 	// Missing lists each layer this plan would want but did not get, and
-	// what that costs.
+	// each limit it sets that nothing enforced, and what that costs.
 	Missing []ExplainedLayer `json:"missing,omitempty"`
+	// Limits lists each resource limit in force: how much, and how enforced.
+	Limits []ExplainedLayer `json:"limits,omitempty"`
 }
 
 // Explain puts into words the layers a run reported (ExecOutcome.Layers, or
 // Capabilities.Layers for a forecast) under plan.
 func Explain(plan events.SandboxPlan, layers []string) Explanation {
 
-	e := Explanation{Mode: plan.Mode, Network: plan.Network, Sandboxed: plan.Sandboxed()}
+	e := Explanation{Mode: string(plan.Mode), Network: plan.Network, Sandboxed: plan.Sandboxed()}
 	if !e.Sandboxed {
 		return e
 	}
@@ -196,7 +277,7 @@ func Explain(plan events.SandboxPlan, layers []string) Explanation {
 		e.InForce = append(e.InForce, ExplainedLayer{Layer: l, Words: words})
 	}
 	for _, w := range layerWords() {
-		if have[w.Layer] || !wanted(w.Layer, plan) {
+		if have[w.Layer] || !wanted(w.Layer, plan, landlockABI(layers)) {
 			continue
 		}
 		e.Missing = append(e.Missing, ExplainedLayer{Layer: w.Layer, Words: w.Missing})
@@ -204,14 +285,25 @@ func Explain(plan events.SandboxPlan, layers []string) Explanation {
 	if abi := landlockABI(layers); abi > 0 {
 		e.Missing = append(e.Missing, landlockGaps(abi, plan.Network)...)
 	}
+	limits, missing := explainLimits(plan.Limits, layers)
+	e.Limits = limits
+	e.Missing = append(e.Missing, missing...)
 	return e
 }
 
 // wanted says whether a sandboxed run under plan should have layer.
-func wanted(layer string, plan events.SandboxPlan) bool {
+func wanted(layer string, plan events.SandboxPlan, abi int) bool {
 	switch layer {
 	case LayerNetNS:
 		return !plan.Network
+	case LayerUnixSockets:
+		// Landlock refuses pathname unix sockets itself from ABI 9.
+		return !plan.Network && abi < 9
+	case LayerGitDirs:
+		return plan.Mode == ModeWorkspaceWrite
+	case LayerGitDirsPartial, LayerUnixSockets + ":partial", LayerRlimit, LayerCgroup:
+		// Variants of a layer, and the limits, which have lines of their own.
+		return false
 	case LayerUserNS:
 		// Only the way an unprivileged docket gets the other namespaces;
 		// their absence is what counts.
@@ -264,6 +356,9 @@ func (e Explanation) Lines() []string {
 	}
 	lines := []string{fmt.Sprintf("sandbox %s, network %s", e.Mode, net)}
 	for _, l := range e.InForce {
+		lines = append(lines, fmt.Sprintf("  %s %s", l.Layer, l.Words))
+	}
+	for _, l := range e.Limits {
 		lines = append(lines, fmt.Sprintf("  %s %s", l.Layer, l.Words))
 	}
 	for _, l := range e.Missing {

@@ -93,21 +93,27 @@ func TestMissingNamespacesCostWhatExplainSays(t *testing.T) {
 	if len(e.Missing) < 3 || len(lost) == 0 {
 		t.Fatalf("expected the namespace layers to be missing: %+v", e)
 	}
-	for _, c := range escapeCases() {
+	cases := append(append(escapeCases(), processEscapeCases()...), fsEscapeCases()...)
+	for _, c := range cases {
 		if contains(c.works, vWW) {
 			continue
 		}
 		t.Run(c.name, func(t *testing.T) {
-			if reason := missingNeed(c.needs, needsCaps); reason != "" {
+			if reason := fsNeed(c.needs, needsCaps); reason != "" {
 				t.Skip(reason)
 			}
 			f := newFixture(t)
+			argv := c.argv(t, f)
+			plan := f.plan(vWW)
+			if c.adjustPlan != nil {
+				plan = c.adjustPlan(f, vWW, plan)
+			}
 			timeout := c.timeout
 			if timeout == 0 {
 				timeout = time.Minute
 			}
 			out, err := Run(context.Background(), Request{
-				Argv: c.argv(t, f), Cwd: f.W, Plan: f.plan(vWW), Timeout: timeout,
+				Argv: argv, Cwd: f.W, Plan: plan, Timeout: timeout,
 				KillGrace: 500 * time.Millisecond, Caps: &noNS,
 			})
 			if err != nil {

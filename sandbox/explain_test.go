@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -90,14 +91,15 @@ func TestEveryLayerHasWords(t *testing.T) {
 			t.Errorf("layer %q described twice", w.Layer)
 		}
 		seen[w.Layer] = true
-		if w.Layer != landlockLayer && !slices.Contains(names, w.Layer) {
+		if w.Layer != landlockLayer && !slices.Contains(names, w.Layer) && !slices.Contains(names, layerBase(w.Layer)) {
 			t.Errorf("words for %q, which no Layer constant names", w.Layer)
 		}
 	}
 }
 
 func TestExplain(t *testing.T) {
-	full := []string{"landlock:v7", LayerSeccomp, LayerCaps, LayerMountNS, LayerPIDNS, LayerNetNS}
+	full := []string{"landlock:v7", LayerSeccomp, LayerCaps, LayerMountNS, LayerPIDNS, LayerNetNS, LayerIPCNS, LayerUTSNS,
+		LayerUnixSockets, LayerDevpts}
 	ro := events.SandboxPlan{Mode: ModeReadOnly}
 	tests := []struct {
 		name        string
@@ -112,14 +114,26 @@ func TestExplain(t *testing.T) {
 		{name: "the fallback without namespaces names each one lost", plan: ro,
 			layers:      []string{"landlock:v7", LayerSeccomp, LayerCaps},
 			wantInForce: []string{"landlock:v7", LayerSeccomp, LayerCaps},
-			wantMissing: []string{LayerMountNS, LayerPIDNS, LayerNetNS},
+			wantMissing: []string{LayerMountNS, LayerPIDNS, LayerNetNS, LayerIPCNS, LayerUTSNS, LayerDevpts, LayerUnixSockets},
 			wantText:    []string{"a planted hook runs unsandboxed"}},
-		{name: "network on wants no network namespace and no TCP rules", plan: events.SandboxPlan{Mode: ModeWorkspaceWrite, Network: true},
-			layers:      []string{"landlock:v7", LayerSeccomp, LayerCaps, LayerMountNS, LayerPIDNS},
-			wantInForce: []string{"landlock:v7", LayerSeccomp, LayerCaps, LayerMountNS, LayerPIDNS}},
+		{name: "network on wants no network namespace, no TCP rules and no socket covering",
+			plan:        events.SandboxPlan{Mode: ModeWorkspaceWrite, Network: true},
+			layers:      []string{"landlock:v7", LayerSeccomp, LayerCaps, LayerMountNS, LayerPIDNS, LayerIPCNS, LayerUTSNS, LayerDevpts, LayerGitDirs},
+			wantInForce: []string{"landlock:v7", LayerSeccomp, LayerCaps, LayerMountNS, LayerPIDNS, LayerIPCNS, LayerUTSNS, LayerDevpts, LayerGitDirs}},
+		{name: "workspace-write wants the other git directories; a partial walk says what it left",
+			plan:        events.SandboxPlan{Mode: ModeWorkspaceWrite},
+			layers:      append(slices.Clone(full), LayerGitDirsPartial, LayerUnixSockets+":partial"),
+			wantInForce: append(slices.Clone(full), LayerGitDirsPartial, LayerUnixSockets+":partial"),
+			wantText:    []string{"repositories it did not reach are NOT protected", "the sockets past it are NOT covered"}},
+		{name: "workspace-write without the git directory walk lists it",
+			plan: events.SandboxPlan{Mode: ModeWorkspaceWrite}, layers: full, wantInForce: full,
+			wantMissing: []string{LayerGitDirs}},
+		{name: "Landlock ABI 9 covers unix sockets itself", plan: ro,
+			layers:      []string{"landlock:v9", LayerSeccomp, LayerCaps, LayerMountNS, LayerPIDNS, LayerNetNS, LayerIPCNS, LayerUTSNS, LayerDevpts},
+			wantInForce: []string{"landlock:v9", LayerSeccomp, LayerCaps, LayerMountNS, LayerPIDNS, LayerNetNS, LayerIPCNS, LayerUTSNS, LayerDevpts}},
 		{name: "an old Landlock lists its gaps", plan: ro,
-			layers:      []string{"landlock:v3", LayerSeccomp, LayerUserNS, LayerMountNS, LayerPIDNS, LayerNetNS},
-			wantInForce: []string{"landlock:v3", LayerSeccomp, LayerUserNS, LayerMountNS, LayerPIDNS, LayerNetNS},
+			layers:      []string{"landlock:v3", LayerSeccomp, LayerCaps, LayerUserNS, LayerMountNS, LayerPIDNS, LayerNetNS, LayerIPCNS, LayerUTSNS, LayerUnixSockets, LayerDevpts},
+			wantInForce: []string{"landlock:v3", LayerSeccomp, LayerCaps, LayerUserNS, LayerMountNS, LayerPIDNS, LayerNetNS, LayerIPCNS, LayerUTSNS, LayerUnixSockets, LayerDevpts},
 			wantMissing: []string{"landlock:tcp (ABI 4)", "landlock:scope (ABI 6)"}},
 		{name: "an unknown layer is shown, not hidden", plan: ro, layers: append(slices.Clone(full), "future"),
 			wantInForce: append(slices.Clone(full), "future"), wantText: []string{"is not described by this version"}},
@@ -167,5 +181,48 @@ func TestThreatModelNamesEveryLayer(t *testing.T) {
 		if !strings.Contains(string(doc), "`"+w.Layer) {
 			t.Errorf("docs/sandbox.md does not describe the layer %q", w.Layer)
 		}
+	}
+}
+
+func TestExplainLimits(t *testing.T) {
+	limits := events.ResourceLimits{MaxProcesses: 4096, MaxMemoryMB: 8192, MaxCPUSeconds: 3600, MaxFileSizeMB: 8192}
+	tests := []struct {
+		name        string
+		layers      []string
+		wantLimits  []string
+		wantMissing []string
+		wantText    []string
+	}{
+		{name: "a cgroup and rlimits enforce all four",
+			layers:     []string{"cgroup-v1:memory,pids", "rlimit:cpu,fsize"},
+			wantLimits: []string{"limit:memory", "limit:processes", "limit:cpu", "limit:file-size"},
+			wantText:   []string{"at most 8192 MiB (cgroup-v1 memory controller, for the whole call)", "killed: memory limit"}},
+		{name: "without a cgroup memory is unbounded and processes fall back to nproc",
+			layers:      []string{"rlimit:cpu,fsize,nproc"},
+			wantLimits:  []string{"limit:processes", "limit:cpu", "limit:file-size"},
+			wantMissing: []string{"limit:memory"},
+			wantText:    []string{"counted per user", "the plan asks for 8192 MiB, but nothing enforced it"}},
+		{name: "nothing reported: every limit is missing",
+			wantMissing: []string{"limit:memory", "limit:processes", "limit:cpu", "limit:file-size"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in, missing := explainLimits(limits, tt.layers)
+			if got := layersOf(in); !slices.Equal(got, tt.wantLimits) {
+				t.Errorf("in force = %v, want %v", got, tt.wantLimits)
+			}
+			if got := layersOf(missing); !slices.Equal(got, tt.wantMissing) {
+				t.Errorf("missing = %v, want %v", got, tt.wantMissing)
+			}
+			text := fmt.Sprint(in, missing)
+			for _, s := range tt.wantText {
+				if !strings.Contains(text, s) {
+					t.Errorf("words lack %q: %s", s, text)
+				}
+			}
+		})
+	}
+	if in, missing := explainLimits(events.ResourceLimits{}, []string{"rlimit:cpu"}); len(in)+len(missing) != 0 {
+		t.Errorf("a plan without limits explains none: %v %v", in, missing)
 	}
 }

@@ -27,7 +27,28 @@ func writeForecast(w io.Writer, plan events.SandboxPlan, caps sandbox.Capabiliti
 		}
 	}
 	b.WriteString("would run under (forecast; a run reports what was enforced):\n")
-	writeExplanation(&b, sandbox.Explain(plan, caps.Layers(plan.Network)))
+	layers := caps.Layers(plan.Network)
+	if plan.Mode == sandbox.ModeWorkspaceWrite && caps.Namespaces() {
+		// The git directory walk runs for writable roots; whether it
+		// finishes within its bound (or reports gitdirs:partial) only a run says.
+		layers = append(layers, sandbox.LayerGitDirs)
+	}
+	e := sandbox.Explain(plan, layers)
+	// How each limit is enforced (a cgroup leaf, else rlimits) is decided
+	// when the helper starts; the forecast only says what the plan asks.
+	missing := e.Missing[:0:0]
+	for _, m := range e.Missing {
+		if !strings.HasPrefix(m.Layer, "limit:") {
+			missing = append(missing, m)
+		}
+	}
+	e.Missing = missing
+	writeExplanation(&b, e)
+	if l := plan.Limits; plan.Sandboxed() && !l.IsZero() {
+		fmt.Fprintf(&b, "  limits asked: %d processes, %d MiB of memory, %d s of CPU per process, %d MiB per file "+
+			"(a cgroup of the call's own where docket can make one, else rlimits; a run reports which held)\n",
+			l.MaxProcesses, l.MaxMemoryMB, l.MaxCPUSeconds, l.MaxFileSizeMB)
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

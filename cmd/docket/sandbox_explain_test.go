@@ -42,7 +42,7 @@ func goldenFile(t *testing.T, name string, got []byte) {
 func TestExplainForecastGolden(t *testing.T) {
 	ws := "/work/proj"
 	rw := events.SandboxPlan{Mode: sandbox.ModeWorkspaceWrite, WritableRoots: []string{ws, "/tmp"},
-		ReadOnlySubpaths: []string{ws + "/.git", ws + "/.docket", ws + "/.agents"}}
+		ReadOnlySubpaths: []string{ws + "/.git", ws + "/.docket", ws + "/.agents"}, Limits: sandbox.DefaultLimits()}
 	rwNet := rw
 	rwNet.Network = true
 	strict := rw
@@ -58,7 +58,8 @@ func TestExplainForecastGolden(t *testing.T) {
 		plan events.SandboxPlan
 		caps sandbox.Capabilities
 	}{
-		{"root-read-only.txt", events.SandboxPlan{Mode: sandbox.ModeReadOnly}, root},
+		{"root-read-only.txt", events.SandboxPlan{Mode: sandbox.ModeReadOnly, Limits: sandbox.DefaultLimits()}, root},
+		{"root-workspace-write.txt", rw, root},
 		{"root-workspace-write-network.txt", rwNet, root},
 		{"user-landlock3.txt", rw, oldUser},
 		{"user-without-namespaces.txt", rw, noNS},
@@ -78,13 +79,22 @@ func TestExplainForecastGolden(t *testing.T) {
 }
 
 func TestExplainEnforcedGolden(t *testing.T) {
-	plan := events.SandboxPlan{Mode: sandbox.ModeWorkspaceWrite, WritableRoots: []string{"/work/proj"}}
-	out := events.ExecOutcome{Layers: []string{"landlock:v7", sandbox.LayerSeccomp, sandbox.LayerCaps}}
-	var b bytes.Buffer
-	if err := writeEnforced(&b, plan, out); err != nil {
-		t.Fatal(err)
+	plan := events.SandboxPlan{Mode: sandbox.ModeWorkspaceWrite, WritableRoots: []string{"/work/proj"}, Limits: sandbox.DefaultLimits()}
+	for name, layers := range map[string][]string{
+		// What this machine gave a root docket (docket sandbox --verbose).
+		"enforced-root.txt": {"landlock:v7", "seccomp", "caps", "mountns", "pidns", "netns", "ipcns", "utsns", "gitdirs:partial",
+			"unix-sockets-covered", "devpts", "cgroup-v1:memory,pids", "rlimit:cpu,fsize"},
+		// The fallback without namespaces, as a non-root user without a cgroup gets it.
+		"enforced-fallback.txt": {"landlock:v7", "seccomp", "rlimit:cpu,fsize"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := writeEnforced(&b, plan, events.ExecOutcome{Layers: layers}); err != nil {
+				t.Fatal(err)
+			}
+			goldenFile(t, name, b.Bytes())
+		})
 	}
-	goldenFile(t, "enforced-fallback.txt", b.Bytes())
 }
 
 // TestSandboxExplainWithoutACommand drives the CLI: --explain alone prints
