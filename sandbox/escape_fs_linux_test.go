@@ -377,3 +377,30 @@ func TestEscapeSuiteFS(t *testing.T) {
 	}
 	runCases(t, cases, "", caps, caps, Run)
 }
+
+// TestEscapeSuiteFSUserNamespace runs the same cases through the user
+// namespace setup that unprivileged users get.
+func TestEscapeSuiteFSUserNamespace(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real sandboxed processes")
+	}
+	if raceEnabled {
+		t.Skip("same code as TestEscapeSuiteFS; skipped to keep -race runs short")
+	}
+	needs := Probe()
+	if !needs.UserNamespaces {
+		t.Skip("no user namespaces on this machine")
+	}
+	caps := needs
+	caps.Root = false
+	var cases []escapeCase
+	for _, c := range fsEscapeCases() {
+		if reason := fsNeed(c.needs, needs); reason != "" {
+			t.Run(c.name, func(t *testing.T) { t.Skip(reason) })
+			continue
+		}
+		c.needs = ""
+		cases = append(cases, c)
+	}
+	runCases(t, cases, "", caps, needs, Run)
+}
