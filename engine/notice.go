@@ -56,8 +56,16 @@ type FileChange struct {
 	Kind string `json:"kind"` // add, delete, update
 }
 
-// Observer receives notices. It is called from the engine's goroutines,
-// possibly concurrently; implementations serialise as they need.
+// Observer receives notices: the renderers of cmd/docket (JSONL, human),
+// a client. Notices are for display; nothing is decided from them, and
+// replay runs with none.
+//
+// Notify is called from the engine's goroutines, possibly concurrently,
+// and for transitions with the engine's record lock held: an
+// implementation MUST serialise as it needs, MUST NOT call back into the
+// Session, and SHOULD return quickly (a slow observer slows every call).
+// It MUST treat n as read-only: its pointers and slices are shared with
+// the engine.
 type Observer interface {
 	Notify(Notice)
 }

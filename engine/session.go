@@ -13,8 +13,11 @@ import (
 	"github.com/docket-engine/docket/states"
 )
 
-// RiskAssessor asks the model how risky a denied command is. It never fails:
-// trouble is reported in the assessment's Error field.
+// RiskAssessor asks the model how risky a denied command is, for the retry
+// prompt. It MUST NOT fail: trouble is reported in the assessment's Error
+// field, and the engine journals the assessment as an input (replay reads
+// it back instead of asking). It MUST return once ctx is done and MUST NOT
+// run the command.
 type RiskAssessor interface {
 	Assess(ctx context.Context, callID string, command []string, cwd, output string) events.RiskAssessment
 }
