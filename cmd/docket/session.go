@@ -268,7 +268,11 @@ func readPrompt(a *app, p string) (string, error) {
 func mcpOptions(cfg *config.Config, cwd string) mcp.Options {
 	return mcp.Options{Dir: cwd, SandboxPlan: func(server, dir string) (events.SandboxPlan, error) {
 		sp := policy.SandboxPolicy{Mode: policy.WorkspaceWrite}
-		return hardenPlan(ws.SandboxPlan(sp, dir, cfg.Tmpdir, cfg.Sandbox.RequireProtectedPaths), cfg), nil
+		plan := hardenPlan(ws.SandboxPlan(sp, dir, cfg.Tmpdir, cfg.Sandbox.RequireProtectedPaths), cfg)
+		// A server lives for the session: a CPU-time budget per process
+		// would end it after enough requests, not when it runs away.
+		plan.Limits.MaxCPUSeconds = 0
+		return plan, nil
 	}}
 }
 
