@@ -10,7 +10,7 @@ all: build
 # The lean sandbox helper next to docket saves docket's start-up on every
 # sandboxed command (sandbox.DefaultHelperPath picks it up).
 build:
-	$(GO) build -o $(BIN) ./cmd/docket
+	$(GO) build -buildvcs=auto -o $(BIN) ./cmd/docket
 	CGO_ENABLED=0 $(GO) build -o bin/docket-sandbox-helper ./sandbox/cmd/docket-sandbox-helper
 
 # The main job: a scripted session in a scratch workspace, no network needed.

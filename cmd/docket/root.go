@@ -54,7 +54,18 @@ func newRootCmd(a *app) *cobra.Command {
 		SilenceErrors: true,
 		// Suggestions come from usageLine, on one line.
 		DisableSuggestions: true,
+		Args:               cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if v, _ := c.Flags().GetBool("version"); v {
+				buildVersion().write(a.stdout)
+				return nil
+			}
+			return c.Help()
+		},
 	}
+	// -V as Codex spells it; cobra's own --version would take -v and probe
+	// the kernel on every start, so this flag is ours.
+	root.Flags().BoolP("version", "V", false, "print the version, commit, Go version and Landlock ABI")
 	root.SetIn(a.stdin)
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
