@@ -174,7 +174,7 @@ func (d *Decider) SandboxFor(p *Plan, approvedBy states.Cause) (events.SandboxPl
 	sel := policy.SelectSandbox(policy.SelectInput{Mode: d.sandbox.Mode, Requirement: p.Requirement,
 		EscalationRequested: p.Escalated, ApprovedBy: approvedBy, OutOfProcess: p.OutOfProcess})
 	if !sel.Sandboxed {
-		return events.SandboxPlan{Mode: "none"}, sel.Cause
+		return events.SandboxPlan{Mode: events.SandboxNone}, sel.Cause
 	}
 	return d.plan, sel.Cause
 }

@@ -36,7 +36,7 @@ func TestKnownSafeCommandRunsSandboxedWithoutAPrompt(t *testing.T) {
 }
 
 func TestSandboxDenialIsRetriedUnsandboxedOnlyAfterTheUserApproves(t *testing.T) {
-	f := newFixture(t, setup{approval: "on-failure", mode: "workspace-write", answers: []string{engine.DecApproved},
+	f := newFixture(t, setup{approval: "on-failure", mode: "workspace-write", answers: []events.ReviewDecision{events.Approved},
 		script: shellLine("c1", "echo hi > $OUT/x") + "\n" + done})
 	f.turn("write outside")
 	want := "run_sandboxed:policy_skip sandbox_denied:sandbox_denial ask:sandbox_denial run_unsandboxed:user_approved finish:completed"
@@ -74,7 +74,7 @@ func TestSandboxDenialUnderOnRequestGoesBackToTheModel(t *testing.T) {
 }
 
 func TestUserDenialTellsTheModelAndTheTurnGoesOn(t *testing.T) {
-	f := newFixture(t, setup{approval: "untrusted", mode: "workspace-write", answers: []string{engine.DecDenied},
+	f := newFixture(t, setup{approval: "untrusted", mode: "workspace-write", answers: []events.ReviewDecision{events.Denied},
 		script: shellLine("c1", "echo hi > x") + "\n" + done})
 	res := f.turn("write")
 	if res.Status != events.TurnCompleted {
@@ -183,7 +183,7 @@ func (w *writeAheadRunner) Run(ctx context.Context, req engine.RunRequest) (even
 func TestEveryRunIsDurablyJournaledBeforeItStarts(t *testing.T) {
 	exe, _ := os.Executable()
 	war := &writeAheadRunner{Runner: &engine.ProcessRunner{HelperPath: exe}, t: t}
-	f := newFixture(t, setup{approval: "on-failure", mode: "workspace-write", answers: []string{engine.DecApproved}, runner: war,
+	f := newFixture(t, setup{approval: "on-failure", mode: "workspace-write", answers: []events.ReviewDecision{events.Approved}, runner: war,
 		script: shellLine("c1", "echo hi > $OUT/x") + "\n" + shellLine("c2", "true") + "\n" + done})
 	war.path = f.j.Path()
 	f.turn("go")
@@ -210,7 +210,7 @@ func TestParallelCallsReturnInCallOrder(t *testing.T) {
 }
 
 func TestADeclinedRetryStillShowsTheModelTheSandboxedRun(t *testing.T) {
-	f := newFixture(t, setup{approval: "on-failure", mode: "workspace-write", answers: []string{engine.DecDenied},
+	f := newFixture(t, setup{approval: "on-failure", mode: "workspace-write", answers: []events.ReviewDecision{events.Denied},
 		script: shellLine("c1", "echo partial; echo hi > $OUT/x") + "\n" + done})
 	f.turn("go")
 	out := outputOf(f, "c1")

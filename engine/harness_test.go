@@ -42,7 +42,7 @@ func (f *fixture) s2(fn func(engine.Notice)) {
 // scriptedApprover answers in order and records what it was asked.
 type scriptedApprover struct {
 	f       *fixture
-	answers []string
+	answers []events.ReviewDecision
 }
 
 func (a *scriptedApprover) Decide(ctx context.Context, req engine.ApprovalRequest) (engine.Answer, error) {
@@ -61,7 +61,7 @@ type setup struct {
 	approval string
 	mode     string
 	script   string
-	answers  []string
+	answers  []events.ReviewDecision
 	runner   engine.Runner
 	approver engine.Approver
 	timeout  time.Duration

@@ -93,8 +93,8 @@ type ApprovalRequest struct {
 
 // Answer is an Approver's decision on one request.
 type Answer struct {
-	Decision  string // a policy.ReviewDecision spelling
-	Source    string // events.Source*
+	Decision  events.ReviewDecision
+	Source    events.DecisionSource
 	Amendment []string
 	// At is when the decision was made; zero means now (the engine's clock).
 	// Replay sets it from the journal.

@@ -87,7 +87,7 @@ func TestAbortInterruptsTheOtherCallsInFlight(t *testing.T) {
 	line := `{"output":[` +
 		`{"type":"function_call","call_id":"a","name":"shell","arguments":{"command":["bash","-lc","echo a; sleep 30"]}},` +
 		`{"type":"function_call","call_id":"b","name":"shell","arguments":{"command":["bash","-lc","echo b > b.txt"]}}]}`
-	f := newFixture(t, setup{approval: "untrusted", mode: "workspace-write", answers: []string{engine.DecApproved, engine.DecAbort},
+	f := newFixture(t, setup{approval: "untrusted", mode: "workspace-write", answers: []events.ReviewDecision{events.Approved, events.Abort},
 		script: line + "\n" + done})
 	res := f.turn("go")
 	if res.Status != events.TurnAborted {
@@ -123,7 +123,7 @@ func TestAnApprovalTimeoutIsNotAUserDenial(t *testing.T) {
 	for _, r := range recs {
 		if r.Kind == events.KindDecision {
 			b, _ := r.Decode()
-			if d := b.(*events.Decision); d.Decision != engine.DecTimedOut || d.Source != events.SourceTimeout {
+			if d := b.(*events.Decision); d.Decision != events.TimedOut || d.Source != events.SourceTimeout {
 				t.Fatalf("decision recorded as %+v", d)
 			}
 		}
@@ -134,7 +134,7 @@ func TestAnAmendmentIsSavedAndTakesEffectAtOnce(t *testing.T) {
 	call := func(id string) string {
 		return `{"output":[{"type":"function_call","call_id":"` + id + `","name":"shell","arguments":{"command":["touch","a.txt"]}}]}`
 	}
-	f := newFixture(t, setup{approval: "untrusted", mode: "workspace-write", answers: []string{engine.DecApprovedAmendment},
+	f := newFixture(t, setup{approval: "untrusted", mode: "workspace-write", answers: []events.ReviewDecision{events.ApprovedExecpolicyAmendment},
 		script: call("c1") + "\n" + call("c2") + "\n" + done})
 	f.turn("go")
 	if len(f.asked) != 1 || strings.Join(f.asked[0].ProposedAmendment, " ") != "touch a.txt" {
@@ -153,7 +153,7 @@ func TestAnAmendmentIsSavedAndTakesEffectAtOnce(t *testing.T) {
 }
 
 func TestAGrantForTheSessionSkipsTheNextPromptForTheSameCommandOnly(t *testing.T) {
-	f := newFixture(t, setup{approval: "untrusted", mode: "workspace-write", answers: []string{engine.DecApprovedSession, engine.DecDenied},
+	f := newFixture(t, setup{approval: "untrusted", mode: "workspace-write", answers: []events.ReviewDecision{events.ApprovedForSession, events.Denied},
 		script: shellLine("c1", "echo a >> g.txt") + "\n" + shellLine("c2", "echo a >> g.txt") + "\n" + shellLine("c3", "echo b >> g.txt") + "\n" + done})
 	f.turn("go")
 	if got := f.path("c2"); got != "run_sandboxed:session_grant finish:completed" {
@@ -174,7 +174,7 @@ func (r *fixedRisk) Assess(ctx context.Context, callID string, command []string,
 
 func TestASandboxDenialIsRiskAssessedAndTheRetryPromptShowsIt(t *testing.T) {
 	risk := &fixedRisk{}
-	f := newFixture(t, setup{approval: "on-failure", mode: "workspace-write", answers: []string{engine.DecDenied}, risk: risk,
+	f := newFixture(t, setup{approval: "on-failure", mode: "workspace-write", answers: []events.ReviewDecision{events.Denied}, risk: risk,
 		script: shellLine("c1", "echo hi > $OUT/x") + "\n" + done})
 	f.turn("go")
 	if len(risk.seen) != 1 || !strings.Contains(risk.seen[0], "Read-only file system") {

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/docket-engine/docket/engine"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/states"
 )
@@ -15,9 +14,9 @@ import (
 // expectation is what DESIGN.md section 3 says must happen to one call when
 // the user approves every request.
 type expectation struct {
-	phases  []string // approval requests, in order
-	written bool     // the call's file exists afterwards
-	refused bool     // forbidden: never asked, never run
+	phases  []events.Phase // approval requests, in order
+	written bool           // the call's file exists afterwards
+	refused bool           // forbidden: never asked, never run
 }
 
 // expect derives the outcome from the design's rules, written out here
@@ -115,13 +114,13 @@ func TestApprovalMatrixFollowsTheDesign(t *testing.T) {
 					want := expect(pol, mode, kind)
 					item, file := matrixCall(kind)
 					f := newFixture(t, setup{approval: pol, mode: mode,
-						answers: []string{engine.DecApproved, engine.DecApproved},
+						answers: []events.ReviewDecision{events.Approved, events.Approved},
 						script:  `{"output":[` + item + `]}` + "\n" + done})
 					res := f.turn("go")
 					if res.Status != events.TurnCompleted {
 						t.Fatalf("turn %+v", res)
 					}
-					var phases []string
+					var phases []events.Phase
 					for _, a := range f.asked {
 						phases = append(phases, a.Phase)
 					}

@@ -13,16 +13,6 @@ import (
 	"github.com/docket-engine/docket/states/policy"
 )
 
-// Review decisions, in CLI spelling.
-const (
-	DecApproved          = "approved"
-	DecApprovedSession   = "approved_for_session"
-	DecApprovedAmendment = "approved_execpolicy_amendment"
-	DecDenied            = "denied"
-	DecAbort             = "abort"
-	DecTimedOut          = "timed_out"
-)
-
 // callResult is how a call ended, for the turn loop.
 type callResult struct {
 	call    Call
@@ -41,7 +31,7 @@ type callRun struct {
 	call  Call
 	m     *states.Call
 	plan  *Plan
-	asked map[string]bool // phases the user approved
+	asked map[events.Phase]bool // phases the user approved
 	risk  *events.RiskAssessment
 	idx   int // position in the response, for the approval gate
 	// denied is the sandboxed outcome a retry prompt is about, so a
@@ -50,7 +40,7 @@ type callRun struct {
 }
 
 func (t *turn) newRun(c Call, idx int) *callRun {
-	return &callRun{t: t, call: c, m: t.s.machine(c.ID), asked: map[string]bool{}, idx: idx}
+	return &callRun{t: t, call: c, m: t.s.machine(c.ID), asked: map[events.Phase]bool{}, idx: idx}
 }
 
 func (cr *callRun) fire(ctx context.Context, ev states.Event, cause states.Cause, reason string) error {
@@ -111,7 +101,7 @@ func skipReason(req policy.Requirement) string {
 
 // askAndRun sends an approval request for the call (now in
 // awaitingDecision) and acts on the answer.
-func (t *turn) askAndRun(ctx context.Context, cr *callRun, phase, reason string) (callResult, error) {
+func (t *turn) askAndRun(ctx context.Context, cr *callRun, phase events.Phase, reason string) (callResult, error) {
 	s := t.s
 	ans, err := t.ask(ctx, cr, phase, reason)
 	if errors.Is(err, errParked) {
@@ -124,28 +114,28 @@ func (t *turn) askAndRun(ctx context.Context, cr *callRun, phase, reason string)
 		t.gate.pass(cr.idx)
 	}
 	switch ans.Decision {
-	case DecApproved, DecApprovedSession, DecApprovedAmendment:
+	case events.Approved, events.ApprovedForSession, events.ApprovedExecpolicyAmendment:
 		cr.asked[phase] = true
 		cause := states.CauseUserApproved
 		switch ans.Decision {
-		case DecApprovedSession:
+		case events.ApprovedForSession:
 			cause = states.CauseUserApprovedForSession
-		case DecApprovedAmendment:
+		case events.ApprovedExecpolicyAmendment:
 			cause = states.CauseUserAmendment
 		}
 		if phase == events.PhaseRetry {
-			return t.run(ctx, cr, 2, events.SandboxPlan{Mode: "none"}, cause, "user approved running it without the sandbox")
+			return t.run(ctx, cr, 2, events.SandboxPlan{Mode: events.SandboxNone}, cause, "user approved running it without the sandbox")
 		}
 		sandbox, scause := s.decider.SandboxFor(cr.plan, cause)
 		if scause == states.CauseOutOfProcess {
 			cause = scause
 		}
-		return t.run(ctx, cr, 1, sandbox, cause, "approved by "+ans.Source)
-	case DecAbort:
+		return t.run(ctx, cr, 1, sandbox, cause, "approved by "+ans.Source.String())
+	case events.Abort:
 		res, err := t.deny(ctx, cr, states.CauseUserAbort, "the user aborted the turn", StatusDeclined)
 		res.abort = true
 		return res, err
-	case DecTimedOut:
+	case events.TimedOut:
 		return t.deny(ctx, cr, states.CauseApprovalTimeout, "no decision arrived in time; not run", StatusDeclined)
 	default:
 		return t.deny(ctx, cr, states.CauseUserDenied, "the user denied it", StatusDeclined)
@@ -154,11 +144,11 @@ func (t *turn) askAndRun(ctx context.Context, cr *callRun, phase, reason string)
 
 // ask journals an approval request (durably), asks the approver, and
 // journals the answer before it is acted on.
-func (t *turn) ask(ctx context.Context, cr *callRun, phase, reason string) (Answer, error) {
+func (t *turn) ask(ctx context.Context, cr *callRun, phase events.Phase, reason string) (Answer, error) {
 	s := t.s
 	p := cr.plan
 	req := events.ApprovalRequested{
-		CallID: cr.call.ID, TurnID: t.id, RequestID: cr.call.ID + "/" + phase, Phase: phase,
+		CallID: cr.call.ID, TurnID: t.id, RequestID: cr.call.ID + "/" + phase.String(), Phase: phase,
 		Kind: p.ApprovalKind, Command: p.Command, Cwd: p.Cwd, Reason: reason,
 		ProposedAmendment: p.Requirement.ProposedAmendment, Keys: p.Keys, Paths: p.Paths,
 	}
@@ -181,7 +171,7 @@ func (t *turn) ask(ctx context.Context, cr *callRun, phase, reason string) (Answ
 	case errors.Is(err, ErrNoDecision):
 		return Answer{}, errParked
 	case err != nil && deadline && ctx.Err() == nil:
-		ans = Answer{Decision: DecTimedOut, Source: events.SourceTimeout}
+		ans = Answer{Decision: events.TimedOut, Source: events.SourceTimeout}
 	case err != nil && ctx.Err() != nil:
 		return Answer{}, ctx.Err()
 	case err != nil:
@@ -197,19 +187,19 @@ func (t *turn) ask(ctx context.Context, cr *callRun, phase, reason string) (Answ
 		return Answer{}, err
 	}
 	switch ans.Decision {
-	case DecApprovedSession:
+	case events.ApprovedForSession:
 		if _, err := s.rec.append(cr.call.ID, events.Grant{CallID: cr.call.ID, RequestID: req.RequestID, Keys: p.Keys}); err != nil {
 			return Answer{}, err
 		}
 		s.decider.Grant(p.Keys)
-	case DecApprovedAmendment:
+	case events.ApprovedExecpolicyAmendment:
 		pattern := ans.Amendment
 		if len(pattern) == 0 {
 			pattern = p.Requirement.ProposedAmendment
 		}
 		if len(pattern) == 0 {
 			// Nothing safe to save: treat as a plain approval.
-			ans.Decision = DecApproved
+			ans.Decision = events.Approved
 			break
 		}
 		ra, err := s.decider.Amend(cr.call.ID, pattern)
@@ -299,7 +289,7 @@ func (t *turn) retry(ctx context.Context, cr *callRun, denied events.ExecOutcome
 		return t.finish(ctx, cr, denied, states.CauseRetryNotAllowed, why)
 	}
 	if cr.asked[events.PhaseInitial] {
-		return t.run(ctx, cr, 2, events.SandboxPlan{Mode: "none"}, states.CauseAlreadyApproved, "the user approved this call already; running it again without the sandbox")
+		return t.run(ctx, cr, 2, events.SandboxPlan{Mode: events.SandboxNone}, states.CauseAlreadyApproved, "the user approved this call already; running it again without the sandbox")
 	}
 	cr.denied = &denied
 	cr.risk = s.assessRisk(ctx, cr, denied)

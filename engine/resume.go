@@ -10,9 +10,9 @@ import (
 
 // callHistory is what the journal says about one call, for resuming it.
 type callHistory struct {
-	phase      string                     // phase of the last approval request
+	phase      events.Phase               // phase of the last approval request
 	reason     string                     // its reason
-	approved   map[string]bool            // phases the user approved
+	approved   map[events.Phase]bool      // phases the user approved
 	outcomes   map[int]events.ExecOutcome // by attempt
 	started    map[int]events.ExecStarted
 	hasOutput  bool
@@ -21,7 +21,7 @@ type callHistory struct {
 }
 
 func newCallHistory() *callHistory {
-	return &callHistory{approved: map[string]bool{}, outcomes: map[int]events.ExecOutcome{}, started: map[int]events.ExecStarted{}}
+	return &callHistory{approved: map[events.Phase]bool{}, outcomes: map[int]events.ExecOutcome{}, started: map[int]events.ExecStarted{}}
 }
 
 // pendingTurn is a turn a resumed session must finish: parked, or cut off
@@ -121,7 +121,7 @@ func Restore(cfg Config, log Log, records []events.Record) (*Session, error) {
 			h.phase, h.reason = v.Phase, v.Reason
 		case *events.Decision:
 			switch v.Decision {
-			case DecApproved, DecApprovedSession, DecApprovedAmendment:
+			case events.Approved, events.ApprovedForSession, events.ApprovedExecpolicyAmendment:
 				hist(v.CallID).approved[v.Phase] = true
 			}
 		case *events.Grant:

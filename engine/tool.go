@@ -41,7 +41,7 @@ type Env struct {
 // Plan is a prepared call: what it would do, what approval it needs, and
 // how to shape its outcome for the model.
 type Plan struct {
-	ApprovalKind string // events.ApprovalExec, ApprovalPatch, ApprovalMCP
+	ApprovalKind events.ApprovalKind
 	Command      []string
 	Cwd          string
 	Keys         []string

@@ -17,7 +17,7 @@ import (
 // TurnResult is how a turn ended.
 type TurnResult struct {
 	TurnID  string
-	Status  string // events.TurnCompleted, TurnFailed, TurnAborted, TurnParked
+	Status  events.TurnStatus
 	Message string // the model's final message, or why the turn failed
 	Usage   events.Usage
 	// Parked lists the calls waiting for a decision when Status is parked.
@@ -176,7 +176,7 @@ func finalMessage(items []events.Item) string {
 }
 
 // end closes the turn with a durable turn_ended record.
-func (t *turn) end(status, message string, parked []string) (TurnResult, error) {
+func (t *turn) end(status events.TurnStatus, message string, parked []string) (TurnResult, error) {
 	s := t.s
 	if _, err := s.rec.appendDurable("", events.TurnEnded{TurnID: t.id, Status: status, Message: message, Usage: t.usage}); err != nil {
 		return TurnResult{TurnID: t.id}, err

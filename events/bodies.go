@@ -108,33 +108,15 @@ type ResolvedPath struct {
 	Real   string `msgpack:"real"`
 }
 
-// Approval phases.
-const (
-	PhaseInitial = "initial"
-	PhaseRetry   = "retry"
-)
-
-// Decision sources.
-const (
-	SourceUser      = "user"
-	SourceFlag      = "decisions_flag"
-	SourceTimeout   = "timeout"
-	SourceEngine    = "engine"
-	SourceApprover  = "approver"
-	SourceNoAnswer  = "no_approver"
-	SourceTerminal  = "terminal"
-	SourceCancelled = "cancelled"
-)
-
 // Decision records an answer to an approval request.
 type Decision struct {
-	CallID    string   `msgpack:"call_id"`
-	RequestID string   `msgpack:"request_id"`
-	Phase     string   `msgpack:"phase"`
-	Decision  string   `msgpack:"decision"`
-	Source    string   `msgpack:"source"`
-	At        int64    `msgpack:"at"`
-	Amendment []string `msgpack:"amendment,omitempty"`
+	CallID    string         `msgpack:"call_id"`
+	RequestID string         `msgpack:"request_id"`
+	Phase     Phase          `msgpack:"phase"`
+	Decision  ReviewDecision `msgpack:"decision"`
+	Source    DecisionSource `msgpack:"source"`
+	At        int64          `msgpack:"at"`
+	Amendment []string       `msgpack:"amendment,omitempty"`
 }
 
 // DenialEvidence explains why a failed sandboxed run is judged a sandbox
@@ -192,20 +174,13 @@ type Transition struct {
 	Reason string `msgpack:"reason"`
 }
 
-// Approval request kinds.
-const (
-	ApprovalExec  = "exec"
-	ApprovalPatch = "patch"
-	ApprovalMCP   = "mcp"
-)
-
 // ApprovalRequested records that an approval request went out.
 type ApprovalRequested struct {
 	CallID            string          `msgpack:"call_id"`
 	TurnID            string          `msgpack:"turn_id"`
 	RequestID         string          `msgpack:"request_id"`
-	Phase             string          `msgpack:"phase"`
-	Kind              string          `msgpack:"kind"`
+	Phase             Phase           `msgpack:"phase"`
+	Kind              ApprovalKind    `msgpack:"kind"`
 	Command           []string        `msgpack:"command,omitempty"`
 	Cwd               string          `msgpack:"cwd"`
 	Reason            string          `msgpack:"reason,omitempty"`
@@ -215,13 +190,14 @@ type ApprovalRequested struct {
 	Risk              *RiskAssessment `msgpack:"risk,omitempty"`
 }
 
-// SandboxPlan is what a run is allowed to do. Mode "none" means no sandbox.
+// SandboxPlan is what a run is allowed to do. Mode SandboxNone means no
+// sandbox.
 type SandboxPlan struct {
-	Mode                  string   `msgpack:"mode" json:"mode"`
-	WritableRoots         []string `msgpack:"writable_roots,omitempty" json:"writable_roots,omitempty"`
-	ReadOnlySubpaths      []string `msgpack:"read_only_subpaths,omitempty" json:"read_only_subpaths,omitempty"`
-	Network               bool     `msgpack:"network,omitempty" json:"network"`
-	RequireProtectedPaths bool     `msgpack:"require_protected_paths,omitempty" json:"require_protected_paths,omitempty"`
+	Mode                  SandboxMode `msgpack:"mode" json:"mode"`
+	WritableRoots         []string    `msgpack:"writable_roots,omitempty" json:"writable_roots,omitempty"`
+	ReadOnlySubpaths      []string    `msgpack:"read_only_subpaths,omitempty" json:"read_only_subpaths,omitempty"`
+	Network               bool        `msgpack:"network,omitempty" json:"network"`
+	RequireProtectedPaths bool        `msgpack:"require_protected_paths,omitempty" json:"require_protected_paths,omitempty"`
 	// Limits are the resource limits the command runs under; the zero
 	// value (old journals) means none.
 	Limits ResourceLimits `msgpack:"limits,omitempty" json:"limits,omitempty"`
@@ -244,7 +220,7 @@ type ResourceLimits struct {
 func (l ResourceLimits) IsZero() bool { return l == ResourceLimits{} }
 
 // Sandboxed reports whether the plan restricts the process at all.
-func (p SandboxPlan) Sandboxed() bool { return p.Mode != "" && p.Mode != "none" }
+func (p SandboxPlan) Sandboxed() bool { return p.Mode != "" && p.Mode != SandboxNone }
 
 // ExecStarted is the write-ahead record: it is durable before the process
 // (or patch write, or MCP call) starts.
@@ -294,18 +270,10 @@ type RuleAmended struct {
 	Written bool     `msgpack:"written"`
 }
 
-// Turn statuses.
-const (
-	TurnCompleted = "completed"
-	TurnFailed    = "failed"
-	TurnAborted   = "aborted"
-	TurnParked    = "parked"
-)
-
 // TurnEnded closes a turn.
 type TurnEnded struct {
-	TurnID  string `msgpack:"turn_id"`
-	Status  string `msgpack:"status"`
-	Message string `msgpack:"message,omitempty"`
-	Usage   Usage  `msgpack:"usage"`
+	TurnID  string     `msgpack:"turn_id"`
+	Status  TurnStatus `msgpack:"status"`
+	Message string     `msgpack:"message,omitempty"`
+	Usage   Usage      `msgpack:"usage"`
 }

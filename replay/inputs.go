@@ -108,7 +108,7 @@ func (a recordedApprover) Decide(ctx context.Context, req engine.ApprovalRequest
 	if !found {
 		return engine.Answer{}, engine.ErrNoDecision
 	}
-	if d.Decision == engine.DecTimedOut {
+	if d.Decision == events.TimedOut {
 		<-ctx.Done() // the engine turns its own deadline into timed_out
 		return engine.Answer{}, ctx.Err()
 	}

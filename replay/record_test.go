@@ -35,7 +35,7 @@ func (a *answers) Decide(ctx context.Context, req engine.ApprovalRequest) (engin
 	}
 	d := a.list[0]
 	a.list = a.list[1:]
-	return engine.Answer{Decision: d, Source: events.SourceFlag}, nil
+	return engine.Answer{Decision: events.ReviewDecision(d), Source: events.SourceFlag}, nil
 }
 
 // crashRunner lets calls run until one whose command contains the marker,

@@ -6,11 +6,11 @@ import (
 	"github.com/docket-engine/docket/events"
 )
 
-// Plan modes, as events.SandboxPlan.Mode spells them.
+// Plan modes: the events.SandboxMode values, under this package's names.
 const (
-	ModeReadOnly       = "read-only"
-	ModeWorkspaceWrite = "workspace-write"
-	ModeNone           = "none"
+	ModeReadOnly       = events.SandboxReadOnly
+	ModeWorkspaceWrite = events.SandboxWorkspaceWrite
+	ModeNone           = events.SandboxNone
 )
 
 // Layer names reported in events.ExecOutcome.Layers. Landlock is reported as

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/docket-engine/docket/events"
 )
 
 // HelperArg is the first argument that puts the docket binary in helper mode.
@@ -35,8 +37,8 @@ type namespaces struct {
 type helperSpec struct {
 	// V is specVersion; a helper binary from another docket version refuses
 	// the spec instead of misreading it.
-	V    int    `json:"v"`
-	Mode string `json:"mode"`
+	V    int                `json:"v"`
+	Mode events.SandboxMode `json:"mode"`
 	// Writable are the roots Landlock and the mount layout let the command write.
 	Writable []string `json:"writable,omitempty"`
 	// Protected are the read-only subpaths under Writable to bind read-only;

@@ -25,8 +25,8 @@ func cliRun(t *testing.T, args ...string) (int, string, string) {
 // cliTurn is one turn written into a test journal.
 type cliTurn struct {
 	prompt string
-	reply  string // the model's message; "" for none
-	status string // the turn_ended status; "" for a turn that never ended
+	reply  string            // the model's message; "" for none
+	status events.TurnStatus // the turn_ended status; "" for a turn that never ended
 }
 
 // cliJournal writes a real journal for a session with the given turns and

@@ -117,7 +117,7 @@ with one, for the layers the run enforced, on stderr after the command.`,
 		},
 	}
 	f := c.Flags()
-	f.StringVarP(&mode, "sandbox", "s", sandbox.ModeReadOnly, "sandbox mode: read-only, workspace-write or danger-full-access")
+	f.StringVarP(&mode, "sandbox", "s", policy.ReadOnly.String(), "sandbox mode: read-only, workspace-write or danger-full-access")
 	f.StringArrayVar(&roots, "writable-root", nil, "an extra writable directory (workspace-write); repeatable")
 	f.BoolVar(&network, "network", false, "allow network access")
 	f.StringVarP(&dir, "cd", "C", "", "working directory and workspace root (default: the current directory)")
@@ -146,8 +146,9 @@ func sandboxPlanFromFlags(mode string, roots []string, network bool, dir string,
 	if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
 		return events.SandboxPlan{}, "", usageErrorf("-C %s: not a directory", cwd)
 	}
-	if mode == "none" {
-		mode = "danger-full-access"
+	if mode == events.SandboxNone.String() {
+		// The plan's spelling of "no sandbox" is accepted on the command line.
+		mode = policy.DangerFullAccess.String()
 	}
 	m, err := policy.ParseSandboxMode(mode)
 	if err != nil || m == policy.ExternalSandbox {

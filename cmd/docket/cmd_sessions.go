@@ -111,7 +111,7 @@ func summarizeSession(f journal.SessionFile) sessionSummary {
 			}
 		case *events.TurnEnded:
 			if b.TurnID == lastTurn {
-				lastStatus = b.Status
+				lastStatus = b.Status.String()
 			}
 		}
 		return nil

@@ -3,27 +3,29 @@ package prompt
 import (
 	"fmt"
 	"strings"
+
+	"github.com/docket-engine/docket/states/policy"
 )
 
 // approvalText says what each approval policy means for the model.
-var approvalText = map[string]string{
-	"untrusted":  "Approval policy: untrusted. Every command except known read-only ones and every file edit needs the user's approval before it runs; expect to wait, and keep each command focused so it is easy to approve.",
-	"on-failure": "Approval policy: on-failure. Commands run in the sandbox without asking. If the sandbox blocks one, the user is asked whether it may run again without the sandbox.",
-	"on-request": "Approval policy: on-request. Commands run in the sandbox without asking. When a command truly needs more than the sandbox allows (for example network access or writing outside the writable roots), call shell with \"sandbox_permissions\": \"require_escalated\" and a one-sentence \"justification\"; the user decides. Do not request escalation for work the sandbox permits.",
-	"never":      "Approval policy: never. No one will be asked: anything the sandbox or the rules refuse fails, and you must find another way or report that you could not do it. Do not request escalation.",
+var approvalText = map[policy.ApprovalPolicy]string{
+	policy.Untrusted: "Approval policy: untrusted. Every command except known read-only ones and every file edit needs the user's approval before it runs; expect to wait, and keep each command focused so it is easy to approve.",
+	policy.OnFailure: "Approval policy: on-failure. Commands run in the sandbox without asking. If the sandbox blocks one, the user is asked whether it may run again without the sandbox.",
+	policy.OnRequest: "Approval policy: on-request. Commands run in the sandbox without asking. When a command truly needs more than the sandbox allows (for example network access or writing outside the writable roots), call shell with \"sandbox_permissions\": \"require_escalated\" and a one-sentence \"justification\"; the user decides. Do not request escalation for work the sandbox permits.",
+	policy.Never:     "Approval policy: never. No one will be asked: anything the sandbox or the rules refuse fails, and you must find another way or report that you could not do it. Do not request escalation.",
 }
 
 // Policy states the approval policy and sandbox to the model.
 func Policy(in Input) (string, error) {
-	approval, ok := approvalText[in.ApprovalPolicy]
+	approval, ok := approvalText[policy.ApprovalPolicy(in.ApprovalPolicy)]
 	if !ok {
 		return "", fmt.Errorf("approval policy %q: unknown (want untrusted, on-failure, on-request or never)", in.ApprovalPolicy)
 	}
 	var sandbox string
-	switch in.SandboxMode {
-	case "read-only":
+	switch policy.SandboxMode(in.SandboxMode) {
+	case policy.ReadOnly:
 		sandbox = "Sandbox: read-only. Commands can read files but cannot write anywhere or use the network."
-	case "workspace-write":
+	case policy.WorkspaceWrite:
 		roots := in.WritableRoots
 		if len(nonEmpty(roots)) == 0 {
 			roots = []string{in.Cwd}
@@ -34,9 +36,9 @@ func Policy(in Input) (string, error) {
 		} else {
 			sandbox += " Network access is blocked."
 		}
-	case "danger-full-access":
+	case policy.DangerFullAccess:
 		sandbox = "Sandbox: none (danger-full-access). Commands run with the user's full permissions and network access, so be careful with anything destructive."
-	case "external-sandbox":
+	case policy.ExternalSandbox:
 		sandbox = "Sandbox: external. Docket runs inside a sandbox set up by someone else; its limits are not known here."
 	default:
 		return "", fmt.Errorf("sandbox mode %q: unknown (want read-only, workspace-write, danger-full-access or external-sandbox)", in.SandboxMode)

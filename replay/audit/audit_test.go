@@ -79,7 +79,7 @@ func TestEachKindOfCallIsAuditedWithItsOutcomeAndWhy(t *testing.T) {
 			switch {
 			case tc.sandbox == "" && c.Sandbox != nil:
 				t.Errorf("sandbox %+v for a call that never ran", c.Sandbox)
-			case tc.sandbox != "" && (c.Sandbox == nil || c.Sandbox.Mode != tc.sandbox):
+			case tc.sandbox != "" && (c.Sandbox == nil || string(c.Sandbox.Mode) != tc.sandbox):
 				t.Errorf("sandbox %+v, want mode %s", c.Sandbox, tc.sandbox)
 			}
 		})

@@ -39,7 +39,7 @@ func newWriter(tb testing.TB, id string, cfg events.SessionConfig) *writer {
 		tb.Fatal(err)
 	}
 	w := &writer{tb: tb, home: home, id: id, j: j, path: j.Path(), now: t0}
-	plan := events.SandboxPlan{Mode: cfg.SandboxMode, WritableRoots: []string{fixtureCwd, "/tmp"}, ReadOnlySubpaths: []string{fixtureCwd + "/.git"}, Network: cfg.NetworkAccess}
+	plan := events.SandboxPlan{Mode: events.SandboxMode(cfg.SandboxMode), WritableRoots: []string{fixtureCwd, "/tmp"}, ReadOnlySubpaths: []string{fixtureCwd + "/.git"}, Network: cfg.NetworkAccess}
 	w.durable("", events.SessionStarted{
 		Version: events.FormatVersion, SessionID: id, DocketVersion: "0.1.0-test", StartedAt: t0.UnixNano(), Cwd: fixtureCwd,
 		Config: cfg, Plan: plan,
@@ -113,13 +113,13 @@ func (w *writer) tr(id string, from states.State, ev states.Event, cause states.
 	w.add(id, events.Transition{CallID: id, From: string(from), Event: string(ev), To: string(to), Cause: string(cause), Reason: reason})
 }
 
-func (w *writer) ask(id, phase, kind string, cmd []string, reason string) {
-	w.durable(id, events.ApprovalRequested{CallID: id, TurnID: "turn-1", RequestID: id + "/" + phase, Phase: phase, Kind: kind,
+func (w *writer) ask(id string, phase events.Phase, kind events.ApprovalKind, cmd []string, reason string) {
+	w.durable(id, events.ApprovalRequested{CallID: id, TurnID: "turn-1", RequestID: id + "/" + phase.String(), Phase: phase, Kind: kind,
 		Command: cmd, Cwd: fixtureCwd, Reason: reason, Keys: []string{"k:" + id}})
 }
 
-func (w *writer) decide(id, phase, decision, source string) {
-	w.add(id, events.Decision{CallID: id, RequestID: id + "/" + phase, Phase: phase, Decision: decision, Source: source,
+func (w *writer) decide(id string, phase events.Phase, decision events.ReviewDecision, source events.DecisionSource) {
+	w.add(id, events.Decision{CallID: id, RequestID: id + "/" + phase.String(), Phase: phase, Decision: decision, Source: source,
 		At: w.now.Add(time.Second).UnixNano()})
 }
 

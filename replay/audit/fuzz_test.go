@@ -43,13 +43,13 @@ func recordsFrom(data []byte) []events.Record {
 		case 0, 1, 2:
 			add(id, events.Transition{CallID: id, From: pick(a>>2, st), Event: pick(b, evs), To: pick(c, st), Cause: pick(b>>3, causes), Reason: "r"})
 		case 3:
-			add(id, events.ApprovalRequested{CallID: id, Phase: pick(b, phases), Kind: "exec", Command: argvs[c%len(argvs)]})
+			add(id, events.ApprovalRequested{CallID: id, Phase: events.Phase(pick(b, phases)), Kind: events.ApprovalExec, Command: argvs[c%len(argvs)]})
 		case 4:
-			add(id, events.Decision{CallID: id, Phase: pick(b, phases), Decision: pick(c, decisions), Source: pick(c>>3, sources)})
+			add(id, events.Decision{CallID: id, Phase: events.Phase(pick(b, phases)), Decision: events.ReviewDecision(pick(c, decisions)), Source: events.DecisionSource(pick(c>>3, sources))})
 		case 5:
-			mode := "none"
+			mode := events.SandboxNone
 			if b%2 == 0 {
-				mode = "workspace-write"
+				mode = events.SandboxWorkspaceWrite
 			}
 			add(id, events.ExecStarted{CallID: id, Attempt: c % 3, Tool: "shell", Argv: argvs[b%len(argvs)], Sandbox: events.SandboxPlan{Mode: mode}})
 		case 6:

@@ -153,10 +153,10 @@ func timeline(c *Call) []item {
 			esc(t.From), esc(t.Event), esc(t.To), esc(t.Cause), esc(t.Reason))})
 	}
 	for _, r := range c.Requests {
-		out = append(out, item{r.Seq, r.At, "request", fmt.Sprintf("approval requested (%s, %s): %s", esc(r.Phase), esc(r.Kind), esc(orDash(r.Reason)))})
+		out = append(out, item{r.Seq, r.At, "request", fmt.Sprintf("approval requested (%s, %s): %s", esc(r.Phase.String()), esc(r.Kind.String()), esc(orDash(r.Reason)))})
 	}
 	for _, d := range c.Decisions {
-		out = append(out, item{d.Seq, d.At, "decision", fmt.Sprintf("<b>%s</b> by %s (%s phase)", esc(d.Decision), esc(who(d.Source)), esc(d.Phase))})
+		out = append(out, item{d.Seq, d.At, "decision", fmt.Sprintf("<b>%s</b> by %s (%s phase)", esc(d.Decision.String()), esc(who(d.Source)), esc(d.Phase.String()))})
 	}
 	for _, a := range c.Attempts {
 		if a.Seq > 0 {

@@ -100,29 +100,29 @@ type Transition struct {
 
 // Decision is one answer to an approval request.
 type Decision struct {
-	Seq       uint64   `json:"seq"`
-	Phase     string   `json:"phase"`
-	Decision  string   `json:"decision"`
-	Source    string   `json:"source"`
-	At        string   `json:"at"`
-	Amendment []string `json:"amendment,omitempty"`
+	Seq       uint64                `json:"seq"`
+	Phase     events.Phase          `json:"phase"`
+	Decision  events.ReviewDecision `json:"decision"`
+	Source    events.DecisionSource `json:"source"`
+	At        string                `json:"at"`
+	Amendment []string              `json:"amendment,omitempty"`
 }
 
 // Request is one approval request that went out for the call.
 type Request struct {
-	Seq    uint64 `json:"seq"`
-	Phase  string `json:"phase"`
-	Kind   string `json:"kind"`
-	Reason string `json:"reason,omitempty"`
-	At     string `json:"at"`
+	Seq    uint64              `json:"seq"`
+	Phase  events.Phase        `json:"phase"`
+	Kind   events.ApprovalKind `json:"kind"`
+	Reason string              `json:"reason,omitempty"`
+	At     string              `json:"at"`
 }
 
 // Sandbox is what restricted one run: the plan's mode, the layers the
 // sandbox reported enforced, and whether the network was reachable.
 type Sandbox struct {
-	Mode    string   `json:"mode"`
-	Layers  []string `json:"layers"`
-	Network bool     `json:"network"`
+	Mode    events.SandboxMode `json:"mode"`
+	Layers  []string           `json:"layers"`
+	Network bool               `json:"network"`
 	// InForce says, for each reported layer, what it stops; Missing, for
 	// each layer the plan wanted but the run did not get, what that cost
 	// (sandbox.Explain). Both are empty until the run reported its layers.

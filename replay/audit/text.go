@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/docket-engine/docket/events"
 )
 
 // NewTextWriter returns a Sink that writes the human-readable audit. With
@@ -163,7 +165,7 @@ func sandboxNote(s *Sandbox) string {
 	if s == nil {
 		return "sandbox unknown"
 	}
-	if s.Mode == "none" {
+	if s.Mode == events.SandboxNone {
 		return "NO SANDBOX"
 	}
 	layers := "no layers reported"

@@ -6,6 +6,7 @@ import (
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/sandbox"
 	"github.com/docket-engine/docket/states"
+	"github.com/docket-engine/docket/states/policy"
 )
 
 // tracker is the audit of one call while the call is open.
@@ -16,11 +17,11 @@ type tracker struct {
 	state      states.State
 	lastEvent  string
 	everDenied bool
-	phase      string // phase of the last approval request
-	askCause   string // cause and reason of the last ask transition
+	phase      events.Phase // phase of the last approval request
+	askCause   string       // cause and reason of the last ask transition
 	askReason  string
-	approved   map[string]Decision // approving decision by phase
-	last       *events.Decision    // the last decision recorded
+	approved   map[events.Phase]Decision // approving decision by phase
+	last       *events.Decision          // the last decision recorded
 	denial     *events.DenialEvidence
 	unsb       *unsandboxedRun
 	mcp        bool
@@ -35,7 +36,7 @@ type unsandboxedRun struct {
 	from      states.State
 	cause     states.Cause
 	reason    string
-	phase     string
+	phase     events.Phase
 	decision  *Decision // the approving decision that phase rests on
 	initial   *Decision // the first-phase approval, for already_approved
 	denial    *events.DenialEvidence
@@ -45,7 +46,7 @@ type unsandboxedRun struct {
 }
 
 func newTracker(id string) *tracker {
-	return &tracker{c: Call{CallID: id}, state: states.WantsApproval, approved: map[string]Decision{}}
+	return &tracker{c: Call{CallID: id}, state: states.WantsApproval, approved: map[events.Phase]Decision{}}
 }
 
 func (t *tracker) violate(seq uint64, format string, a ...any) {
@@ -108,7 +109,7 @@ func (a *auditor) intoUnsandboxed(t *tracker, seq uint64, from states.State, cau
 		case from != states.AwaitingDecision:
 			t.violate(seq, "cause %s claims a user decision, but the call came from %s without asking (invariant 3)", cause, from)
 		case u.decision == nil:
-			t.violate(seq, "cause %s claims a user decision, but no approving decision was recorded for the %s phase (invariant 3)", cause, orDash(u.phase))
+			t.violate(seq, "cause %s claims a user decision, but no approving decision was recorded for the %s phase (invariant 3)", cause, orDash(u.phase.String()))
 		case !userSource(u.decision.Source):
 			t.violate(seq, "cause %s rests on a decision from %q, not from the user (invariant 3)", cause, u.decision.Source)
 		}
@@ -199,7 +200,7 @@ func (t *tracker) decision(r events.Record, v *events.Decision) {
 	t.c.Decisions = append(t.c.Decisions, d)
 	vc := *v
 	t.last = &vc
-	if approving(v.Decision) {
+	if v.Decision.IsApproval() {
 		t.approved[v.Phase] = d
 	}
 }
@@ -234,17 +235,9 @@ func (t *tracker) toolOutput(v *events.ToolOutput) {
 	}
 }
 
-func approving(decision string) bool {
-	switch decision {
-	case "approved", "approved_for_session", "approved_execpolicy_amendment":
-		return true
-	}
-	return false
-}
-
 // userSource reports whether a decision's source is a person's answer: at
 // the terminal, through --decisions, or through a client's approver.
-func userSource(source string) bool {
+func userSource(source events.DecisionSource) bool {
 	switch source {
 	case events.SourceUser, events.SourceTerminal, events.SourceFlag, events.SourceApprover:
 		return true
@@ -255,7 +248,7 @@ func userSource(source string) bool {
 func sandboxOf(p events.SandboxPlan, layers []string) Sandbox {
 	mode := p.Mode
 	if mode == "" {
-		mode = "none"
+		mode = events.SandboxNone
 	}
 	if layers == nil {
 		layers = []string{}
@@ -271,9 +264,9 @@ func sandboxOf(p events.SandboxPlan, layers []string) Sandbox {
 // modeOfCause is the sandbox mode a policy cause stands for.
 func modeOfCause(c states.Cause) string {
 	if c == states.CauseDangerFullAccess {
-		return "danger-full-access"
+		return policy.DangerFullAccess.String()
 	}
-	return "external-sandbox"
+	return policy.ExternalSandbox.String()
 }
 
 func orDash(s string) string {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/states"
+	"github.com/docket-engine/docket/states/policy"
 	"github.com/docket-engine/docket/states/rules"
 )
 
@@ -32,8 +33,8 @@ func (a *auditor) why(t *tracker) string {
 			return "the model requested escalation" + paren(u.askReason) + "; " + who(d.Source) + " " + verb(d.Decision, "") + " at " + d.At
 		}
 		s := who(d.Source) + " " + verb(d.Decision, " it") + " at " + d.At + paren(u.askReason)
-		if m := pol.SandboxMode; m == "danger-full-access" || m == "external-sandbox" {
-			s += "; sandbox mode " + m + " runs every call without a sandbox"
+		if m := policy.SandboxMode(pol.SandboxMode); m == policy.DangerFullAccess || m == policy.ExternalSandbox {
+			s += "; sandbox mode " + m.String() + " runs every call without a sandbox"
 		}
 		return s
 	case states.CauseAlreadyApproved:
@@ -164,7 +165,7 @@ func denialSummary(d *events.DenialEvidence) string {
 }
 
 // who names the source of a decision for a sentence.
-func who(source string) string {
+func who(source events.DecisionSource) string {
 	switch source {
 	case events.SourceUser, events.SourceTerminal:
 		return "user"
@@ -173,21 +174,21 @@ func who(source string) string {
 	case "":
 		return "unknown source"
 	}
-	return source
+	return source.String()
 }
 
 // verb phrases an approving decision about obj (" the retry", " it", or
 // nothing).
-func verb(decision, obj string) string {
+func verb(decision events.ReviewDecision, obj string) string {
 	switch decision {
-	case "approved_for_session":
+	case events.ApprovedForSession:
 		return "approved" + obj + " for the session"
-	case "approved_execpolicy_amendment":
+	case events.ApprovedExecpolicyAmendment:
 		return "approved" + obj + " and saved an allow rule"
-	case "approved":
+	case events.Approved:
 		return "approved" + obj
 	}
-	return "answered " + decision + obj
+	return "answered " + decision.String() + obj
 }
 
 func paren(s string) string {

@@ -7,9 +7,6 @@ import (
 	"github.com/docket-engine/docket/events"
 )
 
-// PlanNone is the plan mode that runs without a sandbox.
-const PlanNone = "none"
-
 // RootCandidates returns the writable roots of a workspace-write policy as
 // configured, before the disk is consulted: cwd, the configured roots
 // (relative ones against cwd), /tmp unless excluded and $TMPDIR unless
@@ -45,13 +42,13 @@ func BuildSandboxPlan(sb SandboxPolicy, roots, gitDirs []string, requireProtecte
 	_, mode := normalize(Untrusted, sb.Mode)
 	switch mode {
 	case DangerFullAccess, ExternalSandbox:
-		return events.SandboxPlan{Mode: PlanNone}
+		return events.SandboxPlan{Mode: events.SandboxNone}
 	case ReadOnly:
-		return events.SandboxPlan{Mode: string(ReadOnly), RequireProtectedPaths: requireProtectedPaths}
+		return events.SandboxPlan{Mode: events.SandboxReadOnly, RequireProtectedPaths: requireProtectedPaths}
 	}
 	roots = slices.Compact(slices.Sorted(slices.Values(roots)))
 	return events.SandboxPlan{
-		Mode:                  string(WorkspaceWrite),
+		Mode:                  events.SandboxWorkspaceWrite,
 		WritableRoots:         roots,
 		ReadOnlySubpaths:      ProtectedSubpaths(roots, gitDirs),
 		Network:               sb.NetworkAccess,

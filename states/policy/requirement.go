@@ -20,7 +20,7 @@ func (k RequirementKind) String() string { return string(k) }
 
 // ParseRequirementKind parses a requirement kind.
 func ParseRequirementKind(s string) (RequirementKind, error) {
-	v, err := parseEnum("requirement", s, []string{"skip", "needs_approval", "forbidden"})
+	v, err := parseEnum("requirement", s, spellings([]RequirementKind{Skip, NeedsApproval, Forbidden}))
 	return RequirementKind(v), err
 }
 

@@ -99,7 +99,7 @@ func TestEverySpellingParsesAndPrintsBack(t *testing.T) {
 		t.Errorf("empty sandbox_permissions = %q, %v", p, err)
 	}
 	approvals := 0
-	for _, d := range []ReviewDecision{Approved, ApprovedForSession, ApprovedExecpolicyAmendment, Denied, Abort, TimedOut} {
+	for _, d := range events.ReviewDecisions() {
 		if d.IsApproval() {
 			approvals++
 		}

@@ -22,6 +22,15 @@ func (e *ParseError) Error() string {
 	return msg + " (valid: " + strings.Join(e.Valid, ", ") + ")"
 }
 
+// spellings returns the string forms of typed values, for parseEnum.
+func spellings[T ~string](vs []T) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = string(v)
+	}
+	return out
+}
+
 // parseEnum returns s if it is one of valid, else a ParseError with the
 // nearest spelling.
 func parseEnum(what, s string, valid []string) (string, error) {

@@ -1,5 +1,7 @@
 package policy
 
+import "github.com/docket-engine/docket/events"
+
 // ApprovalPolicy is when the user is asked (`-a`, approval_policy).
 type ApprovalPolicy string
 
@@ -19,7 +21,7 @@ func ApprovalPolicies() []ApprovalPolicy {
 // ParseApprovalPolicy parses the CLI/config spelling; the error suggests the
 // nearest valid one.
 func ParseApprovalPolicy(s string) (ApprovalPolicy, error) {
-	v, err := parseEnum("approval policy", s, []string{"untrusted", "on-failure", "on-request", "never"})
+	v, err := parseEnum("approval policy", s, spellings(ApprovalPolicies()))
 	return ApprovalPolicy(v), err
 }
 
@@ -38,9 +40,14 @@ const (
 	ExternalSandbox  SandboxMode = "external-sandbox"
 )
 
+// SandboxModes lists every sandbox mode in CLI order.
+func SandboxModes() []SandboxMode {
+	return []SandboxMode{ReadOnly, WorkspaceWrite, DangerFullAccess, ExternalSandbox}
+}
+
 // ParseSandboxMode parses the CLI/config spelling.
 func ParseSandboxMode(s string) (SandboxMode, error) {
-	v, err := parseEnum("sandbox mode", s, []string{"read-only", "workspace-write", "danger-full-access", "external-sandbox"})
+	v, err := parseEnum("sandbox mode", s, spellings(SandboxModes()))
 	return SandboxMode(v), err
 }
 
@@ -75,36 +82,13 @@ func ParseSandboxPermissions(s string) (SandboxPermissions, error) {
 	if s == "" {
 		return UseDefault, nil
 	}
-	v, err := parseEnum("sandbox_permissions", s, []string{"use_default", "require_escalated"})
+	v, err := parseEnum("sandbox_permissions", s, spellings([]SandboxPermissions{UseDefault, RequireEscalated}))
 	return SandboxPermissions(v), err
 }
 
-// ReviewDecision is an answer to an approval request.
-type ReviewDecision string
-
-// The review decisions; TimedOut is the engine's own, never a user's.
-const (
-	Approved                    ReviewDecision = "approved"
-	ApprovedForSession          ReviewDecision = "approved_for_session"
-	ApprovedExecpolicyAmendment ReviewDecision = "approved_execpolicy_amendment"
-	Denied                      ReviewDecision = "denied"
-	Abort                       ReviewDecision = "abort"
-	TimedOut                    ReviewDecision = "timed_out"
-)
-
-// ParseReviewDecision parses a decision as `--decisions` and the journal
-// spell it.
-func ParseReviewDecision(s string) (ReviewDecision, error) {
-	v, err := parseEnum("review decision", s, []string{
-		"approved", "approved_for_session", "approved_execpolicy_amendment", "denied", "abort", "timed_out",
-	})
-	return ReviewDecision(v), err
-}
-
-// String returns the CLI spelling.
-func (d ReviewDecision) String() string { return string(d) }
-
-// IsApproval reports whether the decision lets the call run.
-func (d ReviewDecision) IsApproval() bool {
-	return d == Approved || d == ApprovedForSession || d == ApprovedExecpolicyAmendment
+// ParseReviewDecision parses a decision as `--decisions`, a client and the
+// journal spell it.
+func ParseReviewDecision(s string) (events.ReviewDecision, error) {
+	v, err := parseEnum("review decision", s, spellings(events.ReviewDecisions()))
+	return events.ReviewDecision(v), err
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/docket-engine/docket/cmd/docket/render"
 	"github.com/docket-engine/docket/engine"
+	"github.com/docket-engine/docket/events"
 )
 
 func isNoDecision(err error) bool { return errors.Is(err, engine.ErrNoDecision) }
@@ -22,7 +23,7 @@ type Auto struct {
 // NewAuto builds the approver for a process whose standard input is stdin.
 // When stdin is a terminal it prompts on the controlling terminal
 // (/dev/tty), or on stdin itself if that cannot be opened.
-func NewAuto(stdin *os.File, decisions []string) *Auto {
+func NewAuto(stdin *os.File, decisions []events.ReviewDecision) *Auto {
 	a := &Auto{flags: NewFlags(decisions)}
 	if render.IsTerminal(stdin) {
 		t, err := OpenTerminal()

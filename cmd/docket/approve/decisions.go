@@ -11,18 +11,19 @@ import (
 	"github.com/docket-engine/docket/states/policy"
 )
 
-// Review decisions, as --decisions and the journal spell them.
-const (
-	Approved           = "approved"
-	ApprovedForSession = "approved_for_session"
-	ApprovedAmendment  = "approved_execpolicy_amendment"
-	Denied             = "denied"
-	Abort              = "abort"
-)
+// Decisions returns the review decisions --decisions accepts: all but the
+// engine's own timed_out.
+func Decisions() []events.ReviewDecision {
+	return []events.ReviewDecision{events.Approved, events.ApprovedForSession, events.ApprovedExecpolicyAmendment, events.Denied, events.Abort}
+}
 
-// Decisions returns the spellings --decisions accepts.
-func Decisions() []string {
-	return []string{Approved, ApprovedForSession, ApprovedAmendment, Denied, Abort}
+// spellings returns Decisions as --decisions spells them.
+func spellings() []string {
+	var out []string
+	for _, d := range Decisions() {
+		out = append(out, d.String())
+	}
+	return out
 }
 
 // DecisionError is a --decisions word that is not a decision.
@@ -36,7 +37,7 @@ type DecisionError struct {
 }
 
 func (e *DecisionError) Error() string {
-	msg := fmt.Sprintf("item %d %q is not a decision (%s)", e.Index+1, e.Word, strings.Join(Decisions(), ", "))
+	msg := fmt.Sprintf("item %d %q is not a decision (%s)", e.Index+1, e.Word, strings.Join(spellings(), ", "))
 	if e.Suggestion != "" {
 		msg += fmt.Sprintf("; did you mean %q?", e.Suggestion)
 	}
@@ -45,29 +46,30 @@ func (e *DecisionError) Error() string {
 
 // ParseDecisions splits a comma-separated --decisions list and checks each
 // word. Blank items are an error too: "approved,,denied" is a typo.
-func ParseDecisions(list string) ([]string, error) {
+func ParseDecisions(list string) ([]events.ReviewDecision, error) {
 	if strings.TrimSpace(list) == "" {
 		return nil, nil
 	}
 	words := strings.Split(list, ",")
-	out := make([]string, len(words))
+	out := make([]events.ReviewDecision, len(words))
 	for i, w := range words {
 		w = strings.TrimSpace(w)
-		if !isDecision(w) {
-			return nil, &DecisionError{Index: i, Word: w, Suggestion: policy.Nearest(w, Decisions())}
+		d, ok := decision(w)
+		if !ok {
+			return nil, &DecisionError{Index: i, Word: w, Suggestion: policy.Nearest(w, spellings())}
 		}
-		out[i] = w
+		out[i] = d
 	}
 	return out, nil
 }
 
-func isDecision(w string) bool {
+func decision(w string) (events.ReviewDecision, bool) {
 	for _, d := range Decisions() {
-		if w == d {
-			return true
+		if w == d.String() {
+			return d, true
 		}
 	}
-	return false
+	return "", false
 }
 
 // Flags answers requests from a --decisions list, in order, and returns
@@ -75,12 +77,12 @@ func isDecision(w string) bool {
 // use: each answer is given once.
 type Flags struct {
 	mu   sync.Mutex
-	left []string
+	left []events.ReviewDecision
 }
 
 // NewFlags returns an approver over already parsed decisions.
-func NewFlags(decisions []string) *Flags {
-	return &Flags{left: append([]string(nil), decisions...)}
+func NewFlags(decisions []events.ReviewDecision) *Flags {
+	return &Flags{left: append([]events.ReviewDecision(nil), decisions...)}
 }
 
 // Remaining returns how many answers are left.
@@ -104,7 +106,7 @@ func (f *Flags) Decide(ctx context.Context, req engine.ApprovalRequest) (engine.
 	d := f.left[0]
 	f.left = f.left[1:]
 	ans := engine.Answer{Decision: d, Source: events.SourceFlag}
-	if d == ApprovedAmendment {
+	if d == events.ApprovedExecpolicyAmendment {
 		ans.Amendment = append([]string(nil), req.ProposedAmendment...)
 	}
 	return ans, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -17,7 +18,7 @@ func TestParseDecisions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(got, ",") != strings.Join(Decisions(), ",") {
+	if !slices.Equal(got, Decisions()) {
 		t.Errorf("got %q", got)
 	}
 	if got, err := ParseDecisions(""); err != nil || got != nil {
@@ -26,28 +27,28 @@ func TestParseDecisions(t *testing.T) {
 	for _, tc := range []struct {
 		list       string
 		index      int
-		suggestion string
+		suggestion events.ReviewDecision
 	}{
-		{"approved,aproved", 1, Approved},
-		{"deny", 0, Denied},
-		{"approved_for_sesion", 0, ApprovedForSession},
+		{"approved,aproved", 1, events.Approved},
+		{"deny", 0, events.Denied},
+		{"approved_for_sesion", 0, events.ApprovedForSession},
 		{"approved,,denied", 1, ""},
 		{"yes", 0, ""},
 	} {
 		_, err := ParseDecisions(tc.list)
 		var de *DecisionError
-		if !errors.As(err, &de) || de.Index != tc.index || de.Suggestion != tc.suggestion {
+		if !errors.As(err, &de) || de.Index != tc.index || de.Suggestion != tc.suggestion.String() {
 			t.Errorf("ParseDecisions(%q) = %v, want item %d with suggestion %q", tc.list, err, tc.index+1, tc.suggestion)
 			continue
 		}
-		if tc.suggestion != "" && !strings.Contains(err.Error(), `did you mean "`+tc.suggestion+`"`) {
+		if tc.suggestion != "" && !strings.Contains(err.Error(), `did you mean "`+tc.suggestion.String()+`"`) {
 			t.Errorf("error %q lacks the suggestion", err)
 		}
 	}
 }
 
 func TestFlagsAnswerInOrderThenPark(t *testing.T) {
-	f := NewFlags([]string{Approved, ApprovedAmendment, Denied})
+	f := NewFlags([]events.ReviewDecision{events.Approved, events.ApprovedExecpolicyAmendment, events.Denied})
 	req := execRequest("c1")
 	req.ProposedAmendment = []string{"git", "push"}
 	var got []engine.Answer
@@ -58,7 +59,7 @@ func TestFlagsAnswerInOrderThenPark(t *testing.T) {
 		}
 		got = append(got, a)
 	}
-	if got[0].Decision != Approved || got[1].Decision != ApprovedAmendment || got[2].Decision != Denied {
+	if got[0].Decision != events.Approved || got[1].Decision != events.ApprovedExecpolicyAmendment || got[2].Decision != events.Denied {
 		t.Errorf("answers = %+v", got)
 	}
 	if strings.Join(got[1].Amendment, " ") != "git push" || got[0].Amendment != nil {
@@ -74,16 +75,16 @@ func TestFlagsAnswerInOrderThenPark(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := NewFlags([]string{Approved}).Decide(ctx, req); !errors.Is(err, context.Canceled) {
+	if _, err := NewFlags([]events.ReviewDecision{events.Approved}).Decide(ctx, req); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
 	}
 }
 
 func TestFlagsGiveEachAnswerOnceUnderConcurrency(t *testing.T) {
 	const n = 50
-	list := make([]string, n)
+	list := make([]events.ReviewDecision, n)
 	for i := range list {
-		list[i] = Approved
+		list[i] = events.Approved
 	}
 	f := NewFlags(list)
 	var wg sync.WaitGroup
@@ -120,12 +121,12 @@ func TestChainFallsThroughOnlyOnNoDecision(t *testing.T) {
 		return engine.Answer{}, engine.ErrNoDecision
 	})
 	yes := approverFunc(func(context.Context, engine.ApprovalRequest) (engine.Answer, error) {
-		return engine.Answer{Decision: Approved, Source: events.SourceUser}, nil
+		return engine.Answer{Decision: events.Approved, Source: events.SourceUser}, nil
 	})
 	broken := approverFunc(func(context.Context, engine.ApprovalRequest) (engine.Answer, error) {
 		return engine.Answer{}, errors.New("tty gone wrong")
 	})
-	if a, err := (Chain{none, yes}).Decide(context.Background(), execRequest("c1")); err != nil || a.Decision != Approved {
+	if a, err := (Chain{none, yes}).Decide(context.Background(), execRequest("c1")); err != nil || a.Decision != events.Approved {
 		t.Errorf("none then yes = %+v, %v", a, err)
 	}
 	if _, err := (Chain{broken, yes}).Decide(context.Background(), execRequest("c1")); err == nil || errors.Is(err, engine.ErrNoDecision) {
@@ -143,12 +144,12 @@ func TestAutoWithoutATerminalUsesDecisionsThenParks(t *testing.T) {
 	}
 	defer r.Close()
 	defer w.Close()
-	a := NewAuto(r, []string{Denied})
+	a := NewAuto(r, []events.ReviewDecision{events.Denied})
 	defer a.Close()
 	if a.Interactive() {
 		t.Fatal("a pipe is not a terminal")
 	}
-	if ans, err := a.Decide(context.Background(), execRequest("c1")); err != nil || ans.Decision != Denied {
+	if ans, err := a.Decide(context.Background(), execRequest("c1")); err != nil || ans.Decision != events.Denied {
 		t.Fatalf("first = %+v, %v", ans, err)
 	}
 	if _, err := a.Decide(context.Background(), execRequest("c2")); !errors.Is(err, engine.ErrNoDecision) {
@@ -158,7 +159,7 @@ func TestAutoWithoutATerminalUsesDecisionsThenParks(t *testing.T) {
 
 func TestAutoOnATerminalUsesDecisionsFirst(t *testing.T) {
 	master, term, scr := newPTY(t)
-	a := &Auto{flags: NewFlags([]string{ApprovedForSession}), term: term}
+	a := &Auto{flags: NewFlags([]events.ReviewDecision{events.ApprovedForSession}), term: term}
 	if ans, err := a.Decide(context.Background(), execRequest("c1")); err != nil || ans.Source != events.SourceFlag {
 		t.Fatalf("first = %+v, %v", ans, err)
 	}
@@ -171,7 +172,7 @@ func TestAutoOnATerminalUsesDecisionsFirst(t *testing.T) {
 	if _, err := master.Write([]byte("n\n")); err != nil {
 		t.Fatal(err)
 	}
-	if ans := <-ch; ans.Decision != Denied || ans.Source != events.SourceUser {
+	if ans := <-ch; ans.Decision != events.Denied || ans.Source != events.SourceUser {
 		t.Fatalf("second = %+v", ans)
 	}
 }

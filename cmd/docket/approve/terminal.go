@@ -61,18 +61,18 @@ func (t *Terminal) Close() error {
 }
 
 // decisionFor maps what a person typed to a decision, or "".
-func decisionFor(s string) string {
+func decisionFor(s string) events.ReviewDecision {
 	switch s {
 	case "y", "yes":
-		return Approved
+		return events.Approved
 	case "s", "session":
-		return ApprovedForSession
+		return events.ApprovedForSession
 	case "p":
-		return ApprovedAmendment
+		return events.ApprovedExecpolicyAmendment
 	case "n", "no":
-		return Denied
+		return events.Denied
 	case "a", "abort":
-		return Abort
+		return events.Abort
 	}
 	return ""
 }
@@ -105,7 +105,7 @@ func (t *Terminal) Decide(ctx context.Context, req engine.ApprovalRequest) (engi
 			return engine.Answer{}, fmt.Errorf("call %s: read the answer: %w", req.CallID, err)
 		}
 		d := decisionFor(strings.ToLower(strings.TrimSpace(line)))
-		if d == "" || (d == ApprovedAmendment && !amend) {
+		if d == "" || (d == events.ApprovedExecpolicyAmendment && !amend) {
 			if amend {
 				fmt.Fprintln(t.out, "please answer y, s, p, n or a")
 			} else {
@@ -114,7 +114,7 @@ func (t *Terminal) Decide(ctx context.Context, req engine.ApprovalRequest) (engi
 			continue
 		}
 		ans := engine.Answer{Decision: d, Source: events.SourceUser}
-		if d == ApprovedAmendment {
+		if d == events.ApprovedExecpolicyAmendment {
 			ans.Amendment = append([]string(nil), req.ProposedAmendment...)
 		}
 		fmt.Fprintf(t.out, "  decision: %s\n", d)

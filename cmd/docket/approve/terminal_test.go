@@ -115,23 +115,23 @@ func TestTerminalPromptAnswers(t *testing.T) {
 		name      string
 		req       engine.ApprovalRequest
 		typed     []string // answers, each typed once the prompt line shows
-		decision  string
+		decision  events.ReviewDecision
 		amendment []string
 		shows     []string
 		hides     []string
 	}{
-		{name: "y approves", req: execRequest("c1"), typed: []string{"y"}, decision: Approved,
+		{name: "y approves", req: execRequest("c1"), typed: []string{"y"}, decision: events.Approved,
 			shows: []string{"Approval requested for call c1 (exec, initial)", "command: bash -lc 'touch /etc/x'", "cwd:     /work",
 				"reason:  writes outside the workspace", "answer (y/s/n/a): ", "decision: approved"},
 			hides: []string{"[p]", "risk:"}},
-		{name: "s approves for the session", req: execRequest("c1"), typed: []string{"S"}, decision: ApprovedForSession},
-		{name: "yes spelt out approves", req: execRequest("c1"), typed: []string{"  yes "}, decision: Approved},
-		{name: "p saves the proposed rule", req: amended, typed: []string{"p"}, decision: ApprovedAmendment, amendment: []string{"git", "push"},
+		{name: "s approves for the session", req: execRequest("c1"), typed: []string{"S"}, decision: events.ApprovedForSession},
+		{name: "yes spelt out approves", req: execRequest("c1"), typed: []string{"  yes "}, decision: events.Approved},
+		{name: "p saves the proposed rule", req: amended, typed: []string{"p"}, decision: events.ApprovedExecpolicyAmendment, amendment: []string{"git", "push"},
 			shows: []string{"(exec, retry)", "risk:    high: pushes to a remote", "rule:    p saves an allow rule for commands starting with: git push",
 				"[p] approve and save the rule", "answer (y/s/p/n/a): "}},
-		{name: "invalid input re-prompts", req: execRequest("c1"), typed: []string{"x", "p", "", "n"}, decision: Denied,
+		{name: "invalid input re-prompts", req: execRequest("c1"), typed: []string{"x", "p", "", "n"}, decision: events.Denied,
 			shows: []string{"please answer y, s, n or a"}},
-		{name: "a aborts", req: execRequest("c1"), typed: []string{"a"}, decision: Abort},
+		{name: "a aborts", req: execRequest("c1"), typed: []string{"a"}, decision: events.Abort},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			master, term, scr := newPTY(t)
@@ -150,7 +150,7 @@ func TestTerminalPromptAnswers(t *testing.T) {
 			if r.ans.Decision != tc.decision || r.ans.Source != events.SourceUser || strings.Join(r.ans.Amendment, " ") != strings.Join(tc.amendment, " ") {
 				t.Errorf("answer = %+v, want %s with amendment %q", r.ans, tc.decision, tc.amendment)
 			}
-			shown := scr.waitFor(t, "decision: "+tc.decision, 1)
+			shown := scr.waitFor(t, "decision: "+tc.decision.String(), 1)
 			for _, s := range tc.shows {
 				if !strings.Contains(shown, s) {
 					t.Errorf("prompt does not show %q:\n%s", s, shown)
@@ -187,7 +187,7 @@ func TestTerminalHonoursCancellationAndRecovers(t *testing.T) {
 	if _, err := master.Write([]byte("y\n")); err != nil {
 		t.Fatal(err)
 	}
-	if r := <-ch; r.err != nil || r.ans.Decision != Approved {
+	if r := <-ch; r.err != nil || r.ans.Decision != events.Approved {
 		t.Fatalf("prompt after a cancellation: %+v", r)
 	}
 }
@@ -205,7 +205,7 @@ func TestTerminalDiscardsTypeahead(t *testing.T) {
 	if _, err := master.Write([]byte("n\n")); err != nil {
 		t.Fatal(err)
 	}
-	if r := <-ch; r.err != nil || r.ans.Decision != Denied {
+	if r := <-ch; r.err != nil || r.ans.Decision != events.Denied {
 		t.Fatalf("answer = %+v, want the n typed after the prompt", r)
 	}
 }
@@ -224,14 +224,14 @@ func TestTerminalSerialisesConcurrentRequests(t *testing.T) {
 	if _, err := master.Write([]byte("y\n")); err != nil {
 		t.Fatal(err)
 	}
-	if r := <-first; r.err != nil || r.ans.Decision != Approved {
+	if r := <-first; r.err != nil || r.ans.Decision != events.Approved {
 		t.Fatalf("first answer = %+v", r)
 	}
 	shown = scr.waitFor(t, "answer (y/s/n/a): ", 2)
 	if _, err := master.Write([]byte("n\n")); err != nil {
 		t.Fatal(err)
 	}
-	if r := <-second; r.err != nil || r.ans.Decision != Denied {
+	if r := <-second; r.err != nil || r.ans.Decision != events.Denied {
 		t.Fatalf("second answer = %+v", r)
 	}
 	// The first prompt was answered before the second appeared.

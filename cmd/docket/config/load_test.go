@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/docket-engine/docket/states/policy"
 )
 
 // envOf returns an Env func over a fixed map.
@@ -38,7 +40,7 @@ func mustLoad(t *testing.T, opts LoadOptions) *Config {
 func TestDefaultsApplyWithoutAConfigFile(t *testing.T) {
 	home := homeWith(t, "")
 	c := mustLoad(t, LoadOptions{Home: home})
-	if c.ApprovalPolicy != PolicyOnRequest || c.SandboxMode != ModeReadOnly || c.ModelProvider != ProviderOpenAI {
+	if c.ApprovalPolicy != policy.OnRequest.String() || c.SandboxMode != policy.ReadOnly.String() || c.ModelProvider != ProviderOpenAI {
 		t.Errorf("defaults: policy %q mode %q provider %q", c.ApprovalPolicy, c.SandboxMode, c.ModelProvider)
 	}
 	if p := c.Provider(); p.WireAPI != WireResponses || p.EnvKey != "OPENAI_API_KEY" || p.BaseURL == "" {
@@ -70,7 +72,7 @@ env = { TOKEN = "secret" }
 startup_timeout_sec = 5
 `)
 	c := mustLoad(t, LoadOptions{Home: home})
-	if c.ApprovalPolicy != PolicyNever || !c.SandboxWorkspaceWrite.NetworkAccess {
+	if c.ApprovalPolicy != policy.Never.String() || !c.SandboxWorkspaceWrite.NetworkAccess {
 		t.Errorf("file values not applied: %+v", c)
 	}
 	if !reflect.DeepEqual(c.SandboxWorkspaceWrite.WritableRoots, []string{"/data"}) {
@@ -106,7 +108,7 @@ sandbox_workspace_write.exclude_slash_tmp = true
 model = "slow-model"
 `)
 	c := mustLoad(t, LoadOptions{Home: home, Profile: "fast"})
-	if c.Model != "fast-model" || !c.SandboxWorkspaceWrite.ExcludeSlashTmp || c.SandboxMode != ModeReadOnly {
+	if c.Model != "fast-model" || !c.SandboxWorkspaceWrite.ExcludeSlashTmp || c.SandboxMode != policy.ReadOnly.String() {
 		t.Errorf("profile not applied: model %q exclude %v mode %q", c.Model, c.SandboxWorkspaceWrite.ExcludeSlashTmp, c.SandboxMode)
 	}
 	if src := c.Sources["model"]; src.Layer != LayerProfile || src.Name != "fast" || src.Line != 5 {
@@ -197,7 +199,7 @@ func TestFlagsBeatOverrides(t *testing.T) {
 	c := mustLoad(t, LoadOptions{Home: home,
 		Overrides: []string{"approval_policy=untrusted", "sandbox_mode=workspace-write", "model=from-c"},
 		Flags:     Flags{ApprovalPolicy: ptr("never"), SandboxMode: ptr("danger-full-access"), Model: ptr("from-flag"), ModelScript: ptr("s.jsonl")}})
-	if c.ApprovalPolicy != PolicyNever || c.SandboxMode != ModeDangerFullAccess || c.Model != "from-flag" {
+	if c.ApprovalPolicy != policy.Never.String() || c.SandboxMode != policy.DangerFullAccess.String() || c.Model != "from-flag" {
 		t.Errorf("flags lost: %q %q %q", c.ApprovalPolicy, c.SandboxMode, c.Model)
 	}
 	if c.ModelProvider != ProviderScript || c.ModelScript != "s.jsonl" || c.Sources["model_script"].Name != "--model-script" {

@@ -1,20 +1,6 @@
 package config
 
-// Approval policies, as -a and approval_policy spell them.
-const (
-	PolicyUntrusted = "untrusted"
-	PolicyOnFailure = "on-failure"
-	PolicyOnRequest = "on-request"
-	PolicyNever     = "never"
-)
-
-// Sandbox modes, as -s and sandbox_mode spell them.
-const (
-	ModeReadOnly         = "read-only"
-	ModeWorkspaceWrite   = "workspace-write"
-	ModeDangerFullAccess = "danger-full-access"
-	ModeExternalSandbox  = "external-sandbox"
-)
+import "github.com/docket-engine/docket/states/policy"
 
 // Model provider names with a built-in meaning.
 const (
@@ -28,14 +14,22 @@ const (
 	WireChat      = "chat"
 )
 
-// Policies returns the valid approval_policy spellings.
+// Policies returns the valid approval_policy spellings (policy's values).
 func Policies() []string {
-	return []string{PolicyUntrusted, PolicyOnFailure, PolicyOnRequest, PolicyNever}
+	var out []string
+	for _, p := range policy.ApprovalPolicies() {
+		out = append(out, p.String())
+	}
+	return out
 }
 
-// Modes returns the valid sandbox_mode spellings.
+// Modes returns the valid sandbox_mode spellings (policy's values).
 func Modes() []string {
-	return []string{ModeReadOnly, ModeWorkspaceWrite, ModeDangerFullAccess, ModeExternalSandbox}
+	var out []string
+	for _, m := range policy.SandboxModes() {
+		out = append(out, m.String())
+	}
+	return out
 }
 
 func wireAPIs() []string { return []string{WireResponses, WireChat} }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/docket-engine/docket/engine"
+	"github.com/docket-engine/docket/events"
 )
 
 // The JSONL event and item shapes. Field names and order follow Codex's
@@ -137,14 +138,14 @@ type transitionEvent struct {
 }
 
 type approvalEvent struct {
-	Type              string   `json:"type"`
-	CallID            string   `json:"call_id"`
-	Kind              string   `json:"kind"`
-	Phase             string   `json:"phase"`
-	Command           []string `json:"command"`
-	Cwd               string   `json:"cwd"`
-	Reason            string   `json:"reason"`
-	ProposedAmendment []string `json:"proposed_amendment"`
+	Type              string              `json:"type"`
+	CallID            string              `json:"call_id"`
+	Kind              events.ApprovalKind `json:"kind"`
+	Phase             events.Phase        `json:"phase"`
+	Command           []string            `json:"command"`
+	Cwd               string              `json:"cwd"`
+	Reason            string              `json:"reason"`
+	ProposedAmendment []string            `json:"proposed_amendment"`
 }
 
 type parkedEvent struct {
