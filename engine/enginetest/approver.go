@@ -44,9 +44,9 @@ func (a *ScriptedApprover) Decide(ctx context.Context, req engine.ApprovalReques
 		return engine.Answer{}, ctx.Err()
 	}
 	if src == "" {
-		src = events.SourceUser
+		src = events.SourceUser.String()
 	}
-	return engine.Answer{Decision: d, Source: src}, nil
+	return engine.Answer{Decision: events.ReviewDecision(d), Source: events.DecisionSource(src)}, nil
 }
 
 // Asked returns the requests asked so far, in order.
