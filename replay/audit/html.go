@@ -169,6 +169,9 @@ func timeline(c *Call) []item {
 				text += "; the sandbox denied it: " + esc(denialSummary(a.Denial))
 			}
 			text += layersHTML(a.Sandbox)
+			for _, f := range a.Fallbacks {
+				text += "<p class=\"fallback\">fell back before the command existed: " + esc(f) + "</p>"
+			}
 			out = append(out, item{a.OutcomeSeq, "", class, text})
 		}
 	}
@@ -194,12 +197,15 @@ func esc(s string) string {
 // layersHTML lists, under a run, what each layer in force stops and what
 // each missing one cost.
 func layersHTML(sb *Sandbox) string {
-	if sb == nil || len(sb.InForce)+len(sb.Missing) == 0 {
+	if sb == nil || len(sb.InForce)+len(sb.Missing)+len(sb.Limits) == 0 {
 		return ""
 	}
 	var b strings.Builder
 	b.WriteString("<ul class=\"layers\">")
 	for _, l := range sb.InForce {
+		fmt.Fprintf(&b, "<li><code>%s</code> %s</li>", esc(l.Layer), esc(l.Words))
+	}
+	for _, l := range sb.Limits {
 		fmt.Fprintf(&b, "<li><code>%s</code> %s</li>", esc(l.Layer), esc(l.Words))
 	}
 	for _, l := range sb.Missing {

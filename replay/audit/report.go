@@ -128,6 +128,9 @@ type Sandbox struct {
 	// (sandbox.Explain). Both are empty until the run reported its layers.
 	InForce []sandbox.ExplainedLayer `json:"in_force,omitempty"`
 	Missing []sandbox.ExplainedLayer `json:"missing,omitempty"`
+	// Limits says, for each resource limit the run was under, how much and
+	// what held it.
+	Limits []sandbox.ExplainedLayer `json:"limits,omitempty"`
 }
 
 // Attempt is one execution of the call: its write-ahead record and, when
@@ -145,6 +148,13 @@ type Attempt struct {
 	Denial       *events.DenialEvidence `json:"denial,omitempty"`
 	Error        string                 `json:"error,omitempty"`
 	SandboxError string                 `json:"sandbox_error,omitempty"`
+	// Killed names the resource limit that ended the command.
+	Killed string `json:"killed,omitempty"`
+	// Fallbacks are the stronger sandbox setups refused before the command
+	// existed, each "what was refused: why".
+	Fallbacks []string `json:"fallbacks,omitempty"`
+	// limits are the plan's resource limits, for the outcome's words.
+	limits events.ResourceLimits
 }
 
 // Violation is a breach of a state-machine invariant the journal shows.

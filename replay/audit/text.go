@@ -122,9 +122,15 @@ func (t *textWriter) runs(c *Call) {
 			for _, l := range sb.InForce {
 				t.printf("      %s %s\n", l.Layer, l.Words)
 			}
+			for _, l := range sb.Limits {
+				t.printf("      %s %s\n", l.Layer, l.Words)
+			}
 			for _, l := range sb.Missing {
 				t.printf("      MISSING %s: %s\n", l.Layer, l.Words)
 			}
+		}
+		for _, f := range at.Fallbacks {
+			t.printf("      fell back before the command existed: %s\n", f)
 		}
 		if d := at.Denial; d != nil {
 			t.printf("      denied by the sandbox: %s", denialSummary(d))
@@ -190,6 +196,9 @@ func resultNote(at Attempt) string {
 	}
 	if at.TimedOut {
 		s += ", timed out"
+	}
+	if at.Killed != "" {
+		s += ", killed: " + strings.ReplaceAll(at.Killed, "_", " ")
 	}
 	return s + fmt.Sprintf(" in %s (seq %d)", time.Duration(at.DurationMs)*time.Millisecond, at.OutcomeSeq)
 }

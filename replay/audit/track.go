@@ -157,7 +157,7 @@ func (a *auditor) execStarted(t *tracker, r events.Record, v *events.ExecStarted
 		t.c.Cwd = v.Cwd
 	}
 	sb := sandboxOf(v.Sandbox, nil)
-	t.c.Attempts = append(t.c.Attempts, Attempt{Attempt: v.Attempt, Seq: r.Seq, At: fmtTime(r.At), Sandbox: &sb})
+	t.c.Attempts = append(t.c.Attempts, Attempt{Attempt: v.Attempt, Seq: r.Seq, At: fmtTime(r.At), Sandbox: &sb, limits: v.Sandbox.Limits})
 }
 
 // execOutcome completes the attempt it belongs to. A sandbox that could not
@@ -182,8 +182,9 @@ func (t *tracker) execOutcome(r events.Record, v *events.ExecOutcome) {
 	}
 	at.Signal, at.TimedOut, at.DurationMs = v.Signal, v.TimedOut, v.DurationNs/1e6
 	at.Denial, at.Error, at.SandboxError = v.Denial, v.Error, v.SandboxError
+	at.Killed, at.Fallbacks = v.Killed, v.Fallbacks
 	if at.Sandbox != nil {
-		sb := sandboxOf(events.SandboxPlan{Mode: at.Sandbox.Mode, Network: at.Sandbox.Network}, v.Layers)
+		sb := sandboxOf(events.SandboxPlan{Mode: at.Sandbox.Mode, Network: at.Sandbox.Network, Limits: at.limits}, v.Layers)
 		at.Sandbox = &sb
 	}
 	if v.Denial != nil {
@@ -256,7 +257,7 @@ func sandboxOf(p events.SandboxPlan, layers []string) Sandbox {
 	sb := Sandbox{Mode: mode, Layers: layers, Network: p.Network || !p.Sandboxed()}
 	if len(layers) > 0 && p.Sandboxed() {
 		e := sandbox.Explain(p, layers)
-		sb.InForce, sb.Missing = e.InForce, e.Missing
+		sb.InForce, sb.Missing, sb.Limits = e.InForce, e.Missing, e.Limits
 	}
 	return sb
 }

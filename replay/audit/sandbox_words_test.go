@@ -1,0 +1,87 @@
+package audit
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/states"
+)
+
+// hardenedSession writes a session whose runs went through the hardened
+// sandbox: one with every layer and the limits (killed by the memory
+// limit), one that fell back to no namespaces before the command existed.
+func hardenedSession(tb testing.TB) string {
+	w := newWriter(tb, "0199a1b2-0000-7000-8000-00000000b001", events.SessionConfig{ApprovalPolicy: "on-request", SandboxMode: "workspace-write",
+		WritableRoots: []string{fixtureCwd}})
+	limits := events.ResourceLimits{MaxProcesses: 4096, MaxMemoryMB: 512, MaxCPUSeconds: 3600, MaxFileSizeMB: 8192}
+	plan := wsPlan
+	plan.Limits = limits
+	w.add("", events.UserTurn{TurnID: "turn-1", Text: "build it"})
+	w.response("turn-1", 1,
+		shellItem("h1", map[string]any{"command": []string{"make"}}),
+		shellItem("h2", map[string]any{"command": []string{"make", "test"}}),
+	)
+	full := []string{"landlock:v7", "seccomp", "caps", "mountns", "pidns", "netns", "ipcns", "utsns", "gitdirs",
+		"unix-sockets-covered", "devpts", "cgroup-v2:memory,pids", "rlimit:cpu,fsize"}
+	w.tr("h1", states.WantsApproval, states.RunSandboxed, states.CausePolicySkip, "no approval needed")
+	w.start("h1", 1, "shell", []string{"make"}, plan)
+	w.add("h1", events.ExecOutcome{CallID: "h1", Attempt: 1, ExitCode: 137, Signal: "SIGKILL", DurationNs: 42e6,
+		Layers: full, Killed: "memory_limit"})
+	w.tr("h1", states.Sandboxed, states.Finish, states.CauseCompleted, "killed: memory limit")
+	w.output("h1", false)
+	w.tr("h2", states.WantsApproval, states.RunSandboxed, states.CausePolicySkip, "no approval needed")
+	w.start("h2", 1, "shell", []string{"make", "test"}, plan)
+	w.add("h2", events.ExecOutcome{CallID: "h2", Attempt: 1, DurationNs: 42e6,
+		Layers:    []string{"landlock:v7", "seccomp", "rlimit:cpu,fsize"},
+		Fallbacks: []string{"user, mount, PID, IPC, UTS and network namespaces: clone: operation not permitted"}})
+	w.tr("h2", states.Sandboxed, states.Finish, states.CauseCompleted, "exit 0")
+	w.output("h2", true)
+	return w.close()
+}
+
+func TestAuditPutsEachRunsSandboxIntoWords(t *testing.T) {
+	path := hardenedSession(t)
+	text := streamed(t, path, Options{}, func(b *bytes.Buffer) Sink { return NewTextWriter(b, Options{}) })
+	golden(t, "hardened.txt.golden", text)
+	for _, want := range []string{
+		"killed: memory limit",
+		"limit:memory at most 512 MiB (cgroup-v2 memory controller, for the whole call)",
+		"MISSING mountns:",
+		"MISSING limit:memory: the plan asks for 512 MiB, but nothing enforced it",
+		"fell back before the command existed: user, mount, PID, IPC, UTS and network namespaces",
+	} {
+		if !bytes.Contains(text, []byte(want)) {
+			t.Errorf("text audit lacks %q", want)
+		}
+	}
+	if strings.Count(string(text), "MISSING") != strings.Count(string(text[bytes.Index(text, []byte("call h2")):]), "MISSING") {
+		t.Errorf("the run with every layer lists something missing:\n%s", text)
+	}
+
+	var r Report
+	js := streamed(t, path, Options{}, func(b *bytes.Buffer) Sink { return NewJSONWriter(b) })
+	if err := json.Unmarshal(js, &r); err != nil {
+		t.Fatal(err)
+	}
+	h1, h2 := r.Calls[0].Attempts[0], r.Calls[1].Attempts[0]
+	if h1.Killed != "memory_limit" || len(h1.Sandbox.InForce) != 13 || len(h1.Sandbox.Limits) != 4 || len(h1.Sandbox.Missing) != 0 {
+		t.Errorf("h1 = killed %q, %d in force, %d limits, missing %v", h1.Killed, len(h1.Sandbox.InForce), len(h1.Sandbox.Limits), h1.Sandbox.Missing)
+	}
+	if len(h2.Fallbacks) != 1 || len(h2.Sandbox.Missing) == 0 {
+		t.Errorf("h2 = fallbacks %v, missing %v", h2.Fallbacks, h2.Sandbox.Missing)
+	}
+
+	var page bytes.Buffer
+	if err := Stream(context.Background(), path, Options{}, NewHTMLWriter(&page)); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<ul class="layers">`, `<li class="missing">missing <code>mountns</code>`, `<p class="fallback">`} {
+		if !strings.Contains(page.String(), want) {
+			t.Errorf("HTML audit lacks %q", want)
+		}
+	}
+}
