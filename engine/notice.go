@@ -19,12 +19,21 @@ const (
 	NoticeError         = "error"
 )
 
-// Call statuses in NoticeCallCompleted, as Codex's exec events spell them.
+// CallStatus is how far a call got, as Codex's exec events spell an
+// item's status.
+type CallStatus string
+
+// Call statuses. NoticeCallCompleted carries completed, failed or declined;
+// in_progress is what renderers show while the call runs.
 const (
-	StatusCompleted = "completed"
-	StatusFailed    = "failed"
-	StatusDeclined  = "declined"
+	StatusInProgress CallStatus = "in_progress"
+	StatusCompleted  CallStatus = "completed"
+	StatusFailed     CallStatus = "failed"
+	StatusDeclined   CallStatus = "declined"
 )
+
+// String returns the status's spelling.
+func (s CallStatus) String() string { return string(s) }
 
 // Notice is one thing that happened, for a client to render. Which fields
 // are set depends on Type.
@@ -43,7 +52,7 @@ type Notice struct {
 	Text       string
 	Stream     string
 	ExitCode   int
-	Status     string
+	Status     CallStatus
 	Seq        uint64
 	Transition *events.Transition
 	Approval   *events.ApprovalRequested

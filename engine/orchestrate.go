@@ -314,7 +314,7 @@ func (t *turn) finish(ctx context.Context, cr *callRun, out events.ExecOutcome, 
 }
 
 // deny moves a call through denied to done.
-func (t *turn) deny(ctx context.Context, cr *callRun, cause states.Cause, reason, status string) (callResult, error) {
+func (t *turn) deny(ctx context.Context, cr *callRun, cause states.Cause, reason string, status CallStatus) (callResult, error) {
 	if err := cr.fire(ctx, states.Deny, cause, reason); err != nil {
 		return callResult{call: cr.call}, err
 	}
@@ -345,7 +345,7 @@ func (t *turn) interrupt(ctx context.Context, cr *callRun, cause states.Cause, r
 }
 
 // output journals the text the model will see for a call.
-func (t *turn) output(cr *callRun, text string, ok bool, status string, exit int, agg string) (callResult, error) {
+func (t *turn) output(cr *callRun, text string, ok bool, status CallStatus, exit int, agg string) (callResult, error) {
 	s := t.s
 	item := outputItem(cr.call, text)
 	if _, err := s.rec.append(cr.call.ID, events.ToolOutput{CallID: cr.call.ID, Type: item.Type, Output: text, Success: ok}); err != nil {

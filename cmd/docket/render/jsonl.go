@@ -131,12 +131,12 @@ func (j *JSONL) callStarted(n engine.Notice) {
 		it.output.Reset()
 		it.lastUpdate = 0
 		it.start = n
-		j.emit(itemEvent{Type: EventItemUpdated, Item: callItem(n, it.id, "", StatusInProgress)})
+		j.emit(itemEvent{Type: EventItemUpdated, Item: callItem(n, it.id, "", engine.StatusInProgress)})
 		return
 	}
 	it := &openItem{id: j.newID(), start: n}
 	j.calls[n.CallID] = it
-	j.emit(itemEvent{Type: EventItemStarted, Item: callItem(n, it.id, "", StatusInProgress)})
+	j.emit(itemEvent{Type: EventItemStarted, Item: callItem(n, it.id, "", engine.StatusInProgress)})
 }
 
 func (j *JSONL) callOutput(n engine.Notice) {
@@ -154,7 +154,7 @@ func (j *JSONL) callOutput(n engine.Notice) {
 		return
 	}
 	it.lastUpdate = size
-	j.emit(itemEvent{Type: EventItemUpdated, Item: callItem(it.start, it.id, it.output.String(), StatusInProgress)})
+	j.emit(itemEvent{Type: EventItemUpdated, Item: callItem(it.start, it.id, it.output.String(), engine.StatusInProgress)})
 }
 
 func (j *JSONL) callCompleted(n engine.Notice) {
@@ -171,7 +171,7 @@ func (j *JSONL) callCompleted(n engine.Notice) {
 	}
 	status := n.Status
 	if status == "" {
-		status = StatusCompleted
+		status = engine.StatusCompleted
 	}
 	j.emit(itemEvent{Type: EventItemCompleted, Item: callItem(n, id, agg, status)})
 }
@@ -189,11 +189,11 @@ func kindOf(n engine.Notice) string {
 
 // callItem builds the item for a tool call in the given status. For a
 // finished MCP call, text is its result (or error) text.
-func callItem(n engine.Notice, id, text, status string) any {
+func callItem(n engine.Notice, id, text string, status engine.CallStatus) any {
 	switch kindOf(n) {
 	case ItemFileChange:
-		if status == StatusDeclined {
-			status = StatusFailed
+		if status == engine.StatusDeclined {
+			status = engine.StatusFailed
 		}
 		changes := n.Changes
 		if changes == nil {
@@ -206,17 +206,17 @@ func callItem(n engine.Notice, id, text, status string) any {
 			it.Tool = n.Tool
 		}
 		switch status {
-		case StatusInProgress:
-		case StatusCompleted:
+		case engine.StatusInProgress:
+		case engine.StatusCompleted:
 			it.Result = &mcpResultJSON{Content: []any{textContent{Type: "text", Text: text}}}
 		default:
-			it.Status = StatusFailed
+			it.Status = engine.StatusFailed
 			it.Error = &messageJSON{Message: text}
 		}
 		return it
 	}
 	it := commandItem{ID: id, Type: ItemCommandExecution, Command: ShellJoin(n.Command), AggregatedOutput: text, Status: status}
-	if status != StatusInProgress && status != StatusDeclined && n.ExitCode >= 0 {
+	if status != engine.StatusInProgress && status != engine.StatusDeclined && n.ExitCode >= 0 {
 		code := n.ExitCode
 		it.ExitCode = &code
 	}

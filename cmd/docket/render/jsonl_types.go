@@ -34,15 +34,6 @@ const (
 	ItemMCPToolCall      = "mcp_tool_call"
 )
 
-// Item statuses. command_execution may also be declined; file_change and
-// mcp_tool_call report a declined call as failed, as Codex does.
-const (
-	StatusInProgress = "in_progress"
-	StatusCompleted  = "completed"
-	StatusFailed     = "failed"
-	StatusDeclined   = "declined"
-)
-
 type threadStartedEvent struct {
 	Type     string `json:"type"`
 	ThreadID string `json:"thread_id"`
@@ -89,19 +80,19 @@ type textItem struct {
 }
 
 type commandItem struct {
-	ID               string `json:"id"`
-	Type             string `json:"type"`
-	Command          string `json:"command"`
-	AggregatedOutput string `json:"aggregated_output"`
-	ExitCode         *int   `json:"exit_code"`
-	Status           string `json:"status"`
+	ID               string            `json:"id"`
+	Type             string            `json:"type"`
+	Command          string            `json:"command"`
+	AggregatedOutput string            `json:"aggregated_output"`
+	ExitCode         *int              `json:"exit_code"`
+	Status           engine.CallStatus `json:"status"`
 }
 
 type fileChangeItem struct {
 	ID      string              `json:"id"`
 	Type    string              `json:"type"`
 	Changes []engine.FileChange `json:"changes"`
-	Status  string              `json:"status"`
+	Status  engine.CallStatus   `json:"status"`
 }
 
 type mcpResultJSON struct {
@@ -116,14 +107,14 @@ type textContent struct {
 }
 
 type mcpItem struct {
-	ID        string          `json:"id"`
-	Type      string          `json:"type"`
-	Server    string          `json:"server"`
-	Tool      string          `json:"tool"`
-	Arguments json.RawMessage `json:"arguments"`
-	Result    *mcpResultJSON  `json:"result"`
-	Error     *messageJSON    `json:"error"`
-	Status    string          `json:"status"`
+	ID        string            `json:"id"`
+	Type      string            `json:"type"`
+	Server    string            `json:"server"`
+	Tool      string            `json:"tool"`
+	Arguments json.RawMessage   `json:"arguments"`
+	Result    *mcpResultJSON    `json:"result"`
+	Error     *messageJSON      `json:"error"`
+	Status    engine.CallStatus `json:"status"`
 }
 
 type transitionEvent struct {
