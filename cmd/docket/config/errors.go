@@ -68,3 +68,29 @@ func (w where) line(key []string) int {
 	}
 	return 0
 }
+
+// Errors is every problem found in one configuration file, in line order,
+// so that a user fixes them in one pass. Each is an *Error.
+type Errors []*Error
+
+func (es Errors) Error() string {
+	if len(es) == 1 {
+		return es[0].Error()
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d problems in the configuration:", len(es))
+	for _, e := range es {
+		b.WriteString("\n  ")
+		b.WriteString(e.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns each *Error, so errors.As finds the first.
+func (es Errors) Unwrap() []error {
+	out := make([]error, len(es))
+	for i, e := range es {
+		out[i] = e
+	}
+	return out
+}

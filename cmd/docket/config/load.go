@@ -31,6 +31,10 @@ type LoadOptions struct {
 	Overrides []string
 	// Flags are the flags that set config keys; nil pointers were not given.
 	Flags Flags
+	// Cwd is the workspace: its [projects] trust is looked up, and when
+	// trusted its .docket/config.toml is a layer above the profile. ""
+	// means no project.
+	Cwd string
 }
 
 // Flags holds the command-line flags that set config keys. A nil field
@@ -50,7 +54,8 @@ type layer struct {
 }
 
 // Load builds the effective configuration from every layer, validating
-// each. Every error it returns is an *Error.
+// each. Every error it returns is an *Error, or Errors holding several
+// (all the unknown keys of a file at once).
 func Load(opts LoadOptions) (*Config, error) {
 	env := opts.Env
 	if env == nil {
@@ -60,36 +65,64 @@ func Load(opts LoadOptions) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := &Config{Home: home, File: filepath.Join(home, FileName), Profile: opts.Profile, Tmpdir: env("TMPDIR")}
+	cfg := &Config{Home: home, File: filepath.Join(home, FileName), Profile: opts.Profile, Tmpdir: env("TMPDIR"), ProjectDir: opts.Cwd}
 
-	var layers []layer
 	def, err := defaultsLayer()
 	if err != nil {
 		return nil, err
 	}
-	layers = append(layers, def)
-	fileLayers, err := loadFile(cfg.File, opts.Profile)
+	file, err := loadFile(cfg.File, opts.Profile)
 	if err != nil {
 		return nil, err
 	}
-	layers = append(layers, fileLayers...)
-	layers = append(layers, envLayer(env))
+	cfg.Profile = file.profile
+	cfg.Warnings = append(cfg.Warnings, file.warnings...)
+	var upper []layer
+	upper = append(upper, envLayer(env))
 	for _, text := range opts.Overrides {
 		l, err := overrideLayer(text)
 		if err != nil {
 			return nil, err
 		}
-		layers = append(layers, l)
+		upper = append(upper, l)
 	}
-	layers = append(layers, flagLayer(opts.Flags)...)
+	upper = append(upper, flagLayer(opts.Flags)...)
 
-	merged := tree{}
-	cfg.Sources = Sources{}
-	for _, l := range layers {
-		if err := checkValues(l.tree, l.where); err != nil {
-			return nil, err
+	// Trust comes from every layer but the project's own: a project cannot
+	// trust itself.
+	layers := append(append([]layer{def}, file.layers...), upper...)
+	merged, err := mergeLayers(cfg, layers)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Cwd != "" {
+		var projects map[string]Project
+		if pt, ok := merged["projects"].(tree); ok {
+			if err := decodeTree(tree{"projects": pt}, &struct {
+				P *map[string]Project `toml:"projects"`
+			}{&projects}); err != nil {
+				return nil, &Error{Source: "merged configuration", Key: "projects", Msg: err.Error(), Err: err}
+			}
 		}
-		merge(merged, l.tree, nil, func(key []string) { cfg.Sources[joinKey(key)] = l.source(key) })
+		cfg.Trust = trustOf(projects, opts.Cwd)
+		files := projectFiles(opts.Cwd)
+		switch {
+		case len(files) == 0:
+		case !cfg.Trust.Trusted():
+			cfg.Warnings = append(cfg.Warnings, untrustedWarning(opts.Cwd, cfg.File, cfg.Trust, files))
+		default:
+			pl, warnings, err := loadProjectFile(filepath.Join(opts.Cwd, ProjectDirName, FileName))
+			if err != nil {
+				return nil, err
+			}
+			cfg.Warnings = append(cfg.Warnings, warnings...)
+			if pl != nil {
+				layers = append(append(append([]layer{def}, file.layers...), *pl), upper...)
+				if merged, err = mergeLayers(cfg, layers); err != nil {
+					return nil, err
+				}
+			}
+		}
 	}
 	if err := decodeTree(merged, cfg); err != nil {
 		return nil, &Error{Source: "merged configuration", Msg: err.Error(), Err: err}
@@ -106,6 +139,20 @@ func Load(opts LoadOptions) (*Config, error) {
 		return nil, &Error{Source: "merged configuration", Msg: err.Error(), Err: err}
 	}
 	return cfg, nil
+}
+
+// mergeLayers checks each layer's values and merges them, lowest first,
+// recording in cfg.Sources where each key came from.
+func mergeLayers(cfg *Config, layers []layer) (tree, error) {
+	merged := tree{}
+	cfg.Sources = Sources{}
+	for _, l := range layers {
+		if err := checkValues(l.tree, l.where); err != nil {
+			return nil, err
+		}
+		merge(merged, l.tree, nil, func(key []string) { cfg.Sources[joinKey(key)] = l.source(key) })
+	}
+	return merged, nil
 }
 
 // decodeTree fills v from a tree by way of its TOML text.
@@ -151,36 +198,74 @@ func defaultsLayer() (layer, error) {
 	return layer{tree: t, source: func([]string) Source { return src }, where: where{source: "built-in defaults"}}, nil
 }
 
+// fileLayers is what config.toml contributes: its layer, the selected
+// profile's layer, the profile's name and the warnings about it.
+type fileLayers struct {
+	layers   []layer
+	profile  string
+	warnings []string
+}
+
+// parseFile decodes a config file strictly into v and returns its tree
+// without the ignored Codex keys, and the warning naming those.
+func parseFile(path string, data []byte, v any) (tree, []string, error) {
+	var t tree
+	if err := toml.Unmarshal(data, &t); err != nil {
+		return nil, nil, fileDecodeError(path, err)
+	}
+	err := toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields().Decode(v)
+	if err == nil {
+		return t, nil, nil
+	}
+	sm, ok := asStrictMissing(err)
+	if !ok {
+		return nil, nil, fileDecodeError(path, err)
+	}
+	ignored, errs := unknownKeys(path, t, sm)
+	if len(errs) > 0 {
+		return nil, nil, errs
+	}
+	for _, k := range ignored {
+		removeKey(t, k.key)
+	}
+	return t, []string{ignoredWarning(path, ignored)}, nil
+}
+
 // loadFile reads config.toml (which may be absent) and returns its layer
-// and, when one is selected, the profile's layer.
-func loadFile(path, profile string) ([]layer, error) {
+// and, when one is selected (--profile, else the file's profile key), the
+// profile's layer.
+func loadFile(path, profile string) (fileLayers, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		if profile != "" {
-			return nil, &Error{Source: path, Msg: fmt.Sprintf("profile %q is selected but the config file does not exist", profile), Err: err}
+			return fileLayers{}, &Error{Source: path, Msg: fmt.Sprintf("profile %q is selected but the config file does not exist", profile), Err: err}
 		}
-		return nil, nil
+		return fileLayers{}, nil
 	}
 	if err != nil {
-		return nil, &Error{Source: path, Msg: fmt.Sprintf("cannot read the config file: %v", err), Err: err}
+		return fileLayers{}, &Error{Source: path, Msg: fmt.Sprintf("cannot read the config file: %v", err), Err: err}
 	}
 	var doc fileDoc
-	if err := toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields().Decode(&doc); err != nil {
-		return nil, fileDecodeError(path, err)
-	}
-	var t tree
-	if err := toml.Unmarshal(data, &t); err != nil {
-		return nil, fileDecodeError(path, err)
+	t, warnings, err := parseFile(path, data, &doc)
+	if err != nil {
+		return fileLayers{}, err
 	}
 	lines := lineIndex(data)
 	profiles, _ := t["profiles"].(tree)
 	delete(t, "profiles")
+	delete(t, "profile")
 	w := where{source: path, lines: lines}
 	fileL := layer{tree: t, where: w, source: func(key []string) Source {
 		return Source{Layer: LayerFile, File: path, Line: w.line(key)}
 	}}
+	out := fileLayers{layers: []layer{fileL}, warnings: warnings, profile: profile}
 	if profile == "" {
-		return []layer{fileL}, nil
+		// The file's own default profile: Codex's top-level profile key.
+		profile = doc.Profile
+		out.profile = profile
+	}
+	if profile == "" {
+		return out, nil
 	}
 	pt, ok := profiles[profile].(tree)
 	if !ok {
@@ -197,13 +282,45 @@ func loadFile(path, profile string) ([]layer, error) {
 		if s != "" {
 			msg += fmt.Sprintf("; did you mean %q?", s)
 		}
-		return nil, &Error{Source: path, Msg: msg, Suggestion: s}
+		e := &Error{Source: path, Msg: msg, Suggestion: s}
+		if doc.Profile == profile {
+			e.Key, e.Line = "profile", lines["profile"]
+		}
+		return fileLayers{}, e
 	}
 	pw := where{source: path, lines: lines, prefix: []string{"profiles", profile}}
 	profL := layer{tree: pt, where: pw, source: func(key []string) Source {
 		return Source{Layer: LayerProfile, File: path, Line: pw.line(key), Name: profile}
 	}}
-	return []layer{fileL, profL}, nil
+	out.layers = append(out.layers, profL)
+	return out, nil
+}
+
+// loadProjectFile reads a trusted project's .docket/config.toml, if it
+// exists. It may set any key but projects (trust is the user's to give)
+// and profiles.
+func loadProjectFile(path string) (*layer, []string, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, &Error{Source: path, Msg: fmt.Sprintf("cannot read the project config file: %v", err), Err: err}
+	}
+	var c Config
+	t, warnings, err := parseFile(path, data, &c)
+	if err != nil {
+		return nil, nil, err
+	}
+	lines := lineIndex(data)
+	if _, ok := t["projects"]; ok {
+		return nil, nil, &Error{Source: path, Line: lines["projects"], Key: "projects",
+			Msg: "a project's config cannot set trust; [projects] belongs in " + FileName + " under Docket's home"}
+	}
+	w := where{source: path, lines: lines}
+	return &layer{tree: t, where: w, source: func(key []string) Source {
+		return Source{Layer: LayerProject, File: path, Line: w.line(key)}
+	}}, warnings, nil
 }
 
 // envLayer reads the environment variables that set config keys.

@@ -10,6 +10,7 @@ const (
 	LayerDefault  = "default"
 	LayerFile     = "file"
 	LayerProfile  = "profile"
+	LayerProject  = "project"
 	LayerEnv      = "env"
 	LayerOverride = "override"
 	LayerFlag     = "flag"
@@ -38,6 +39,8 @@ func (s Source) String() string {
 		return s.location()
 	case LayerProfile:
 		return fmt.Sprintf("profile %s (%s)", s.Name, s.location())
+	case LayerProject:
+		return "project " + s.location()
 	}
 	return s.Name
 }
@@ -53,7 +56,7 @@ func (s Source) location() string {
 func (s Source) errorf(key []string, suggestion, format string, a ...any) *Error {
 	e := &Error{Key: joinKey(key), Msg: fmt.Sprintf(format, a...), Suggestion: suggestion}
 	switch s.Layer {
-	case LayerFile, LayerProfile:
+	case LayerFile, LayerProfile, LayerProject:
 		e.Source, e.Line = s.File, s.Line
 	case LayerDefault:
 		e.Source = "built-in defaults"

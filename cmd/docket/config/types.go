@@ -24,6 +24,14 @@ type Config struct {
 	ProjectDocMaxBytes         int64                    `toml:"project_doc_max_bytes"`
 	ExperimentalRiskAssessment bool                     `toml:"experimental_risk_assessment"`
 
+	// Codex keys Docket implements (see docs/decisions.md, "Codex config").
+	ModelReasoningEffort   string             `toml:"model_reasoning_effort"`
+	ModelReasoningSummary  string             `toml:"model_reasoning_summary"`
+	ModelVerbosity         string             `toml:"model_verbosity"`
+	Notify                 []string           `toml:"notify"`
+	ShellEnvironmentPolicy ShellEnvPolicy     `toml:"shell_environment_policy"`
+	Projects               map[string]Project `toml:"projects"`
+
 	// Home is Docket's home: --home, else $DOCKET_HOME, else ~/.docket.
 	Home string `toml:"-"`
 	// File is the config file consulted (it may not exist).
@@ -38,6 +46,14 @@ type Config struct {
 	Tmpdir string `toml:"-"`
 	// Sources says, for every leaf key, which layer set it.
 	Sources Sources `toml:"-"`
+	// ProjectDir is the workspace the project layer and trust were looked
+	// up for ("" when Load was given none); Trust is what [projects] says
+	// of it.
+	ProjectDir string `toml:"-"`
+	Trust      Trust  `toml:"-"`
+	// Warnings are said once on stderr: ignored Codex keys, an untrusted
+	// project's files that were not loaded.
+	Warnings []string `toml:"-"`
 
 	settings []events.Setting
 }
@@ -68,6 +84,8 @@ func (o SandboxOptions) Limits() events.ResourceLimits {
 
 // ModelProvider is one [model_providers.NAME] table.
 type ModelProvider struct {
+	// Name is the provider's display name (Codex's `name`).
+	Name                string `toml:"name"`
 	BaseURL             string `toml:"base_url"`
 	EnvKey              string `toml:"env_key"`
 	WireAPI             string `toml:"wire_api"`
@@ -78,6 +96,10 @@ type ModelProvider struct {
 // MCPServer is one [mcp_servers.NAME] table, with engine/mcp's keys.
 type MCPServer struct {
 	Command                   string            `toml:"command"`
+	URL                       string            `toml:"url"`
+	BearerTokenEnvVar         string            `toml:"bearer_token_env_var"`
+	HTTPHeaders               map[string]string `toml:"http_headers"`
+	EnvHTTPHeaders            map[string]string `toml:"env_http_headers"`
 	Args                      []string          `toml:"args"`
 	Env                       map[string]string `toml:"env"`
 	Cwd                       string            `toml:"cwd"`
@@ -95,6 +117,8 @@ type MCPServer struct {
 // of which may set any key but profiles.
 type fileDoc struct {
 	Config
+	// Profile selects the profile used when --profile is not given.
+	Profile  string            `toml:"profile"`
 	Profiles map[string]Config `toml:"profiles"`
 }
 

@@ -3,6 +3,8 @@ package config
 import (
 	"fmt"
 	"math"
+	"net/url"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -78,6 +80,46 @@ func checkValues(t tree, w where) error {
 	}
 	if err := enum([]string{"sandbox_mode"}, "sandbox mode", Modes()); err != nil {
 		return err
+	}
+	for _, e := range []struct {
+		key   []string
+		what  string
+		valid []string
+	}{
+		{[]string{"model_reasoning_effort"}, "reasoning effort", reasoningEfforts()},
+		{[]string{"model_reasoning_summary"}, "reasoning summary", reasoningSummaries()},
+		{[]string{"model_verbosity"}, "verbosity", verbosities()},
+		{[]string{"shell_environment_policy", "inherit"}, "inherit value", inheritValues()},
+	} {
+		if err := enum(e.key, e.what, e.valid); err != nil {
+			return err
+		}
+	}
+	for _, k := range []string{"exclude", "include_only"} {
+		v, _ := lookup(t, "shell_environment_policy", k)
+		list, _ := v.([]any)
+		for _, p := range list {
+			if s, _ := p.(string); badPattern([]string{s}) != "" {
+				return w.errorf([]string{"shell_environment_policy", k}, "", "%q is not a valid pattern (* and ? match any characters)", s)
+			}
+		}
+	}
+	if v, ok := lookup(t, "notify"); ok {
+		if list, _ := v.([]any); len(list) > 0 {
+			if s, _ := list[0].(string); s == "" {
+				return w.errorf([]string{"notify"}, "", "the first element is the program to run; it is empty")
+			}
+		}
+	}
+	projects, _ := lookup(t, "projects")
+	prt, _ := projects.(tree)
+	for _, name := range sortedNames(prt) {
+		if !filepath.IsAbs(name) {
+			return w.errorf([]string{"projects", name}, "", "%q is not an absolute path", name)
+		}
+		if err := enum([]string{"projects", name, "trust_level"}, "trust level", trustLevels()); err != nil {
+			return err
+		}
 	}
 	if v, ok := lookup(t, "model_provider"); ok && v == "" {
 		return w.errorf([]string{"model_provider"}, "", "empty provider name")
@@ -155,9 +197,40 @@ func checkMerged(c *Config) error {
 		}
 	}
 	for _, name := range slicesSortedKeys(c.MCPServers) {
-		if c.MCPServers[name].Command == "" {
-			key := []string{"mcp_servers", name}
-			return at(key...).errorf(append(key, "command"), "", "missing (the program that runs the server)")
+		if err := checkMCPServer(name, c.MCPServers[name], at); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkMCPServer checks that a server is either local (command) or remote
+// (url), with only the keys of its kind.
+func checkMCPServer(name string, s MCPServer, at func(key ...string) Source) error {
+	key := []string{"mcp_servers", name}
+	k := func(sub string) []string { return append(append([]string(nil), key...), sub) }
+	switch {
+	case s.Command == "" && s.URL == "":
+		return at(key...).errorf(k("command"), "", "missing (the program that runs the server, or url for a remote server)")
+	case s.Command != "" && s.URL != "":
+		return at(k("url")...).errorf(k("url"), "", "a server has a command or a url, not both")
+	case s.URL != "":
+		u, err := url.Parse(s.URL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return at(k("url")...).errorf(k("url"), "", "%q is not an http(s) URL", s.URL)
+		}
+		local := map[string]bool{"args": len(s.Args) > 0, "env": len(s.Env) > 0, "cwd": s.Cwd != "", "sandbox": s.Sandbox}
+		for _, sub := range []string{"args", "env", "cwd", "sandbox"} {
+			if local[sub] {
+				return at(k(sub)...).errorf(k(sub), "", "only a local server (command) has %s; this one has a url", sub)
+			}
+		}
+	default:
+		remote := map[string]bool{"bearer_token_env_var": s.BearerTokenEnvVar != "", "http_headers": len(s.HTTPHeaders) > 0, "env_http_headers": len(s.EnvHTTPHeaders) > 0}
+		for _, sub := range []string{"bearer_token_env_var", "http_headers", "env_http_headers"} {
+			if remote[sub] {
+				return at(k(sub)...).errorf(k(sub), "", "only a remote server (url) has %s; this one has a command", sub)
+			}
 		}
 	}
 	return nil
@@ -172,12 +245,25 @@ func slicesSortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
+// redacted reports whether a setting's value is kept out of the journal:
+// server environments and headers, and variables the shell environment
+// policy sets, are often credentials.
+func redacted(key []string) bool {
+	switch {
+	case len(key) == 4 && key[0] == "mcp_servers":
+		return key[2] == "env" || key[2] == "http_headers"
+	case len(key) == 3 && key[0] == "shell_environment_policy":
+		return key[1] == "set"
+	}
+	return false
+}
+
 // settingsOf renders the merged tree as sorted settings, values as TOML.
 func settingsOf(t tree) ([]events.Setting, error) {
 	var out []events.Setting
 	for _, l := range leaves(t) {
 		v := l.value
-		if len(l.key) == 4 && l.key[0] == "mcp_servers" && l.key[2] == "env" {
+		if redacted(l.key) {
 			v = "(redacted)"
 		}
 		b, err := toml.Marshal(tree{"v": v})
