@@ -2,7 +2,9 @@ package mcp
 
 import (
 	"fmt"
+	"net/url"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -24,6 +26,17 @@ type ServerConfig struct {
 	// Command is the program to run; a bare name is looked up in PATH.
 	// ${VAR} expands in Command, Args, Env values and Cwd.
 	Command string `toml:"command" json:"command"`
+	// URL makes the server remote: Docket connects to it over MCP's
+	// streamable HTTP transport instead of running Command. A server has
+	// a Command or a URL, not both.
+	URL string `toml:"url" json:"url,omitempty"`
+	// BearerTokenEnvVar names the variable holding the token sent as
+	// "Authorization: Bearer <token>" to a remote server.
+	BearerTokenEnvVar string `toml:"bearer_token_env_var" json:"bearer_token_env_var,omitempty"`
+	// HTTPHeaders are sent as they are with every request to a remote server.
+	HTTPHeaders map[string]string `toml:"http_headers" json:"http_headers,omitempty"`
+	// EnvHTTPHeaders map a header to the variable holding its value.
+	EnvHTTPHeaders map[string]string `toml:"env_http_headers" json:"env_http_headers,omitempty"`
 	// Args are its arguments.
 	Args []string `toml:"args" json:"args,omitempty"`
 	// Env is added to the server's environment, which otherwise inherits
@@ -81,8 +94,8 @@ func (c ServerConfig) Validate(name string) error {
 	if name == "" {
 		return fmt.Errorf("mcp_servers: a server has an empty name: %w", ErrInvalidConfig)
 	}
-	if c.Command == "" {
-		return fmt.Errorf("%s: missing (the program that runs the server): %w", key("command"), ErrInvalidConfig)
+	if err := c.validateTransport(key); err != nil {
+		return err
 	}
 	switch c.Approval {
 	case "", ApprovalAlways, ApprovalNever, ApprovalAuto:
@@ -108,6 +121,44 @@ func (c ServerConfig) Validate(name string) error {
 		}
 	}
 	return nil
+}
+
+// Remote reports whether the server is reached over HTTP (URL) rather
+// than run as a process.
+func (c ServerConfig) Remote() bool { return c.URL != "" }
+
+// validateTransport checks that the server is either local (Command) or
+// remote (URL), with only the keys of its kind.
+func (c ServerConfig) validateTransport(key func(string) string) error {
+	switch {
+	case c.Command == "" && c.URL == "":
+		return fmt.Errorf("%s: missing (the program that runs the server, or url for a remote server): %w", key("command"), ErrInvalidConfig)
+	case c.Command != "" && c.URL != "":
+		return fmt.Errorf("%s: a server has a command or a url, not both: %w", key("url"), ErrInvalidConfig)
+	case c.URL == "":
+		if c.BearerTokenEnvVar != "" || len(c.HTTPHeaders) > 0 || len(c.EnvHTTPHeaders) > 0 {
+			return fmt.Errorf("%s: bearer_token_env_var, http_headers and env_http_headers are for a remote server (url): %w", key("command"), ErrInvalidConfig)
+		}
+		return nil
+	}
+	if !httpURL(c.URL) {
+		return fmt.Errorf("%s: %q is not an http(s) URL: %w", key("url"), c.URL, ErrInvalidConfig)
+	}
+	if len(c.Args) > 0 || len(c.Env) > 0 || c.Cwd != "" || c.Sandbox {
+		return fmt.Errorf("%s: args, env, cwd and sandbox are for a local server (command): %w", key("url"), ErrInvalidConfig)
+	}
+	return nil
+}
+
+// httpURL reports whether s is an http(s) URL with a host; a URL with
+// ${VAR} in it is checked for its scheme only, as it is expanded later.
+func httpURL(s string) bool {
+	if strings.Contains(s, "${") {
+		l := strings.ToLower(s)
+		return strings.HasPrefix(l, "http://") || strings.HasPrefix(l, "https://")
+	}
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 }
 
 // maxTimeoutSec keeps a typo from turning into a duration overflow.

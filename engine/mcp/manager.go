@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"slices"
 	"sync"
@@ -50,6 +51,9 @@ type Options struct {
 	// SandboxHelper is the sandbox helper binary; "" means
 	// sandbox.DefaultHelperPath().
 	SandboxHelper string
+	// HTTPTransport carries the requests to remote servers (url); nil
+	// means http.DefaultTransport.
+	HTTPTransport http.RoundTripper
 }
 
 // Manager owns the configured MCP servers: it starts them, registers their

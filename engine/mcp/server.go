@@ -44,6 +44,8 @@ type generation struct {
 	// layers are the sandbox layers its helper reported.
 	proc   *sandbox.Process
 	layers []string
+	// remote is the endpoint of a remote server (cmd is then nil).
+	remote string
 	// done is closed once the connection has ended, the process has been
 	// reaped and the server's state updated; exit is set before that.
 	done chan struct{}
@@ -143,6 +145,9 @@ func (s *server) launch(ctx context.Context, initial bool) (*generation, error) 
 // lists the tools, all within startup_timeout_sec. On error the process is
 // gone, except that a returned generation must still be reaped.
 func (s *server) spawn(ctx context.Context, list bool) (*generation, []*sdk.Tool, error) {
+	if s.cfg.Remote() {
+		return s.spawnRemote(ctx, list)
+	}
 	l, err := s.cfg.resolve(s.name, s.m.environ, s.m.opts.Dir)
 	if err != nil {
 		return nil, nil, err
@@ -241,6 +246,10 @@ func (s *server) watch(g *generation) {
 func reap(g *generation) {
 	_ = g.sess.Wait()
 	_ = g.sess.Close()
+	if g.cmd == nil {
+		g.exit = fmt.Errorf("the connection to %s ended", g.remote)
+		return
+	}
 	killGroup(g.cmd)
 	if g.proc != nil {
 		g.proc.Release()

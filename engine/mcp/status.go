@@ -15,8 +15,11 @@ type ServerStatus struct {
 	State State  `json:"state"`
 	// Error says why the server failed or exited; empty otherwise.
 	Error string `json:"error,omitempty"`
-	// Command is the configured command line, before ${VAR} expansion.
+	// Command is the configured command line, before ${VAR} expansion;
+	// for a remote server, its url.
 	Command []string `json:"command"`
+	// URL is a remote server's url, before ${VAR} expansion.
+	URL string `json:"url,omitempty"`
 	// Tools are the qualified names registered for the server, sorted.
 	Tools []string `json:"tools"`
 	// Restarts counts restarts after the server exited.
@@ -49,9 +52,10 @@ func (m *Manager) Status() []ServerStatus {
 		st := ServerStatus{
 			Name:     name,
 			State:    s.state,
-			Command:  append([]string{s.cfg.Command}, s.cfg.Args...),
+			Command:  s.cfg.commandLine(),
 			Tools:    byServer[name],
 			Restarts: s.restarts,
+			URL:      s.cfg.URL,
 		}
 		if s.live != nil {
 			st.Layers = s.live.layers

@@ -14,6 +14,17 @@ import (
 	"github.com/pelletier/go-toml/v2"
 )
 
+// httpURL reports whether s is an http(s) URL with a host; a URL with
+// ${VAR} in it is checked for its scheme only, as it is expanded later.
+func httpURL(s string) bool {
+	if strings.Contains(s, "${") {
+		l := strings.ToLower(s)
+		return strings.HasPrefix(l, "http://") || strings.HasPrefix(l, "https://")
+	}
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
 // maxTimeoutSec keeps a typo in a timeout from becoming a duration
 // overflow: a week.
 const maxTimeoutSec = 7 * 24 * 3600
@@ -215,8 +226,7 @@ func checkMCPServer(name string, s MCPServer, at func(key ...string) Source) err
 	case s.Command != "" && s.URL != "":
 		return at(k("url")...).errorf(k("url"), "", "a server has a command or a url, not both")
 	case s.URL != "":
-		u, err := url.Parse(s.URL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		if !httpURL(s.URL) {
 			return at(k("url")...).errorf(k("url"), "", "%q is not an http(s) URL", s.URL)
 		}
 		local := map[string]bool{"args": len(s.Args) > 0, "env": len(s.Env) > 0, "cwd": s.Cwd != "", "sandbox": s.Sandbox}
