@@ -55,6 +55,9 @@ type ProviderConfig struct {
 	// Model is used when a request names none; the CLI fills it from the
 	// top-level `model` key, so it is not read from the provider table.
 	Model string `toml:"-"`
+	// Reasoning is sent with every request; the CLI fills it from the
+	// top-level model_reasoning_* and model_verbosity keys.
+	Reasoning Reasoning `toml:"-"`
 }
 
 // DefaultConfig is the built-in "openai" provider.
@@ -167,6 +170,7 @@ func (p *Provider) Respond(ctx context.Context, req model.Request, onDelta func(
 		if err != nil {
 			return model.Response{}, err
 		}
+		p.cfg.Reasoning.applyChat(&params)
 		send = func(ctx context.Context, key string) (model.Response, error) {
 			return p.chatAttempt(ctx, params, req.Tools, key, onDelta)
 		}
@@ -175,6 +179,7 @@ func (p *Provider) Respond(ctx context.Context, req model.Request, onDelta func(
 		if err != nil {
 			return model.Response{}, fmt.Errorf("model provider %s: %w", p.cfg.Name, err)
 		}
+		p.cfg.Reasoning.applyResponses(&params)
 		send = func(ctx context.Context, key string) (model.Response, error) {
 			return p.responsesAttempt(ctx, params, key, onDelta)
 		}
