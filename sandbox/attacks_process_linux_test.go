@@ -95,7 +95,9 @@ func processAttacks() map[string]func(args []string) int {
 					held = held || v != 0
 				}
 			}
-			fmt.Printf("threads %d\nhelper is pid 1: %v\n", len(files), inSandboxPID1())
+			cmdline, _ := os.ReadFile("/proc/1/cmdline")
+			fmt.Printf("threads %d\nhelper is pid 1: %v\nre-executed init: %v\n", len(files), inSandboxPID1(),
+				strings.Contains(string(cmdline), `"init":true`))
 			if !held {
 				return fail("no capability in any set")
 			}

@@ -3,8 +3,13 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"os/exec"
+	"runtime"
+	"slices"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
+	"kernel.org/pub/linux/libs/security/libcap/psx"
 )
 
 // lockedSecurebits stop root from regaining capabilities by being root:
@@ -27,46 +32,150 @@ const (
 	secbitNoCapAmbientRaiseLocked = 1 << 7
 )
 
-// dropAllCaps leaves the calling thread with no capability in any set:
-// bounding, permitted, effective, inheritable and ambient. The command is
-// started from this thread (directly, or through the re-executed init,
-// which is born single-threaded from it), so it and everything it starts
-// hold none either; no_new_privs, set next, keeps set-uid and file
-// capabilities from giving any back.
+// helperSetupCaps are the capabilities the first stage needs for its setup
+// (mounts, then emptying the bounding set and locking the securebits).
+// The parent starts a root helper from a thread whose bounding set holds
+// only these (startNarrowed), so every thread of the helper has only these
+// few to drop.
+var helperSetupCaps = [...]uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP}
+
+// maxBroadcastDrops bounds how many capabilities the helper drops from the
+// bounding set of every thread, one all-thread broadcast each (psx, about
+// 60-250 µs each here). With more (a user namespace, whose bounding set is
+// always full) re-executing the helper from the dropped thread is cheaper.
+const maxBroadcastDrops = len(helperSetupCaps)
+
+// dropCaps leaves the calling thread with no capability in any set:
+// bounding, permitted, effective, inheritable and ambient, with the
+// securebits locked. The command is started from this thread (directly,
+// or from the init, which runs on it or is re-executed from it), so it and
+// everything it starts hold none either; no_new_privs, set next, keeps
+// set-uid and file capabilities from giving any back.
+//
+// With allThreads (the helper stays as init while the command runs) it
+// also empties every set of every other thread when the bounding set is
+// small enough to drop by broadcast; everyThread says whether it did. When
+// it did not, the caller must re-exec from this thread to be rid of them.
 //
 // The bounding set and the securebits need CAP_SETPCAP. A helper without
 // it (not root, no user namespace) holds no capability to begin with; it
 // empties what it can and reports bounded=false, and the caps layer is not
 // claimed.
-func dropAllCaps() (bounded bool, err error) {
-	bounded = true
-	for c := uintptr(0); c < 64; c++ {
-		err := unix.Prctl(unix.PR_CAPBSET_DROP, c, 0, 0, 0)
-		if errors.Is(err, unix.EINVAL) {
-			break // past the kernel's last capability
+func dropCaps(allThreads bool) (bounded, everyThread bool, err error) {
+	present, err := boundingSet()
+	if err != nil {
+		return false, false, err
+	}
+	canSet := hasEffective(unix.CAP_SETPCAP)
+	if canSet {
+		if err := unix.Prctl(unix.PR_SET_SECUREBITS, lockedSecurebits, 0, 0, 0); err != nil {
+			return false, false, fmt.Errorf("locking securebits: %w", err)
 		}
+	}
+	if allThreads && canSet && len(present) <= maxBroadcastDrops {
+		everyThread = broadcastDrop(present) == nil
+		// What is left (nothing, unless the broadcast failed) is dropped
+		// on this thread below.
+		if present, err = boundingSet(); err != nil {
+			return false, false, err
+		}
+	}
+	bounded = true
+	for _, c := range present {
+		err := unix.Prctl(unix.PR_CAPBSET_DROP, c, 0, 0, 0)
 		if errors.Is(err, unix.EPERM) {
 			bounded = false
 			break
 		}
 		if err != nil {
-			return false, fmt.Errorf("dropping capability %d from the bounding set: %w", c, err)
-		}
-	}
-	if bounded {
-		if err := unix.Prctl(unix.PR_SET_SECUREBITS, lockedSecurebits, 0, 0, 0); err != nil {
-			return false, fmt.Errorf("locking securebits: %w", err)
+			return false, false, fmt.Errorf("dropping capability %d from the bounding set: %w", c, err)
 		}
 	}
 	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
-		return false, fmt.Errorf("clearing ambient capabilities: %w", err)
+		return false, false, fmt.Errorf("clearing ambient capabilities: %w", err)
 	}
 	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
 	var data [2]unix.CapUserData // all zero: permitted, effective, inheritable
 	if err := unix.Capset(&hdr, &data[0]); err != nil {
-		return false, fmt.Errorf("capset: %w", err)
+		return false, false, fmt.Errorf("capset: %w", err)
 	}
-	return bounded, nil
+	return bounded, everyThread, nil
+}
+
+// broadcastDrop drops caps from the bounding set of every thread
+// (CAP_SETPCAP last, since each drop needs it), then empties every
+// thread's other sets (the ambient set goes with the permitted one).
+func broadcastDrop(caps []uintptr) error {
+	ordered := make([]uintptr, 0, len(caps))
+	for _, c := range caps {
+		if c != unix.CAP_SETPCAP {
+			ordered = append(ordered, c)
+		}
+	}
+	if len(ordered) < len(caps) {
+		ordered = append(ordered, unix.CAP_SETPCAP)
+	}
+	for _, c := range ordered {
+		if _, _, errno := psx.Syscall3(unix.SYS_PRCTL, unix.PR_CAPBSET_DROP, c, 0); errno != 0 {
+			return fmt.Errorf("dropping capability %d on every thread: %w", c, errno)
+		}
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	_, _, errno := psx.Syscall3(unix.SYS_CAPSET, uintptr(unsafe.Pointer(&hdr)), uintptr(unsafe.Pointer(&data[0])), 0)
+	runtime.KeepAlive(&hdr)
+	runtime.KeepAlive(&data)
+	if errno != 0 {
+		return fmt.Errorf("capset on every thread: %w", errno)
+	}
+	return nil
+}
+
+// boundingSet lists the capabilities in the calling thread's bounding set.
+func boundingSet() ([]uintptr, error) {
+	var caps []uintptr
+	for c := uintptr(0); c < 64; c++ {
+		in, err := unix.PrctlRetInt(unix.PR_CAPBSET_READ, c, 0, 0, 0)
+		if errors.Is(err, unix.EINVAL) {
+			break // past the kernel's last capability
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading the bounding set: %w", err)
+		}
+		if in == 1 {
+			caps = append(caps, c)
+		}
+	}
+	return caps, nil
+}
+
+// hasEffective reports whether the calling thread has capability c in
+// its effective set.
+func hasEffective(c uintptr) bool {
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if unix.Capget(&hdr, &data[0]) != nil {
+		return false
+	}
+	return data[c/32].Effective&(1<<(c%32)) != 0
+}
+
+// narrowBoundingSet drops from the calling thread's bounding set every
+// capability but keep. The parent calls it on a thread it then lets die.
+func narrowBoundingSet(keep []uintptr) error {
+	present, err := boundingSet()
+	if err != nil {
+		return err
+	}
+	for _, c := range present {
+		if slices.Contains(keep, c) {
+			continue
+		}
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, c, 0, 0, 0); err != nil {
+			return fmt.Errorf("dropping capability %d from the bounding set: %w", c, err)
+		}
+	}
+	return nil
 }
 
 // holdsNoCaps reports whether the calling thread's permitted, effective and
@@ -83,4 +192,20 @@ func holdsNoCaps() error {
 		}
 	}
 	return nil
+}
+
+// startNarrowed starts cmd (a root helper) from a new OS thread whose
+// bounding set holds only helperSetupCaps, so that the helper and every
+// thread it will have start with no more. The thread is never unlocked:
+// the Go runtime ends a locked thread with its goroutine, so no other
+// goroutine ever runs on it. Narrowing is best effort; a helper that
+// starts with more capabilities re-executes itself instead.
+func startNarrowed(cmd *exec.Cmd) error {
+	errc := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		_ = narrowBoundingSet(helperSetupCaps[:])
+		errc <- cmd.Start()
+	}()
+	return <-errc
 }

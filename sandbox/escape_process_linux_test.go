@@ -247,20 +247,21 @@ func TestHelperThreadsHoldNoCapabilities(t *testing.T) {
 	}
 	userns := caps
 	userns.Root = false
-	setups := []struct {
-		name   string
-		helper string
-		caps   Capabilities
-	}{
-		{"test binary as helper", "", caps},
-		{"lean helper", buildLeanHelper(t), caps},
+	// Root's helper starts with a narrow bounding set and drops it on
+	// every thread itself; in a user namespace it re-executes as init.
+	type setup struct {
+		name    string
+		helper  string
+		caps    Capabilities
+		reexecd bool
+	}
+	setups := []setup{
+		{"test binary as helper", "", caps, false},
+		{"lean helper", buildLeanHelper(t), caps, false},
 	}
 	if caps.UserNamespaces {
-		setups = append(setups, struct {
-			name   string
-			helper string
-			caps   Capabilities
-		}{"user namespace", "", userns})
+		setups = append(setups, setup{"user namespace", "", userns, true},
+			setup{"lean helper in a user namespace", setups[1].helper, userns, true})
 	}
 	for _, s := range setups {
 		t.Run(s.name, func(t *testing.T) {
@@ -279,6 +280,9 @@ func TestHelperThreadsHoldNoCapabilities(t *testing.T) {
 					if who == "pid1" {
 						if !strings.Contains(out.Stdout, "helper is pid 1: true") {
 							t.Errorf("%s: PID 1 is not the helper:\n%s", v, out.Stdout)
+						}
+						if want := fmt.Sprintf("re-executed init: %v", s.reexecd); !strings.Contains(out.Stdout, want) {
+							t.Errorf("%s: want %q:\n%s", v, want, out.Stdout)
 						}
 						// A Go runtime always has several threads; one
 						// would mean /proc/1/task was not fully listed.

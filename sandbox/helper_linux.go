@@ -32,14 +32,16 @@ func (e *layerError) Unwrap() error { return e.err }
 // process as the spec says, then runs the command; it returns the exit
 // status for os.Exit.
 //
-// With a PID namespace it runs in two stages: the first, which holds the
-// capabilities to build the sandbox, confines itself and re-executes the
-// binary docket verified from the thread that dropped every capability; the
-// second starts single-threaded without any, reports the layers, closes the
-// setup pipe and runs the command as the namespace's init. The re-exec is
-// what makes every thread of the process that outlives the command
-// capability-free: a Go program cannot drop the bounding set of its other
-// threads at a cost that fits a per-call start-up.
+// With a PID namespace it stays as the namespace's init while the command
+// runs, so every one of its threads must hold no capability first. A root
+// docket starts it from a thread whose bounding set holds only
+// helperSetupCaps, so the helper drops those few on every thread by
+// broadcast and runs the init itself. Otherwise (a user namespace, whose
+// bounding set is always full; dropping 41 capabilities by broadcast costs
+// milliseconds) it re-executes the binary docket verified from the thread
+// that dropped everything: the init stage starts single-threaded without
+// any. Either way the init reports the layers, closes the setup pipe, and
+// only then runs the command.
 func HelperMain(args []string) int {
 	// Nothing the command can do may reach this process's memory or
 	// descriptors (ptrace, /proc/1/mem, /proc/1/fd, process_vm_*,
@@ -61,7 +63,7 @@ func HelperMain(args []string) int {
 	if spec.Init {
 		return runInit(spec, argv, env, &ch)
 	}
-	layers, err := confine(spec)
+	layers, everyThread, err := confine(spec)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "docket sandbox:", err)
 		l := reportLine{Kind: reportSetupError, Error: err.Error()}
@@ -71,6 +73,10 @@ func HelperMain(args []string) int {
 		}
 		ch.sendSetup(l)
 		return exitSetup
+	}
+	if spec.NS.PID && everyThread {
+		spec.Layers = layers
+		return runInit(spec, argv, env, &ch)
 	}
 	if spec.NS.PID {
 		return execInit(spec, argv, layers, &ch)
@@ -118,14 +124,17 @@ func execInit(spec helperSpec, argv, layers []string, ch *channels) int {
 // capability, no_new_privs, Landlock (which forbids later mounts) and
 // seccomp last (which forbids mount calls too). It returns the layers
 // enforced.
-func confine(spec helperSpec) ([]string, error) {
+//
+// everyThread says whether every thread of the helper holds no capability
+// now; when it is false and the helper stays as init, it must re-exec.
+func confine(spec helperSpec) (layers []string, everyThread bool, err error) {
 	// Before the mounts make /sys read-only.
 	limits := applyLimits(spec)
 	var extra []string
 	if spec.NS.Mount {
 		fsLayers, err := setupMounts(spec)
 		if err != nil {
-			return nil, &layerError{layer: LayerMountNS, err: err}
+			return nil, false, &layerError{layer: LayerMountNS, err: err}
 		}
 		extra = fsLayers
 		spec.privatePTY = contains(fsLayers, LayerDevpts)
@@ -134,26 +143,26 @@ func confine(spec helperSpec) ([]string, error) {
 	// start with none: not root's, not the ambient CAP_SYS_ADMIN an
 	// unprivileged parent gave for the mounts. This thread runs the next
 	// stage or the command.
-	noCaps, err := dropAllCaps()
+	noCaps, everyThread, err := dropCaps(spec.NS.PID)
 	if err != nil {
-		return nil, &layerError{layer: LayerCaps, err: err}
+		return nil, false, &layerError{layer: LayerCaps, err: err}
 	}
 	// After the mounts the old working directory may lie under a mount
 	// that now covers it; enter the new view.
 	if err := os.Chdir(spec.Cwd); err != nil {
-		return nil, &layerError{layer: "cwd", err: err}
+		return nil, false, &layerError{layer: "cwd", err: err}
 	}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return nil, &layerError{layer: "no_new_privs", err: err}
+		return nil, false, &layerError{layer: "no_new_privs", err: err}
 	}
 	abi, err := applyLandlock(spec)
 	if err != nil {
-		return nil, &layerError{layer: "landlock", err: err}
+		return nil, false, &layerError{layer: "landlock", err: err}
 	}
 	if err := loadSeccomp(spec.Seccomp); err != nil {
-		return nil, &layerError{layer: LayerSeccomp, err: err}
+		return nil, false, &layerError{layer: LayerSeccomp, err: err}
 	}
-	layers := []string{fmt.Sprintf("landlock:v%d", abi), LayerSeccomp}
+	layers = []string{fmt.Sprintf("landlock:v%d", abi), LayerSeccomp}
 	if noCaps {
 		layers = append(layers, LayerCaps)
 	}
@@ -175,7 +184,7 @@ func confine(spec helperSpec) ([]string, error) {
 	if spec.NS.UTS {
 		layers = append(layers, LayerUTSNS)
 	}
-	return append(append(layers, extra...), limits...), nil
+	return append(append(layers, extra...), limits...), everyThread, nil
 }
 
 // execFailed reports a command that could not be started, with the shell's

@@ -12,10 +12,11 @@ import (
 // namespace, passes on to every process in it.
 var forwarded = [...]os.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2}
 
-// runInit is the init stage: the helper re-executed, confined (Landlock,
-// seccomp and no_new_privs pass through execve) and without capabilities on
-// any thread. It reports the layers, closes the setup pipe, and only then
-// runs the command as a child. It stays as the namespace's init: it reaps
+// runInit is the init: the first stage itself once every one of its
+// threads dropped every capability, or the helper re-executed from the
+// dropped thread (Landlock, seccomp and no_new_privs pass through execve).
+// It reports the layers, closes the setup pipe, and only then runs the
+// command as a child. It stays as the namespace's init: it reaps
 // orphans, forwards termination signals to every process in the namespace
 // (including ones that left the process group), reports how the command
 // ended on the exit pipe, and when the command exits, its own exit makes
@@ -48,6 +49,11 @@ func runInit(spec helperSpec, argv, env []string, ch *channels) int {
 	if err != nil {
 		return execFailed(spec.Path, err, ch)
 	}
+	// The reaper may run on any thread; the forwarding must not. In the
+	// first stage go-landlock restricted each thread on its own, so each
+	// has a Landlock domain of its own, and signal scoping (ABI 6+) lets
+	// only this locked thread, whose domain the command inherited, signal
+	// the command.
 	exited := make(chan reportLine, 1)
 	go reapUntil(pid, exited)
 	for {

@@ -23,6 +23,9 @@ type launch struct {
 	sys  *syscall.SysProcAttr
 	// extra are passed as fds 3.. and closed in the parent once started.
 	extra []*os.File
+	// narrow starts it from a thread with a narrowed bounding set (a root
+	// helper; see startNarrowed).
+	narrow bool
 }
 
 // startError is a failure to start the process at all (fork, exec, clone).
@@ -85,7 +88,11 @@ func runProcess(ctx context.Context, req Request, l launch) (events.ExecOutcome,
 		return out, fmt.Errorf("marking inherited descriptors close-on-exec: %w", err)
 	}
 	start := time.Now()
-	err = cmd.Start()
+	if l.narrow {
+		err = startNarrowed(cmd)
+	} else {
+		err = cmd.Start()
+	}
 	outW.Close()
 	errW.Close()
 	closeExtra()

@@ -315,6 +315,7 @@ func launchHelper(ctx context.Context, req Request, helper string, spec helperSp
 	out, err = runProcess(ctx, req, launch{
 		path: binaryExecPath, args: args, env: helperEnv, dir: spec.Cwd,
 		sys: cloneAttrs(spec.NS), extra: []*os.File{setupW, exitW, bin},
+		narrow: !spec.NS.User && os.Geteuid() == 0,
 	})
 	var se *startError
 	if errors.As(err, &se) {
