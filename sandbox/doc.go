@@ -24,10 +24,13 @@
 //     for ptrace, io_uring, mount and namespace calls, kernel-wide knobs,
 //     and, with the network off, socket/socketpair for every family but
 //     AF_UNIX);
-//  5. with a PID namespace, re-execs the same binary descriptor from that
-//     thread: the init stage starts single-threaded with no capabilities,
-//     so none of its threads holds any. It reports the layers on the setup
-//     pipe and closes it, then runs the command as the only child of PID 1
+//  5. with a PID namespace, makes sure none of its threads holds a
+//     capability either: a root helper, started by docket from a thread
+//     whose bounding set holds only what the setup needs, drops those few
+//     on every thread; any other re-execs the same binary descriptor from
+//     the dropped thread, and that init stage starts single-threaded with
+//     none. The init reports the layers on the setup pipe and closes it,
+//     then runs the command as the only child of PID 1
 //     (itself): it forwards termination signals to the whole namespace,
 //     reports the command's end on a separate exit pipe, and when the
 //     command exits, its own exit makes the kernel kill whatever the
