@@ -78,6 +78,7 @@ func populatedBodies() []any {
 			Layers:       []string{"landlock", "seccomp", "userns"},
 			Error:        "timed out",
 			SandboxError: "landlock unavailable",
+			Fallbacks:    []string{"namespaces mountns+pidns: clone: operation not permitted"},
 			Killed:       "memory_limit",
 			Structured:   `{"content":[]}`,
 			IsError:      true,
