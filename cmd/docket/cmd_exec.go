@@ -50,10 +50,14 @@ func (f *commonFlags) load(c *cobra.Command) (*config.Config, error) {
 	flags.ApprovalPolicy = set("ask-for-approval", &f.approval)
 	flags.SandboxMode = set("sandbox", &f.sandbox)
 	flags.ModelScript = set("model-script", &f.modelScript)
-	cfg, err := config.Load(config.LoadOptions{Home: f.home, Profile: f.profile, Env: os.Getenv, Overrides: f.overrides, Flags: flags})
+	// The workspace's [projects] trust decides whether its own config and
+	// rules load; a -C that does not exist is reported by the command.
+	cwd, _ := workspace(f.cd)
+	cfg, err := config.Load(config.LoadOptions{Home: f.home, Profile: f.profile, Env: os.Getenv, Overrides: f.overrides, Flags: flags, Cwd: cwd})
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: err}
 	}
+	printWarnings(c.ErrOrStderr(), cfg)
 	return cfg, nil
 }
 

@@ -79,6 +79,7 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd, decisions string
 	}
 	caps := sandbox.Probe()
 	runner := &engine.ProcessRunner{HelperPath: helper, DocketPath: exe, Caps: &caps}
+	runner.Env, runner.KeepSecretEnv = commandEnv(cfg)
 	tools := []engine.Tool{engine.ShellTool{}, engine.ApplyPatchTool{}}
 	if len(cfg.MCPServers) > 0 {
 		mgr, err := mcp.NewManager(mcpServers(cfg), mcpOptions(cfg, cwd))
@@ -95,7 +96,7 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd, decisions string
 		prev := w.finish
 		w.finish = func() error { return errors.Join(mgr.Close(), prev()) }
 	}
-	srcs, err := loadRules(cfg.Home, cwd)
+	srcs, err := loadRules(cfg.Home, rulesProject(cfg, cwd))
 	if err != nil {
 		return nil, err
 	}
@@ -165,6 +166,7 @@ func buildModel(ctx context.Context, cfg *config.Config, seen int) (model.Model,
 			pc.StreamIdleTimeoutMs = p.StreamIdleTimeoutMs
 		}
 		pc.Model = cfg.Model
+		pc.Reasoning = openai.Reasoning{Effort: cfg.ModelReasoningEffort, Summary: cfg.ModelReasoningSummary, Verbosity: cfg.ModelVerbosity}
 		var opts []openai.Option
 		if ts, err := auth.NewTokenSource(ctx, auth.NewStore(cfg.Home), nil); err == nil {
 			opts = append(opts, openai.WithTokenSource(ts))
@@ -185,14 +187,16 @@ func mcpServers(cfg *config.Config) map[string]mcp.ServerConfig {
 		out[name] = mcp.ServerConfig{Command: s.Command, Args: s.Args, Env: s.Env, Cwd: s.Cwd,
 			StartupTimeoutSec: s.StartupTimeoutSec, ToolTimeoutSec: s.ToolTimeoutSec, EnabledTools: s.EnabledTools,
 			DisabledTools: s.DisabledTools, SupportsParallelToolCalls: s.SupportsParallelToolCalls, Approval: s.Approval,
-			Sandbox: s.Sandbox, Enabled: s.Enabled}
+			Sandbox: s.Sandbox, Enabled: s.Enabled, URL: s.URL, BearerTokenEnvVar: s.BearerTokenEnvVar,
+			HTTPHeaders: s.HTTPHeaders, EnvHTTPHeaders: s.EnvHTTPHeaders}
 	}
 	return out
 }
 
 // loadRules reads the rules files in force; any load error fails closed.
-func loadRules(home, cwd string) ([]events.RuleSource, error) {
-	set, err := rulesfile.Load(rulesfile.Discover(home, cwd), rules.LoadOptions{})
+// project is "" when the workspace is not trusted: its rules do not load.
+func loadRules(home, project string) ([]events.RuleSource, error) {
+	set, err := rulesfile.Load(rulesfile.Discover(home, project), rules.LoadOptions{})
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: err}
 	}

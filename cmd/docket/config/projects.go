@@ -96,3 +96,7 @@ func untrustedWarning(dir, userFile string, t Trust, files []string) string {
 	return fmt.Sprintf("project %s %s, so its %v were not loaded; to load them add [projects.%s] trust_level = %q to %s",
 		dir, why, files, joinKey([]string{dir}), TrustTrusted, userFile)
 }
+
+// TrustFor is what [projects] says about dir, which need not be the
+// workspace Load was given (a resumed session's own directory).
+func (c *Config) TrustFor(dir string) Trust { return trustOf(c.Projects, dir) }

@@ -157,3 +157,12 @@ func (c *Config) SessionConfig() events.SessionConfig {
 		ApprovalTimeoutSec:    c.ApprovalTimeoutSec,
 	}
 }
+
+// ProviderDisplayName is the selected provider's display name (its
+// `name` key), else its table name.
+func (c *Config) ProviderDisplayName() string {
+	if n := c.ModelProviders[c.ModelProvider].Name; n != "" {
+		return n
+	}
+	return c.ModelProvider
+}
