@@ -85,7 +85,7 @@ func patchPaths(p *patch.Patch, cwd string) ([]string, []FileChange) {
 // paths really lead, as the engine resolved and recorded them. Whether the
 // hunks apply is checked by the helper before it writes anything, so the
 // decision depends on the patch text and the recorded resolutions alone.
-func (ApplyPatchTool) Prepare(c Call, env *Env) (*Plan, error) {
+func (ApplyPatchTool) Prepare(c Call, env *Env) (*PreparedCall, error) {
 	text, err := patchText(c)
 	if err != nil {
 		return nil, err
@@ -101,7 +101,7 @@ func (ApplyPatchTool) Prepare(c Call, env *Env) (*Plan, error) {
 		keys[i] = env.Decider.PatchKey(path)
 		real[i] = env.RealPath(c.ID, path)
 	}
-	return &Plan{
+	return &PreparedCall{
 		ApprovalKind: events.ApprovalPatch,
 		Command:      []string{"apply_patch"},
 		Cwd:          env.Cwd,

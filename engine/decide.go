@@ -170,7 +170,7 @@ func (d *Decider) AddAllowRule(pattern []string) {
 // policy.SelectSandbox: approvedBy is the cause of the approval that let it
 // run ("" when nothing was asked). It returns the session's plan or no
 // sandbox, and the cause for the transition.
-func (d *Decider) SandboxFor(p *Plan, approvedBy states.Cause) (events.SandboxPlan, states.Cause) {
+func (d *Decider) SandboxFor(p *PreparedCall, approvedBy states.Cause) (events.SandboxPlan, states.Cause) {
 	sel := policy.SelectSandbox(policy.SelectInput{Mode: d.sandbox.Mode, Requirement: p.Requirement,
 		EscalationRequested: p.Escalated, ApprovedBy: approvedBy, OutOfProcess: p.OutOfProcess})
 	if !sel.Sandboxed {
@@ -180,7 +180,7 @@ func (d *Decider) SandboxFor(p *Plan, approvedBy states.Cause) (events.SandboxPl
 }
 
 // RetryAllowed applies the retry rule after a sandbox denial.
-func (d *Decider) RetryAllowed(p *Plan) (bool, string) {
+func (d *Decider) RetryAllowed(p *PreparedCall) (bool, string) {
 	kind := policy.ToolShell
 	if p.ApprovalKind == events.ApprovalPatch {
 		kind = policy.ToolApplyPatch

@@ -34,14 +34,14 @@ func (m MCPTool) ParallelSafe() bool { return m.T.ParallelSafe }
 
 // Info records the tool's provenance in session_started.
 func (m MCPTool) Info() events.ToolInfo {
-	return events.ToolInfo{Name: m.T.Qualified, Kind: model.ToolFunction, Server: m.T.Server, RawName: m.T.Name,
+	return events.ToolInfo{Name: m.T.Qualified, Kind: model.ToolFunction.String(), Server: m.T.Server, RawName: m.T.Name,
 		ReadOnly: m.T.ReadOnly, Destructive: m.T.Destructive, Approval: m.T.Approval, ParallelSafe: m.T.ParallelSafe,
 		Description: m.T.Description, Schema: string(m.T.InputSchema)}
 }
 
 // Prepare checks the arguments are a JSON object and decides approval from
 // the server's approval setting and the tool's hints.
-func (m MCPTool) Prepare(c Call, env *Env) (*Plan, error) {
+func (m MCPTool) Prepare(c Call, env *Env) (*PreparedCall, error) {
 	args := bytes.TrimSpace([]byte(c.Payload))
 	if len(args) == 0 {
 		args = []byte("{}")
@@ -52,7 +52,7 @@ func (m MCPTool) Prepare(c Call, env *Env) (*Plan, error) {
 	}
 	needs, reason := mcp.Requirement(m.T.Approval, m.T)
 	req := env.Decider.MCPRequirement(needs, reason)
-	return &Plan{
+	return &PreparedCall{
 		ApprovalKind: events.ApprovalMCP,
 		Command:      []string{m.T.Qualified},
 		Cwd:          env.Cwd,

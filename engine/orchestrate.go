@@ -30,7 +30,7 @@ type callRun struct {
 	t     *turn
 	call  Call
 	m     *states.Call
-	plan  *Plan
+	prep  *PreparedCall
 	asked map[events.Phase]bool // phases the user approved
 	risk  *events.RiskAssessment
 	idx   int // position in the response, for the approval gate
@@ -66,21 +66,21 @@ func (t *turn) orchestrate(ctx context.Context, idx int, c Call) (res callResult
 	if want := tool.Spec().Kind; want != c.Kind {
 		return t.invalid(ctx, cr, fmt.Sprintf("tool %q is a %s tool but was called as a %s tool", c.Name, want, c.Kind))
 	}
-	plan, perr := tool.Prepare(c, s.env())
+	prep, perr := tool.Prepare(c, s.env())
 	if perr != nil {
 		return t.invalid(ctx, cr, perr.Error())
 	}
-	cr.plan = plan
-	req := plan.Requirement
+	cr.prep = prep
+	req := prep.Requirement
 	switch req.Kind {
 	case policy.Forbidden:
 		return t.deny(ctx, cr, req.Cause, "forbidden: "+req.Reason, StatusDeclined)
 	case policy.Skip:
-		sandbox, cause := s.decider.SandboxFor(plan, "")
+		sandbox, cause := s.decider.SandboxFor(prep, "")
 		return t.run(ctx, cr, 1, sandbox, cause, skipReason(req))
 	}
-	if s.decider.AllGranted(plan.Keys) {
-		sandbox, _ := s.decider.SandboxFor(plan, states.CauseSessionGrant)
+	if s.decider.AllGranted(prep.Keys) {
+		sandbox, _ := s.decider.SandboxFor(prep, states.CauseSessionGrant)
 		return t.run(ctx, cr, 1, sandbox, states.CauseSessionGrant, "approved for this session earlier")
 	}
 	if err := t.gate.wait(ctx, idx); err != nil {
@@ -126,7 +126,7 @@ func (t *turn) askAndRun(ctx context.Context, cr *callRun, phase events.Phase, r
 		if phase == events.PhaseRetry {
 			return t.run(ctx, cr, 2, events.SandboxPlan{Mode: events.SandboxNone}, cause, "user approved running it without the sandbox")
 		}
-		sandbox, scause := s.decider.SandboxFor(cr.plan, cause)
+		sandbox, scause := s.decider.SandboxFor(cr.prep, cause)
 		if scause == states.CauseOutOfProcess {
 			cause = scause
 		}
@@ -146,7 +146,7 @@ func (t *turn) askAndRun(ctx context.Context, cr *callRun, phase events.Phase, r
 // journals the answer before it is acted on.
 func (t *turn) ask(ctx context.Context, cr *callRun, phase events.Phase, reason string) (Answer, error) {
 	s := t.s
-	p := cr.plan
+	p := cr.prep
 	req := events.ApprovalRequested{
 		CallID: cr.call.ID, TurnID: t.id, RequestID: cr.call.ID + "/" + phase.String(), Phase: phase,
 		Kind: p.ApprovalKind, Command: p.Command, Cwd: p.Cwd, Reason: reason,
@@ -217,7 +217,7 @@ func (t *turn) ask(ctx context.Context, cr *callRun, phase events.Phase, reason 
 // (write-ahead), runs the call, and handles a sandbox denial.
 func (t *turn) run(ctx context.Context, cr *callRun, attempt int, sandbox events.SandboxPlan, cause states.Cause, reason string) (callResult, error) {
 	s := t.s
-	start := cr.plan.Start
+	start := cr.prep.Start
 	start.CallID, start.Attempt, start.Sandbox = cr.call.ID, attempt, sandbox
 	rr := RunRequest{ExecStarted: start, OutputCap: s.cfg.CaptureCap}
 	if sandbox.Sandboxed() {
@@ -242,8 +242,8 @@ func (t *turn) run(ctx context.Context, cr *callRun, attempt int, sandbox events
 	if _, err := s.rec.appendDurable(cr.call.ID, start); err != nil {
 		return callResult{call: cr.call}, err
 	}
-	s.notify(Notice{Type: NoticeCallStarted, TurnID: t.id, CallID: cr.call.ID, Tool: cr.call.Name, Command: cr.plan.Command,
-		Cwd: cr.plan.Cwd, Changes: cr.plan.Changes, Server: cr.plan.Server, MCPTool: cr.plan.MCPTool, Arguments: cr.plan.Arguments})
+	s.notify(Notice{Type: NoticeCallStarted, TurnID: t.id, CallID: cr.call.ID, Tool: cr.call.Name, Command: cr.prep.Command,
+		Cwd: cr.prep.Cwd, Changes: cr.prep.Changes, Server: cr.prep.Server, MCPTool: cr.prep.MCPTool, Arguments: cr.prep.Arguments})
 	var once sync.Once
 	rr.OnOutput = func(stream string, chunk []byte) {
 		once.Do(func() { s.cfg.Faults.Hit("while_running") })
@@ -284,7 +284,7 @@ func (t *turn) afterRun(ctx context.Context, cr *callRun, out events.ExecOutcome
 // retry applies the retry rule to a call in retryPrompt.
 func (t *turn) retry(ctx context.Context, cr *callRun, denied events.ExecOutcome) (callResult, error) {
 	s := t.s
-	allowed, why := s.decider.RetryAllowed(cr.plan)
+	allowed, why := s.decider.RetryAllowed(cr.prep)
 	if !allowed {
 		return t.finish(ctx, cr, denied, states.CauseRetryNotAllowed, why)
 	}
@@ -305,7 +305,7 @@ func (t *turn) finish(ctx context.Context, cr *callRun, out events.ExecOutcome, 
 	if err := cr.fire(ctx, states.Finish, cause, reason); err != nil {
 		return callResult{call: cr.call}, err
 	}
-	text, ok := cr.plan.Shape(out)
+	text, ok := cr.prep.Shape(out)
 	status := StatusCompleted
 	if !ok {
 		status = StatusFailed
@@ -322,7 +322,7 @@ func (t *turn) deny(ctx context.Context, cr *callRun, cause states.Cause, reason
 		return callResult{call: cr.call}, err
 	}
 	if cr.denied != nil {
-		text, _ := cr.plan.Shape(*cr.denied)
+		text, _ := cr.prep.Shape(*cr.denied)
 		return t.output(cr, text+"\nIt was not run again without the sandbox: "+reason, false, StatusFailed, cr.denied.ExitCode, cr.denied.Output)
 	}
 	return t.output(cr, "Not run: "+reason, false, status, -1, "")
@@ -352,10 +352,10 @@ func (t *turn) output(cr *callRun, text string, ok bool, status CallStatus, exit
 		return callResult{call: cr.call}, err
 	}
 	n := Notice{Type: NoticeCallCompleted, TurnID: t.id, CallID: cr.call.ID, Tool: cr.call.Name, Status: status, ExitCode: exit, Text: agg}
-	if cr.plan != nil {
-		n.Command, n.Cwd, n.Changes = cr.plan.Command, cr.plan.Cwd, cr.plan.Changes
-		n.Server, n.MCPTool, n.Arguments = cr.plan.Server, cr.plan.MCPTool, cr.plan.Arguments
-		if cr.plan.ApprovalKind == events.ApprovalMCP {
+	if cr.prep != nil {
+		n.Command, n.Cwd, n.Changes = cr.prep.Command, cr.prep.Cwd, cr.prep.Changes
+		n.Server, n.MCPTool, n.Arguments = cr.prep.Server, cr.prep.MCPTool, cr.prep.Arguments
+		if cr.prep.ApprovalKind == events.ApprovalMCP {
 			n.Text = text
 		}
 	}

@@ -207,18 +207,18 @@ func (t *turn) resumeCall(ctx context.Context, cr *callRun) (callResult, error) 
 		cr.asked[p] = ok
 	}
 	tool, ok := s.registry.Lookup(cr.call.Name)
-	var plan *Plan
+	var prep *PreparedCall
 	var perr error
 	if ok {
-		plan, perr = tool.Prepare(cr.call, s.env())
+		prep, perr = tool.Prepare(cr.call, s.env())
 	}
 	if !ok || perr != nil {
-		cr.plan = &Plan{Shape: func(events.ExecOutcome) (string, bool) { return "", false }}
+		cr.prep = &PreparedCall{Shape: func(events.ExecOutcome) (string, bool) { return "", false }}
 		if cr.m.Can(states.Interrupt) {
 			return t.interrupt(ctx, cr, states.CauseCrashRecovery, "the tool is no longer available after resume")
 		}
 	} else {
-		cr.plan = plan
+		cr.prep = prep
 	}
 	last := len(h.started)
 	switch cr.m.Current() {
@@ -239,7 +239,7 @@ func (t *turn) resumeCall(ctx context.Context, cr *callRun) (callResult, error) 
 		return t.deny2done(ctx, cr, states.Cause(h.lastCause), h.lastReason)
 	case states.Done:
 		if out, ok := h.outcomes[last]; ok {
-			text, success := cr.plan.Shape(out)
+			text, success := cr.prep.Shape(out)
 			return t.output(cr, text, success, StatusCompleted, out.ExitCode, out.Output)
 		}
 		return t.output(cr, "Ended: "+h.lastReason, false, StatusFailed, -1, "")

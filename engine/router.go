@@ -13,8 +13,8 @@ import (
 type Call struct {
 	ID      string
 	Name    string
-	Kind    string // model.ToolFunction or model.ToolCustom: how the model sent it
-	Payload string // function arguments (JSON text) or custom input
+	Kind    model.ToolKind // how the model sent it
+	Payload string         // function arguments (JSON text) or custom input
 }
 
 // callsOf extracts the tool calls of a response, in order.
@@ -87,7 +87,7 @@ func (r *Registry) Infos() []events.ToolInfo {
 	specs := r.Specs()
 	out := make([]events.ToolInfo, 0, len(specs))
 	for _, s := range specs {
-		info := events.ToolInfo{Name: s.Name, Kind: s.Kind, ParallelSafe: r.tools[s.Name].ParallelSafe()}
+		info := events.ToolInfo{Name: s.Name, Kind: s.Kind.String(), ParallelSafe: r.tools[s.Name].ParallelSafe()}
 		if d, ok := r.tools[s.Name].(interface{ Info() events.ToolInfo }); ok {
 			info = d.Info()
 		}

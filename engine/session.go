@@ -267,7 +267,7 @@ func (s *Session) assessRisk(ctx context.Context, cr *callRun, denied events.Exe
 	if s.cfg.Risk == nil {
 		return nil
 	}
-	ra := s.cfg.Risk.Assess(ctx, cr.call.ID, cr.plan.Command, cr.plan.Cwd, denied.Output)
+	ra := s.cfg.Risk.Assess(ctx, cr.call.ID, cr.prep.Command, cr.prep.Cwd, denied.Output)
 	ra.CallID = cr.call.ID
 	if _, err := s.rec.append(cr.call.ID, ra); err != nil {
 		return nil

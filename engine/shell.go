@@ -48,7 +48,7 @@ type shellArgs struct {
 }
 
 // Prepare validates the arguments and asks the decision logic.
-func (ShellTool) Prepare(c Call, env *Env) (*Plan, error) {
+func (ShellTool) Prepare(c Call, env *Env) (*PreparedCall, error) {
 	if c.Kind != model.ToolFunction {
 		return nil, fmt.Errorf("shell is a function tool; it was called as a %s tool", c.Kind)
 	}
@@ -87,7 +87,7 @@ func (ShellTool) Prepare(c Call, env *Env) (*Plan, error) {
 	}
 	escalated := a.SandboxPermissions == "require_escalated"
 	req := env.Decider.ExecRequirement(a.Command, escalated, a.Justification)
-	return &Plan{
+	return &PreparedCall{
 		ApprovalKind: events.ApprovalExec,
 		Command:      a.Command,
 		Cwd:          cwd,

@@ -16,7 +16,7 @@ type Tool interface {
 	// a pure function of the call and the session (no disk, no clock), so
 	// replay reaches the same plan. An error is an invalid call: the model
 	// is told, nothing runs.
-	Prepare(c Call, s *Env) (*Plan, error)
+	Prepare(c Call, s *Env) (*PreparedCall, error)
 }
 
 // PathWriter is a tool whose calls write files at paths known before they
@@ -38,9 +38,10 @@ type Env struct {
 	RealPath func(callID, path string) string
 }
 
-// Plan is a prepared call: what it would do, what approval it needs, and
-// how to shape its outcome for the model.
-type Plan struct {
+// PreparedCall is a call a tool has prepared: what it would do, what
+// approval it needs, and how to shape its outcome for the model. (A sandbox
+// plan is events.SandboxPlan; this is not one.)
+type PreparedCall struct {
 	ApprovalKind events.ApprovalKind
 	Command      []string
 	Cwd          string

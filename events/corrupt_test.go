@@ -31,7 +31,7 @@ func sampleWires(t testing.TB) ([]Record, [][]byte) {
 	return recs, wires
 }
 
-func indexOfKind(t testing.TB, recs []Record, k Kind) int {
+func indexOfKind(t testing.TB, recs []Record, k RecordKind) int {
 	for i, r := range recs {
 		if r.Kind == k {
 			return i

@@ -17,7 +17,7 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // fields, so a flipped bit anywhere in a record is detected.
 type Record struct {
 	Seq    uint64
-	Kind   Kind
+	Kind   RecordKind
 	At     int64 // Unix nanoseconds, from the engine's clock
 	CallID string
 	Body   []byte
@@ -44,7 +44,7 @@ func (e *CorruptError) Error() string {
 func (e *CorruptError) Unwrap() error { return ErrCorrupt }
 
 // Checksum computes the CRC-32C that a record with these fields must carry.
-func Checksum(seq uint64, kind Kind, at int64, callID string, body []byte) uint32 {
+func Checksum(seq uint64, kind RecordKind, at int64, callID string, body []byte) uint32 {
 	var hdr [16]byte
 	binary.BigEndian.PutUint64(hdr[:8], seq)
 	binary.BigEndian.PutUint64(hdr[8:], uint64(at))
@@ -149,7 +149,7 @@ func Unmarshal(b []byte) (Record, error) {
 	if crc > 0xffffffff {
 		return r, &CorruptError{Seq: r.Seq, Reason: "crc out of range"}
 	}
-	r.Kind, r.CRC = Kind(kind), uint32(crc)
+	r.Kind, r.CRC = RecordKind(kind), uint32(crc)
 	if got := Checksum(r.Seq, r.Kind, r.At, r.CallID, r.Body); got != r.CRC {
 		return r, &CorruptError{Seq: r.Seq, Reason: fmt.Sprintf("CRC-32C mismatch: stored %08x, computed %08x", r.CRC, got)}
 	}

@@ -2,32 +2,32 @@ package events
 
 import "fmt"
 
-// Kind names a record type in the journal.
-type Kind string
+// RecordKind names a record type in the journal.
+type RecordKind string
 
 // Input kinds record what came from outside the engine: they are fed back
 // during verify replay.
 const (
-	KindSessionStarted Kind = "session_started"
-	KindUserTurn       Kind = "user_turn"
-	KindModelResponse  Kind = "model_response"
-	KindDecision       Kind = "decision"
-	KindExecOutcome    Kind = "exec_outcome"
-	KindRiskAssessment Kind = "risk_assessment"
-	KindSessionResumed Kind = "session_resumed"
+	KindSessionStarted RecordKind = "session_started"
+	KindUserTurn       RecordKind = "user_turn"
+	KindModelResponse  RecordKind = "model_response"
+	KindDecision       RecordKind = "decision"
+	KindExecOutcome    RecordKind = "exec_outcome"
+	KindRiskAssessment RecordKind = "risk_assessment"
+	KindSessionResumed RecordKind = "session_resumed"
 )
 
 // Decision kinds record what the engine concluded from its inputs: during
 // verify replay they are recomputed and compared.
 const (
-	KindTransition        Kind = "transition"
-	KindApprovalRequested Kind = "approval_requested"
-	KindExecStarted       Kind = "exec_started"
-	KindToolOutput        Kind = "tool_output"
-	KindModelRequest      Kind = "model_request"
-	KindGrant             Kind = "grant"
-	KindRuleAmended       Kind = "rule_amended"
-	KindTurnEnded         Kind = "turn_ended"
+	KindTransition        RecordKind = "transition"
+	KindApprovalRequested RecordKind = "approval_requested"
+	KindExecStarted       RecordKind = "exec_started"
+	KindToolOutput        RecordKind = "tool_output"
+	KindModelRequest      RecordKind = "model_request"
+	KindGrant             RecordKind = "grant"
+	KindRuleAmended       RecordKind = "rule_amended"
+	KindTurnEnded         RecordKind = "turn_ended"
 )
 
 // kindTable is the one list of record kinds: each kind once, with whether
@@ -53,13 +53,13 @@ var kindTable = [...]kindEntry{
 
 // kindEntry is one row of kindTable.
 type kindEntry struct {
-	kind  Kind
+	kind  RecordKind
 	input bool
 	new   func() any          // a pointer to a zero body
 	is    func(body any) bool // body is a T or a *T
 }
 
-func entry[T any](k Kind, input bool) kindEntry {
+func entry[T any](k RecordKind, input bool) kindEntry {
 	return kindEntry{kind: k, input: input,
 		new: func() any { return new(T) },
 		is: func(body any) bool {
@@ -71,7 +71,7 @@ func entry[T any](k Kind, input bool) kindEntry {
 		}}
 }
 
-func lookup(k Kind) (kindEntry, bool) {
+func lookup(k RecordKind) (kindEntry, bool) {
 	for _, e := range kindTable {
 		if e.kind == k {
 			return e, true
@@ -81,8 +81,8 @@ func lookup(k Kind) (kindEntry, bool) {
 }
 
 // Kinds returns every known record kind, inputs first.
-func Kinds() []Kind {
-	out := make([]Kind, len(kindTable))
+func Kinds() []RecordKind {
+	out := make([]RecordKind, len(kindTable))
 	for i, e := range kindTable {
 		out[i] = e.kind
 	}
@@ -90,14 +90,14 @@ func Kinds() []Kind {
 }
 
 // Known reports whether k is a record kind this version understands.
-func (k Kind) Known() bool {
+func (k RecordKind) Known() bool {
 	_, ok := lookup(k)
 	return ok
 }
 
 // IsInput reports whether records of kind k are inputs (recorded and fed
 // back by replay) rather than decisions (recomputed and compared).
-func (k Kind) IsInput() bool {
+func (k RecordKind) IsInput() bool {
 	e, _ := lookup(k)
 	return e.input
 }
@@ -106,7 +106,7 @@ func (k Kind) IsInput() bool {
 // not know, typically because a newer Docket wrote it.
 type UnknownKindError struct {
 	Seq  uint64
-	Kind Kind
+	Kind RecordKind
 }
 
 func (e *UnknownKindError) Error() string {
@@ -114,7 +114,7 @@ func (e *UnknownKindError) Error() string {
 }
 
 // NewBody returns a pointer to a zero body for kind k, for decoding.
-func NewBody(k Kind) (any, bool) {
+func NewBody(k RecordKind) (any, bool) {
 	e, ok := lookup(k)
 	if !ok {
 		return nil, false
@@ -123,7 +123,7 @@ func NewBody(k Kind) (any, bool) {
 }
 
 // KindOf returns the record kind for a body value (pointer or not).
-func KindOf(body any) (Kind, bool) {
+func KindOf(body any) (RecordKind, bool) {
 	for _, e := range kindTable {
 		if e.is(body) {
 			return e.kind, true

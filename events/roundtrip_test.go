@@ -123,7 +123,7 @@ func TestEveryKindHasABodyAndBack(t *testing.T) {
 }
 
 func TestInputsAndDecisionsAreSeparate(t *testing.T) {
-	inputs := map[Kind]bool{
+	inputs := map[RecordKind]bool{
 		KindSessionStarted: true, KindSessionResumed: true, KindUserTurn: true, KindModelResponse: true,
 		KindDecision: true, KindExecOutcome: true, KindRiskAssessment: true,
 	}
@@ -132,7 +132,7 @@ func TestInputsAndDecisionsAreSeparate(t *testing.T) {
 			t.Errorf("%s.IsInput() = %v, want %v", k, k.IsInput(), inputs[k])
 		}
 	}
-	if Kind("nope").IsInput() || Kind("nope").Known() {
+	if RecordKind("nope").IsInput() || RecordKind("nope").Known() {
 		t.Error("an unknown kind claims to be known or an input")
 	}
 }

@@ -177,7 +177,7 @@ func unsetFields(path string, v reflect.Value) []string {
 }
 
 func TestPopulatedBodiesSetEveryField(t *testing.T) {
-	seen := map[Kind]bool{}
+	seen := map[RecordKind]bool{}
 	for _, b := range populatedBodies() {
 		k, ok := KindOf(b)
 		if !ok {

@@ -20,7 +20,7 @@ var errCrashed = errors.New("replay: the recorded process stopped here")
 type Divergence struct {
 	Seq    uint64 // the journal record that differs (0: the journal had none)
 	CallID string
-	Kind   events.Kind
+	Kind   events.RecordKind
 	Want   string // the journal's record, canonical JSON
 	Got    string // the replay's record, canonical JSON
 }

@@ -22,7 +22,7 @@ func readAll(t *testing.T, path string) []events.Record {
 	return recs
 }
 
-func count(recs []events.Record, k events.Kind) int {
+func count(recs []events.Record, k events.RecordKind) int {
 	n := 0
 	for _, r := range recs {
 		if r.Kind == k {

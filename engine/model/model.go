@@ -10,18 +10,24 @@ import (
 	"github.com/docket-engine/docket/events"
 )
 
-// Tool kinds: a function tool takes JSON arguments, a custom tool takes free
-// text (apply_patch is custom).
+// ToolKind is how a tool takes its input: a function tool takes JSON
+// arguments, a custom tool takes free text (apply_patch is custom).
+type ToolKind string
+
+// The tool kinds.
 const (
-	ToolFunction = "function"
-	ToolCustom   = "custom"
+	ToolFunction ToolKind = "function"
+	ToolCustom   ToolKind = "custom"
 )
+
+// String returns the kind's spelling.
+func (k ToolKind) String() string { return string(k) }
 
 // ToolSpec is what the model sees of a tool.
 type ToolSpec struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
-	Kind        string          `json:"kind"`
+	Kind        ToolKind        `json:"kind"`
 	Parameters  json.RawMessage `json:"parameters,omitempty"` // JSON Schema, function tools
 }
 
@@ -44,16 +50,19 @@ type Response struct {
 	Attempts int // how many HTTP attempts it took; 1 when none was retried
 }
 
-// Stream event kinds.
+// DeltaKind is what a streamed fragment carries.
+type DeltaKind string
+
+// The delta kinds.
 const (
-	DeltaText      = "text"
-	DeltaReasoning = "reasoning"
+	DeltaText      DeltaKind = "text"
+	DeltaReasoning DeltaKind = "reasoning"
 )
 
 // Delta is a streamed fragment of a response, for live display only: the
 // engine acts on the whole Response.
 type Delta struct {
-	Kind string
+	Kind DeltaKind
 	Text string
 }
 

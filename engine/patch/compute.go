@@ -37,7 +37,7 @@ type Result struct {
 
 // FileChange is one verified operation.
 type FileChange struct {
-	Kind        Kind
+	Kind        ChangeKind
 	Path        string      // absolute, cleaned
 	MovePath    string      // absolute, cleaned; Update with a move only
 	Display     string      // Path as written in the patch, for the summary

@@ -32,7 +32,7 @@ func (e *ParseError) Error() string {
 
 // FileError is an operation that cannot be carried out on its file.
 type FileError struct {
-	Kind Kind
+	Kind ChangeKind
 	Path string // as written in the patch
 	Line int    // the operation's header line in the patch
 	Err  error
@@ -109,7 +109,7 @@ func (e *HunkError) Error() string {
 // Unwrap returns ErrNoMatch or ErrAmbiguous.
 func (e *HunkError) Unwrap() error { return e.Err }
 
-func opName(k Kind) string {
+func opName(k ChangeKind) string {
 	switch k {
 	case KindAdd:
 		return "Add File"

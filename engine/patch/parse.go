@@ -145,7 +145,7 @@ func (p *parser) parse(i int) (*Patch, error) {
 }
 
 // header parses an operation's header line into an Op with its path.
-func (p *parser) header(i int, k Kind, marker string) (Op, error) {
+func (p *parser) header(i int, k ChangeKind, marker string) (Op, error) {
 	path := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(p.lines[i]), marker))
 	if path == "" {
 		return Op{}, &ParseError{Line: i + 1, Msg: fmt.Sprintf("'%s' needs a file path", marker)}

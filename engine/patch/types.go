@@ -2,14 +2,14 @@ package patch
 
 import "path/filepath"
 
-// Kind is what an operation does to its file.
-type Kind string
+// ChangeKind is what an operation does to its file.
+type ChangeKind string
 
 // The three operation kinds.
 const (
-	KindAdd    Kind = "add"
-	KindDelete Kind = "delete"
-	KindUpdate Kind = "update"
+	KindAdd    ChangeKind = "add"
+	KindDelete ChangeKind = "delete"
+	KindUpdate ChangeKind = "update"
 )
 
 // Patch is a parsed apply_patch text: its file operations in order.
@@ -19,7 +19,7 @@ type Patch struct {
 
 // Op is one file operation of a patch, with paths as written in the patch.
 type Op struct {
-	Kind     Kind
+	Kind     ChangeKind
 	Path     string
 	MovePath string // Update only; empty when the file stays put
 	Contents string // Add only: the new file's text
@@ -46,7 +46,7 @@ type Hunk struct {
 
 // Change is a file touched by a patch operation, with absolute cleaned paths.
 type Change struct {
-	Kind     Kind
+	Kind     ChangeKind
 	Path     string
 	MovePath string // Update with `*** Move to:` only
 }
