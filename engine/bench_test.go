@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/docket-engine/docket/engine"
+	"github.com/docket-engine/docket/engine/enginetest"
 	"github.com/docket-engine/docket/engine/model/script"
 	"github.com/docket-engine/docket/engine/workspace"
 	"github.com/docket-engine/docket/events"
@@ -48,7 +49,7 @@ func benchSession(b *testing.B, calls, perResponse int, runner engine.Runner) (*
 	s, err := engine.Start(engine.Config{SessionID: "bench", Home: home, Cwd: ws,
 		Session: events.SessionConfig{ApprovalPolicy: "on-request", SandboxMode: "workspace-write"},
 		Plan:    workspace.SandboxPlan(policy.SandboxPolicy{Mode: mode}, ws, "", false), Model: mdl,
-		Approver: &scriptedApprover{f: &fixture{}}, Runner: runner,
+		Approver: &enginetest.ScriptedApprover{}, Runner: runner,
 		Tools: []engine.Tool{engine.ShellTool{}, engine.ApplyPatchTool{}}}, j)
 	if err != nil {
 		b.Fatal(err)

@@ -27,8 +27,8 @@ func TestKnownSafeCommandRunsSandboxedWithoutAPrompt(t *testing.T) {
 	if res.Status != events.TurnCompleted || res.Message != "done" {
 		t.Fatalf("turn: %+v", res)
 	}
-	if len(f.asked) != 0 {
-		t.Fatalf("asked %d times for a known-safe command", len(f.asked))
+	if len(f.asked()) != 0 {
+		t.Fatalf("asked %d times for a known-safe command", len(f.asked()))
 	}
 	if got, want := f.path("c1"), "run_sandboxed:known_safe finish:completed"; got != want {
 		t.Fatalf("path %q, want %q", got, want)
@@ -43,8 +43,8 @@ func TestSandboxDenialIsRetriedUnsandboxedOnlyAfterTheUserApproves(t *testing.T)
 	if got := f.path("c1"); got != want {
 		t.Fatalf("path %q, want %q", got, want)
 	}
-	if len(f.asked) != 1 || f.asked[0].Phase != events.PhaseRetry || f.asked[0].Reason != "command failed; retry without sandbox?" {
-		t.Fatalf("asked %+v", f.asked)
+	if len(f.asked()) != 1 || f.asked()[0].Phase != events.PhaseRetry || f.asked()[0].Reason != "command failed; retry without sandbox?" {
+		t.Fatalf("asked %+v", f.asked())
 	}
 	if b, err := os.ReadFile(filepath.Join(f.outside, "x")); err != nil || string(b) != "hi\n" {
 		t.Fatalf("retry did not write the file: %q %v", b, err)
@@ -58,8 +58,8 @@ func TestSandboxDenialUnderOnRequestGoesBackToTheModel(t *testing.T) {
 	if got, want := f.path("c1"), "run_sandboxed:policy_skip sandbox_denied:sandbox_denial finish:retry_not_allowed"; got != want {
 		t.Fatalf("path %q, want %q", got, want)
 	}
-	if len(f.asked) != 0 || exists(filepath.Join(f.outside, "x")) {
-		t.Fatalf("asked %d, file written %v", len(f.asked), exists(filepath.Join(f.outside, "x")))
+	if len(f.asked()) != 0 || exists(filepath.Join(f.outside, "x")) {
+		t.Fatalf("asked %d, file written %v", len(f.asked()), exists(filepath.Join(f.outside, "x")))
 	}
 	out := f.s.Items()
 	var toolOut string

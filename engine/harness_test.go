@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/docket-engine/docket/engine"
+	"github.com/docket-engine/docket/engine/enginetest"
 	"github.com/docket-engine/docket/engine/model/script"
 	"github.com/docket-engine/docket/engine/workspace"
 	"github.com/docket-engine/docket/events"
@@ -26,7 +27,7 @@ type fixture struct {
 	outside string // a directory outside every writable root
 	j       *journal.Journal
 	s       *engine.Session
-	asked   []engine.ApprovalRequest
+	appr    *enginetest.ScriptedApprover
 	notices []engine.Notice
 	mu      sync.Mutex
 	watch   func(engine.Notice)
@@ -39,22 +40,13 @@ func (f *fixture) s2(fn func(engine.Notice)) {
 	f.mu.Unlock()
 }
 
-// scriptedApprover answers in order and records what it was asked.
-type scriptedApprover struct {
-	f       *fixture
-	answers []events.ReviewDecision
-}
-
-func (a *scriptedApprover) Decide(ctx context.Context, req engine.ApprovalRequest) (engine.Answer, error) {
-	a.f.mu.Lock()
-	defer a.f.mu.Unlock()
-	a.f.asked = append(a.f.asked, req)
-	if len(a.answers) == 0 {
-		return engine.Answer{}, engine.ErrNoDecision
+// asked returns the approval requests the fixture's scripted approver was
+// asked (none when the test supplied its own approver).
+func (f *fixture) asked() []engine.ApprovalRequest {
+	if f.appr == nil {
+		return nil
 	}
-	d := a.answers[0]
-	a.answers = a.answers[1:]
-	return engine.Answer{Decision: d, Source: events.SourceUser}, nil
+	return f.appr.Asked()
 }
 
 type setup struct {
@@ -98,9 +90,10 @@ func newFixture(t *testing.T, st setup) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.j.Close() })
-	var appr engine.Approver = &scriptedApprover{f: f, answers: st.answers}
-	if st.approver != nil {
-		appr = st.approver
+	var appr engine.Approver = st.approver
+	if appr == nil {
+		f.appr = &enginetest.ScriptedApprover{Answers: st.answers}
+		appr = f.appr
 	}
 	f.s, err = engine.Start(engine.Config{
 		SessionID: id, Home: f.home, Cwd: f.ws, Session: sc, Plan: plan,

@@ -124,11 +124,11 @@ var ErrNoDecision = errors.New("no decision available")
 // open in the journal and a resumed session asks again. Any other error
 // fails the turn.
 //
-// An Answer's Decision MUST be a review decision (policy.ReviewDecision
-// spelling) and its Source says who decided (events.Source*); only an
-// answer that really came from the user may say SourceUser, because
-// unsandboxed runs are justified by it. Amendment is read only with
-// approved_execpolicy_amendment.
+// An Answer's Decision MUST be one of the events.ReviewDecision values
+// other than TimedOut (the engine's own), and its Source says who decided;
+// only an answer that really came from a person may carry SourceUser or
+// SourceTerminal, because unsandboxed runs are justified by it. Amendment is
+// read only with ApprovedExecpolicyAmendment.
 type Approver interface {
 	Decide(ctx context.Context, req ApprovalRequest) (Answer, error)
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/docket-engine/docket/engine"
+	"github.com/docket-engine/docket/engine/enginetest"
 	"github.com/docket-engine/docket/events"
 )
 
@@ -104,16 +105,8 @@ func TestAbortInterruptsTheOtherCallsInFlight(t *testing.T) {
 	}
 }
 
-// blockingApprover never answers on its own.
-type blockingApprover struct{}
-
-func (blockingApprover) Decide(ctx context.Context, req engine.ApprovalRequest) (engine.Answer, error) {
-	<-ctx.Done()
-	return engine.Answer{}, ctx.Err()
-}
-
 func TestAnApprovalTimeoutIsNotAUserDenial(t *testing.T) {
-	f := newFixture(t, setup{approval: "untrusted", mode: "workspace-write", approver: blockingApprover{},
+	f := newFixture(t, setup{approval: "untrusted", mode: "workspace-write", approver: &enginetest.ScriptedApprover{Answers: []events.ReviewDecision{enginetest.Wait}},
 		timeout: 200 * time.Millisecond, script: shellLine("c1", "echo hi > x") + "\n" + done})
 	f.turn("go")
 	if got := f.path("c1"); got != "ask:untrusted_policy deny:approval_timeout finish:approval_timeout" {
@@ -137,8 +130,8 @@ func TestAnAmendmentIsSavedAndTakesEffectAtOnce(t *testing.T) {
 	f := newFixture(t, setup{approval: "untrusted", mode: "workspace-write", answers: []events.ReviewDecision{events.ApprovedExecpolicyAmendment},
 		script: call("c1") + "\n" + call("c2") + "\n" + done})
 	f.turn("go")
-	if len(f.asked) != 1 || strings.Join(f.asked[0].ProposedAmendment, " ") != "touch a.txt" {
-		t.Fatalf("asked %+v", f.asked)
+	if len(f.asked()) != 1 || strings.Join(f.asked()[0].ProposedAmendment, " ") != "touch a.txt" {
+		t.Fatalf("asked %+v", f.asked())
 	}
 	if got := f.path("c1"); got != "ask:untrusted_policy run_sandboxed:user_amendment finish:completed" {
 		t.Fatalf("c1: %q", got)
@@ -180,8 +173,8 @@ func TestASandboxDenialIsRiskAssessedAndTheRetryPromptShowsIt(t *testing.T) {
 	if len(risk.seen) != 1 || !strings.Contains(risk.seen[0], "Read-only file system") {
 		t.Fatalf("assessor saw %q", risk.seen)
 	}
-	if len(f.asked) != 1 || f.asked[0].Risk == nil || f.asked[0].Risk.RiskLevel != "medium" {
-		t.Fatalf("retry prompt: %+v", f.asked)
+	if len(f.asked()) != 1 || f.asked()[0].Risk == nil || f.asked()[0].Risk.RiskLevel != "medium" {
+		t.Fatalf("retry prompt: %+v", f.asked())
 	}
 	recs, _ := f.j.Call("c1")
 	var journaled bool
@@ -214,8 +207,8 @@ func TestOnlyTheUsersOwnAllowRulesLiftTheSandbox(t *testing.T) {
 			if got := f.path("c1"); got != tc.want {
 				t.Fatalf("path %q, want %q", got, tc.want)
 			}
-			if len(f.asked) != 0 {
-				t.Fatalf("an allow rule still asked: %+v", f.asked)
+			if len(f.asked()) != 0 {
+				t.Fatalf("an allow rule still asked: %+v", f.asked())
 			}
 		})
 	}

@@ -121,7 +121,7 @@ func TestApprovalMatrixFollowsTheDesign(t *testing.T) {
 						t.Fatalf("turn %+v", res)
 					}
 					var phases []events.Phase
-					for _, a := range f.asked {
+					for _, a := range f.asked() {
 						phases = append(phases, a.Phase)
 					}
 					if !slices.Equal(phases, want.phases) {

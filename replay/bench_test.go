@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/docket-engine/docket/engine"
+	"github.com/docket-engine/docket/engine/enginetest"
 	"github.com/docket-engine/docket/engine/model/script"
 	"github.com/docket-engine/docket/engine/workspace"
 	"github.com/docket-engine/docket/events"
@@ -17,28 +17,11 @@ import (
 	"github.com/docket-engine/docket/states/policy"
 )
 
-// memLog is an in-memory journal, to record big sessions quickly.
-type memLog struct {
-	mu   sync.Mutex
-	recs []events.Record
-}
-
-func (l *memLog) Append(at time.Time, callID string, body any) (events.Record, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	r, err := events.NewRecord(uint64(len(l.recs)+1), at.UnixNano(), callID, body)
-	if err == nil {
-		l.recs = append(l.recs, r)
-	}
-	return r, err
-}
-func (l *memLog) Commit() error { return nil }
-
-type okRunner struct{}
-
-func (okRunner) Check(context.Context, engine.RunRequest) error { return nil }
-func (okRunner) Run(context.Context, engine.RunRequest) (events.ExecOutcome, error) {
-	return events.ExecOutcome{Output: "ok\n", DurationNs: 1000}, nil
+// okRunner says every command printed "ok" and spawns nothing.
+func okRunner() *enginetest.FakeRunner {
+	return &enginetest.FakeRunner{Outcome: func(context.Context, engine.RunRequest) (events.ExecOutcome, error) {
+		return events.ExecOutcome{Output: "ok\n", DurationNs: 1000}, nil
+	}}
 }
 
 // bigSession records a session of n shell calls, 10 to a response.
@@ -58,18 +41,18 @@ func bigSession(b *testing.B, n int) []events.Record {
 		b.Fatal(err)
 	}
 	mode, _ := policy.ParseSandboxMode("workspace-write")
-	log := &memLog{}
+	log := &enginetest.MemLog{}
 	s, err := engine.Start(engine.Config{SessionID: "big", Cwd: "/work/ws",
 		Session: events.SessionConfig{ApprovalPolicy: "on-request", SandboxMode: "workspace-write"},
 		Plan:    workspace.SandboxPlan(policy.SandboxPolicy{Mode: mode}, "/work/ws", "", false), Model: mdl,
-		Approver: &answers{}, Runner: okRunner{}, Tools: []engine.Tool{engine.ShellTool{}, engine.ApplyPatchTool{}}}, log)
+		Approver: flags(), Runner: okRunner(), Tools: []engine.Tool{engine.ShellTool{}, engine.ApplyPatchTool{}}}, log)
 	if err != nil {
 		b.Fatal(err)
 	}
 	if _, err := s.Turn(context.Background(), "go"); err != nil {
 		b.Fatal(err)
 	}
-	return log.recs
+	return log.Records()
 }
 
 func BenchmarkVerifyReplay10kCalls(b *testing.B) {
@@ -114,7 +97,7 @@ func BenchmarkResume10kCalls(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := engine.Restore(engine.Config{Model: &script.Model{}, Approver: &answers{}, Runner: okRunner{},
+		if _, err := engine.Restore(engine.Config{Model: &script.Model{}, Approver: flags(), Runner: okRunner(),
 			Tools: []engine.Tool{engine.ShellTool{}, engine.ApplyPatchTool{}}}, j, all); err != nil {
 			b.Fatal(err)
 		}

@@ -35,7 +35,7 @@ func TestLiveReplayRunsTheCommandsAgainAndReportsDrift(t *testing.T) {
 	s, err := engine.Start(engine.Config{SessionID: "live", Cwd: ws,
 		Session: events.SessionConfig{ApprovalPolicy: "on-request", SandboxMode: "workspace-write"},
 		Plan:    workspace.SandboxPlan(policy.SandboxPolicy{Mode: mode}, ws, "", false), Model: mdl,
-		Approver: &answers{}, Runner: &engine.ProcessRunner{HelperPath: exe},
+		Approver: flags(), Runner: &engine.ProcessRunner{HelperPath: exe},
 		Tools: []engine.Tool{engine.ShellTool{}, engine.ApplyPatchTool{}}}, j)
 	if err != nil {
 		t.Fatal(err)

@@ -67,7 +67,7 @@ func TestMCPSessionReplaysWithTheServerGone(t *testing.T) {
 	s, err := engine.Start(engine.Config{SessionID: "mcp-session", Home: home, Cwd: ws,
 		Session: events.SessionConfig{ApprovalPolicy: "on-request", SandboxMode: "workspace-write"},
 		Plan:    workspace.SandboxPlan(policy.SandboxPolicy{Mode: mode}, ws, "", false), Model: mdl,
-		Approver: &answers{list: []string{"approved", "approved"}}, Runner: &engine.ProcessRunner{MCP: engine.MCPManager{M: mgr}},
+		Approver: flags("approved", "approved"), Runner: &engine.ProcessRunner{MCP: engine.MCPManager{M: mgr}},
 		Tools: tools}, j)
 	if err != nil {
 		t.Fatal(err)

@@ -39,7 +39,7 @@ func TestPatchPathResolutionsAreJournaledAndReplayedWithoutTheDisk(t *testing.T)
 		// Without /tmp as a root, so that outside (a temp dir) is outside.
 		Session: events.SessionConfig{ApprovalPolicy: "on-request", SandboxMode: "workspace-write", ExcludeSlashTmp: true},
 		Plan:    workspace.SandboxPlan(policy.SandboxPolicy{Mode: policy.WorkspaceWrite, ExcludeSlashTmp: true}, ws, "", false), Model: mdl,
-		Approver: &answers{list: []string{"denied"}}, Runner: &engine.ProcessRunner{HelperPath: exe},
+		Approver: flags("denied"), Runner: &engine.ProcessRunner{HelperPath: exe},
 		Tools: []engine.Tool{engine.ShellTool{}, engine.ApplyPatchTool{}}}, j)
 	if err != nil {
 		t.Fatal(err)

@@ -7,11 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/docket-engine/docket/engine"
+	"github.com/docket-engine/docket/engine/enginetest"
 	"github.com/docket-engine/docket/engine/model/script"
 	"github.com/docket-engine/docket/engine/workspace"
 	"github.com/docket-engine/docket/events"
@@ -21,21 +21,13 @@ import (
 
 var update = flag.Bool("update", false, "re-record the golden journals in testdata/journals")
 
-// answers is an approver that answers in order and parks when it runs out.
-type answers struct {
-	mu   sync.Mutex
-	list []string
-}
-
-func (a *answers) Decide(ctx context.Context, req engine.ApprovalRequest) (engine.Answer, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if len(a.list) == 0 {
-		return engine.Answer{}, engine.ErrNoDecision
+// flags answers in order, as --decisions does, and parks when it runs out.
+func flags(list ...string) *enginetest.ScriptedApprover {
+	a := &enginetest.ScriptedApprover{Source: events.SourceFlag}
+	for _, d := range list {
+		a.Answers = append(a.Answers, events.ReviewDecision(d))
 	}
-	d := a.list[0]
-	a.list = a.list[1:]
-	return engine.Answer{Decision: events.ReviewDecision(d), Source: events.SourceFlag}, nil
+	return a
 }
 
 // crashRunner lets calls run until one whose command contains the marker,
@@ -125,7 +117,7 @@ func record(t *testing.T, sc scenario) string {
 	path := j.Path()
 	cr := &crashRunner{Runner: &engine.ProcessRunner{HelperPath: exe}, marker: sc.crashOn, crashed: make(chan struct{})}
 	cfg := base
-	cfg.Approver, cfg.Runner = &answers{list: sc.answers}, cr
+	cfg.Approver, cfg.Runner = flags(sc.answers...), cr
 	s, err := engine.Start(cfg, j)
 	if err != nil {
 		t.Fatal(err)
@@ -163,7 +155,7 @@ func record(t *testing.T, sc scenario) string {
 		mdl2, _ := script.Parse(sc.name, []byte(strings.Join(sc.script, "\n")))
 		mdl2.Skip(n)
 		cfg := base
-		cfg.Model, cfg.Approver, cfg.Runner = mdl2, &answers{list: nonEmpty(ans)}, &engine.ProcessRunner{HelperPath: exe}
+		cfg.Model, cfg.Approver, cfg.Runner = mdl2, flags(nonEmpty(ans)...), &engine.ProcessRunner{HelperPath: exe}
 		s, err := engine.Resume(cfg, j, recs, events.SessionResumed{PID: 1, Decisions: ans})
 		if err != nil {
 			t.Fatal(err)

@@ -11,17 +11,18 @@ import (
 // Wait is an answer that makes ScriptedApprover wait until its context is
 // done and return the context's error, as a user who never answers: the
 // engine then records an approval time-out or an abort, never a denial.
-const Wait = "<wait>"
+const Wait events.ReviewDecision = "<wait>"
 
 // ScriptedApprover answers approval requests from a list, in order, and
 // remembers what it was asked. When the list runs out it returns
 // engine.ErrNoDecision, which parks the session, as --decisions does. It is
 // safe for concurrent use.
 type ScriptedApprover struct {
-	// Answers are review decisions ("approved", "denied", ...) or Wait.
-	Answers []string
-	// Source is the answers' events.Source*; empty means events.SourceUser.
-	Source string
+	// Answers are review decisions (events.Approved, events.Denied, ...) or
+	// Wait.
+	Answers []events.ReviewDecision
+	// Source says who gave the answers; empty means events.SourceUser.
+	Source events.DecisionSource
 
 	mu    sync.Mutex
 	asked []engine.ApprovalRequest
@@ -44,9 +45,9 @@ func (a *ScriptedApprover) Decide(ctx context.Context, req engine.ApprovalReques
 		return engine.Answer{}, ctx.Err()
 	}
 	if src == "" {
-		src = events.SourceUser.String()
+		src = events.SourceUser
 	}
-	return engine.Answer{Decision: events.ReviewDecision(d), Source: events.DecisionSource(src)}, nil
+	return engine.Answer{Decision: d, Source: src}, nil
 }
 
 // Asked returns the requests asked so far, in order.
