@@ -100,7 +100,7 @@ func Restore(cfg Config, log Log, records []events.Record) (*Session, error) {
 			lastCalls = nil
 			s.turns++
 			turnID, turnOpen, usage = v.TurnID, true, events.Usage{}
-			s.addItemsLocked(events.Item{Type: events.ItemMessage, Role: "user", Text: v.Text})
+			s.addItemsLocked(events.Item{Type: events.ItemMessage, Role: "user", Text: v.Text, Images: v.Images})
 		case *events.ModelRequest:
 			flush()
 			lastCalls = nil

@@ -34,6 +34,10 @@ type Config struct {
 	Plan          events.SandboxPlan
 	Rules         []events.RuleSource
 	Instructions  string
+	// OutputSchema, when set, is a JSON Schema the model's final message
+	// must follow (exec --output-schema). It shapes requests only: the
+	// recorded responses are what replay needs.
+	OutputSchema []byte
 
 	Model    model.Model
 	Approver Approver
@@ -66,8 +70,8 @@ type Session struct {
 	observer Observer
 
 	mu       sync.Mutex
-	fsm      *states.Machine
-	machines map[string]*states.Call
+	fsm      *states.Pool
+	machines map[string]*states.Machine
 	restored map[string]states.State // states read from the journal; machines are built on first use
 	items    []events.Item
 	convHash [32]byte // running hash over items: digest_i = H(digest_{i-1} || item_i)
@@ -162,7 +166,7 @@ func build(cfg Config, log Log) (*Session, error) {
 		return nil, err
 	}
 	s := &Session{cfg: cfg, decider: dec, registry: reg, model: cfg.Model, approver: cfg.Approver,
-		runner: cfg.Runner, observer: cfg.Observer, fsm: states.NewMachine(), machines: map[string]*states.Call{},
+		runner: cfg.Runner, observer: cfg.Observer, fsm: states.NewPool(), machines: map[string]*states.Machine{},
 		history: map[string]*callHistory{}, resolved: map[string]map[string]string{}}
 	s.rec = newRecorder(log, cfg.Clock, s.onRecord, cfg.Faults)
 	s.specs = reg.Specs()
@@ -209,7 +213,7 @@ func (s *Session) notify(n Notice) {
 }
 
 // machine returns the state machine of a call, creating it in wantsApproval.
-func (s *Session) machine(id string) *states.Call {
+func (s *Session) machine(id string) *states.Machine {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if m, ok := s.machines[id]; ok {

@@ -41,6 +41,13 @@ type turn struct {
 // Turn runs one user turn to its end: until the model answers without tool
 // calls, the turn fails or aborts, or a call parks.
 func (s *Session) Turn(ctx context.Context, prompt string) (TurnResult, error) {
+	return s.TurnWithImages(ctx, prompt, nil)
+}
+
+// TurnWithImages is Turn with images (data URLs) sent along with the
+// prompt. They are journaled with the prompt, so that resume and replay
+// send the model the same conversation.
+func (s *Session) TurnWithImages(ctx context.Context, prompt string, images []string) (TurnResult, error) {
 	if strings.TrimSpace(prompt) == "" {
 		return TurnResult{}, ErrEmptyPrompt
 	}
@@ -48,10 +55,10 @@ func (s *Session) Turn(ctx context.Context, prompt string) (TurnResult, error) {
 	s.turns++
 	t := &turn{s: s, id: fmt.Sprintf("turn-%d", s.turns)}
 	s.mu.Unlock()
-	if _, err := s.rec.append("", events.UserTurn{TurnID: t.id, Text: prompt}); err != nil {
+	if _, err := s.rec.append("", events.UserTurn{TurnID: t.id, Text: prompt, Images: images}); err != nil {
 		return TurnResult{}, err
 	}
-	s.addItems(events.Item{Type: events.ItemMessage, Role: "user", Text: prompt})
+	s.addItems(events.Item{Type: events.ItemMessage, Role: "user", Text: prompt, Images: images})
 	s.notify(Notice{Type: NoticeTurnStarted, TurnID: t.id})
 	return t.loop(ctx, nil)
 }
@@ -118,7 +125,7 @@ func (t *turn) request(ctx context.Context) (model.Response, error) {
 	s.mu.Unlock()
 	items, conv := s.view()
 	req := model.Request{Model: s.cfg.Session.Model, Instructions: s.cfg.Instructions, Items: items,
-		Tools: s.specs, ParallelToolCalls: true}
+		Tools: s.specs, ParallelToolCalls: true, OutputSchema: s.cfg.OutputSchema}
 	if _, err := s.rec.appendDurable("", events.ModelRequest{TurnID: t.id, Request: n, Digest: s.digest(conv),
 		ItemCount: len(req.Items), Model: req.Model}); err != nil {
 		return model.Response{}, err

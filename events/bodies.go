@@ -82,6 +82,8 @@ type SessionResumed struct {
 type UserTurn struct {
 	TurnID string `msgpack:"turn_id"`
 	Text   string `msgpack:"text"`
+	// Images are the prompt's images as data URLs (exec --image).
+	Images []string `msgpack:"images,omitempty"`
 }
 
 // ModelResponse records the model's whole answer to one request.

@@ -22,6 +22,8 @@ type Item struct {
 	Arguments string `msgpack:"arguments,omitempty" json:"arguments,omitempty"`
 	Input     string `msgpack:"input,omitempty" json:"input,omitempty"`
 	Output    string `msgpack:"output,omitempty" json:"output,omitempty"`
+	// Images are a user message's images, as data URLs (exec --image).
+	Images []string `msgpack:"images,omitempty" json:"images,omitempty"`
 }
 
 // Usage counts the tokens of one model response or one turn.

@@ -118,7 +118,7 @@ func Live(ctx context.Context, path string, opts LiveOptions) (*LiveReport, erro
 		if !ok {
 			continue
 		}
-		if _, err := s.Turn(ctx, ut.Text); err != nil {
+		if _, err := s.TurnWithImages(ctx, ut.Text, ut.Images); err != nil {
 			rep.Divergent = err.Error()
 			break
 		}

@@ -176,7 +176,7 @@ func drive(ctx context.Context, s *engine.Session, dec []decoded, log *comparing
 		if !ok {
 			continue
 		}
-		if _, err := s.Turn(ctx, ut.Text); err != nil {
+		if _, err := s.TurnWithImages(ctx, ut.Text, ut.Images); err != nil {
 			if e := check(err); !errors.Is(e, errCrashed) {
 				return e
 			}

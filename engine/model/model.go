@@ -40,6 +40,9 @@ type Request struct {
 	ParallelToolCalls bool
 	// Temperature is nil for the provider's default.
 	Temperature *float64
+	// OutputSchema, when set, is a JSON Schema object the final message
+	// must follow (the Responses API's text.format json_schema).
+	OutputSchema json.RawMessage
 }
 
 // Response is the model's whole answer to one Request.

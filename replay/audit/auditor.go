@@ -146,6 +146,11 @@ func (a *auditor) sessionStarted(v *events.SessionStarted) {
 	c := v.Config
 	a.head.Policy = Policy{ApprovalPolicy: c.ApprovalPolicy, SandboxMode: c.SandboxMode, NetworkAccess: c.NetworkAccess,
 		WritableRoots: c.WritableRoots, RequireProtectedPaths: c.RequireProtectedPaths}
+	for _, s := range v.Settings {
+		if s.Key == BypassSetting {
+			a.head.Policy.Bypassed = true
+		}
+	}
 	for _, s := range v.Rules {
 		a.head.Rules.Files = append(a.head.Rules.Files, s.Path)
 	}

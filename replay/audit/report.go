@@ -47,7 +47,14 @@ type Policy struct {
 	NetworkAccess         bool     `json:"network_access"`
 	WritableRoots         []string `json:"writable_roots,omitempty"`
 	RequireProtectedPaths bool     `json:"require_protected_paths,omitempty"`
+	// Bypassed: the session was started with
+	// --dangerously-bypass-approvals-and-sandbox.
+	Bypassed bool `json:"dangerously_bypass_approvals_and_sandbox,omitempty"`
 }
+
+// BypassSetting is the session setting that records
+// --dangerously-bypass-approvals-and-sandbox.
+const BypassSetting = "dangerously_bypass_approvals_and_sandbox"
 
 // Rules names the rules files in force when the session started and the
 // digest recorded over them.

@@ -38,6 +38,9 @@ func (t *textWriter) Begin(h *Report) error {
 	if len(p.WritableRoots) > 0 {
 		t.printf("        writable roots %s\n", strings.Join(p.WritableRoots, ", "))
 	}
+	if p.Bypassed {
+		t.printf("        !! started with --dangerously-bypass-approvals-and-sandbox: no approvals, no sandbox\n")
+	}
 	if len(h.Rules.Files) == 0 {
 		t.printf("rules   none\n")
 	}

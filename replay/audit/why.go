@@ -48,6 +48,9 @@ func (a *auditor) why(t *tracker) string {
 	case states.CauseRuleAllow:
 		return a.ruleWhy(t, u)
 	case states.CauseDangerFullAccess:
+		if pol.Bypassed {
+			return "THE USER TURNED OFF APPROVALS AND THE SANDBOX for the whole session (--dangerously-bypass-approvals-and-sandbox: approval policy never, sandbox danger-full-access)"
+		}
 		return "approval policy " + orDash(pol.ApprovalPolicy) + " with sandbox danger-full-access"
 	case states.CauseExternalSandbox:
 		return "approval policy " + orDash(pol.ApprovalPolicy) + " with sandbox external-sandbox (docket runs inside an outer sandbox)"

@@ -18,10 +18,7 @@ import (
 // a profile's "profiles.NAME" prefix removed; any key under a listed
 // table is ignored with it.
 func ignoredCodexKey(key []string) bool {
-	switch key[0] {
-	case "file_opener", "hide_agent_reasoning", "show_raw_agent_reasoning", "history", "tui",
-		"features", "notice", "check_for_update_on_startup", "disable_paste_burst",
-		"windows_wsl_setup_acknowledged", "model_reasoning_summary_format":
+	if slices.Contains(ignoredTopKeys(), key[0]) {
 		return true
 	}
 	// A provider's env_key_instructions is the text Codex shows when the
@@ -63,6 +60,13 @@ func unsupportedCodexKey(key []string) string {
 	return ""
 }
 
+// ignoredTopKeys are the top-level keys and tables ignoredCodexKey accepts.
+func ignoredTopKeys() []string {
+	return []string{"file_opener", "hide_agent_reasoning", "show_raw_agent_reasoning", "history", "tui",
+		"features", "notice", "check_for_update_on_startup", "disable_paste_burst",
+		"windows_wsl_setup_acknowledged", "model_reasoning_summary_format"}
+}
+
 // ignoredKey is one ignored Codex key (or table) and where it was written.
 type ignoredKey struct {
 	key  []string
@@ -102,7 +106,12 @@ func unknownKeys(path string, doc tree, sm *toml.StrictMissingError) ([]ignoredK
 			e.Msg = "a Codex key Docket does not support: " + why
 		} else {
 			e.Msg = "unknown key"
-			e.Suggestion = policy.Nearest(key[len(key)-1], validKeys(key[:len(key)-1]))
+			valid := validKeys(key[:len(key)-1])
+			if len(rel) == 1 {
+				// A misspelt UI key gets its spelling too, not an unrelated key.
+				valid = append(valid, ignoredTopKeys()...)
+			}
+			e.Suggestion = policy.Nearest(key[len(key)-1], valid)
 			if e.Suggestion != "" {
 				e.Msg += fmt.Sprintf("; did you mean %q?", e.Suggestion)
 			}

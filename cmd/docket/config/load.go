@@ -314,7 +314,7 @@ func loadProjectFile(path string) (*layer, []string, error) {
 	}
 	lines := lineIndex(data)
 	if _, ok := t["projects"]; ok {
-		return nil, nil, &Error{Source: path, Line: lines["projects"], Key: "projects",
+		return nil, nil, &Error{Source: path, Line: firstLine(lines, "projects"), Key: "projects",
 			Msg: "a project's config cannot set trust; [projects] belongs in " + FileName + " under Docket's home"}
 	}
 	w := where{source: path, lines: lines}
@@ -393,4 +393,15 @@ func strictCheck(t tree, source string) error {
 	e := fileDecodeError(source, err)
 	e.Line = 0
 	return e
+}
+
+// firstLine is the first line of the file that writes key or a key under it.
+func firstLine(lines map[string]int, key string) int {
+	first := 0
+	for k, l := range lines {
+		if (k == key || strings.HasPrefix(k, key+".")) && (first == 0 || l < first) {
+			first = l
+		}
+	}
+	return first
 }

@@ -61,6 +61,14 @@ func (p *Provider) chatParams(req model.Request) (sdk.ChatCompletionNewParams, e
 	if req.Temperature != nil {
 		params.Temperature = param.NewOpt(*req.Temperature)
 	}
+	if len(req.OutputSchema) > 0 {
+		schema, err := outputSchema(req.OutputSchema)
+		if err != nil {
+			return sdk.ChatCompletionNewParams{}, fmt.Errorf("model provider %s: %w", p.cfg.Name, err)
+		}
+		params.ResponseFormat = sdk.ChatCompletionNewParamsResponseFormatUnion{OfJSONSchema: &shared.ResponseFormatJSONSchemaParam{
+			JSONSchema: shared.ResponseFormatJSONSchemaJSONSchemaParam{Name: outputSchemaName, Schema: schema, Strict: param.NewOpt(true)}}}
+	}
 	return params, nil
 }
 
@@ -95,6 +103,14 @@ func chatMessages(instructions string, items []events.Item) ([]sdk.ChatCompletio
 			open = nil
 			switch role {
 			case "user":
+				if len(it.Images) > 0 {
+					parts := []sdk.ChatCompletionContentPartUnionParam{sdk.TextContentPart(it.Text)}
+					for _, u := range it.Images {
+						parts = append(parts, sdk.ImageContentPart(sdk.ChatCompletionContentPartImageImageURLParam{URL: u}))
+					}
+					out = append(out, sdk.UserMessage(parts))
+					continue
+				}
 				out = append(out, sdk.UserMessage(it.Text))
 			case "system":
 				out = append(out, sdk.SystemMessage(it.Text))

@@ -37,7 +37,28 @@ func responsesParams(req model.Request) (responses.ResponseNewParams, error) {
 	if req.Temperature != nil {
 		p.Temperature = param.NewOpt(*req.Temperature)
 	}
+	if len(req.OutputSchema) > 0 {
+		schema, err := outputSchema(req.OutputSchema)
+		if err != nil {
+			return responses.ResponseNewParams{}, err
+		}
+		f := responses.ResponseFormatTextConfigParamOfJSONSchema(outputSchemaName, schema)
+		f.OfJSONSchema.Strict = param.NewOpt(true)
+		p.Text.Format = f
+	}
 	return p, nil
+}
+
+// outputSchemaName names the structured-output format, as Codex does.
+const outputSchemaName = "codex_output_schema"
+
+// outputSchema decodes an --output-schema JSON Schema object.
+func outputSchema(raw json.RawMessage) (map[string]any, error) {
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("output schema: not a JSON object: %w", err)
+	}
+	return m, nil
 }
 
 // messageRoles are the roles an input message may carry.
@@ -69,6 +90,10 @@ func responsesInput(items []events.Item) (responses.ResponseInputParam, error) {
 			role, err := messageRole(i, it)
 			if err != nil {
 				return nil, err
+			}
+			if len(it.Images) > 0 {
+				out = append(out, responses.ResponseInputItemParamOfMessage(imageContent(it), messageRoles[role]))
+				continue
 			}
 			out = append(out, responses.ResponseInputItemParamOfMessage(it.Text, messageRoles[role]))
 		case events.ItemReasoning:
@@ -112,6 +137,18 @@ func responsesInput(items []events.Item) (responses.ResponseInputParam, error) {
 		}
 	}
 	return out, nil
+}
+
+// imageContent is a message with images: its text, then one input_image
+// part an image (a data URL), as Codex sends exec --image.
+func imageContent(it events.Item) responses.ResponseInputMessageContentListParam {
+	parts := responses.ResponseInputMessageContentListParam{responses.ResponseInputContentParamOfInputText(it.Text)}
+	for _, u := range it.Images {
+		img := responses.ResponseInputContentParamOfInputImage(responses.ResponseInputImageDetailAuto)
+		img.OfInputImage.ImageURL = param.NewOpt(u)
+		parts = append(parts, img)
+	}
+	return parts
 }
 
 // responsesTools maps tool specs onto Responses API tools.

@@ -1,0 +1,314 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func fixture(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "codex_config.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestARealisticCodexConfigLoads(t *testing.T) {
+	home := homeWith(t, fixture(t))
+	c := mustLoad(t, LoadOptions{Home: home})
+	// profile = "deep" selects the profile when --profile is not given.
+	if c.Profile != "deep" || c.ApprovalPolicy != "untrusted" || c.ModelReasoningEffort != "xhigh" {
+		t.Errorf("default profile not applied: profile %q policy %q effort %q", c.Profile, c.ApprovalPolicy, c.ModelReasoningEffort)
+	}
+	if c.ModelReasoningSummary != "detailed" || c.ModelVerbosity != "low" {
+		t.Errorf("summary %q verbosity %q", c.ModelReasoningSummary, c.ModelVerbosity)
+	}
+	if !slices.Equal(c.Notify, []string{"notify-send", "--app-name=codex"}) {
+		t.Errorf("notify = %q", c.Notify)
+	}
+	if p := c.ShellEnvironmentPolicy; p.Inherit != InheritCore || p.Set["CI"] != "1" || !slices.Contains(p.Exclude, "AWS_*") || len(p.IncludeOnly) != 5 {
+		t.Errorf("shell_environment_policy = %+v", p)
+	}
+	if c.ModelProviders["azure"].Name != "Azure OpenAI" || c.ModelProviders["ollama"].WireAPI != WireChat {
+		t.Errorf("providers = %+v", c.ModelProviders)
+	}
+	if s := c.MCPServers["linear"]; s.URL != "https://mcp.linear.app/mcp" || s.BearerTokenEnvVar != "LINEAR_API_KEY" ||
+		s.HTTPHeaders["X-Client"] != "codex" || s.EnvHTTPHeaders["X-Workspace"] != "LINEAR_WORKSPACE" {
+		t.Errorf("remote mcp server = %+v", s)
+	}
+	if c.Projects["/home/user/src/app"].TrustLevel != TrustTrusted || c.Projects["/home/user/scratch"].TrustLevel != TrustUntrusted {
+		t.Errorf("projects = %+v", c.Projects)
+	}
+	if len(c.Warnings) != 1 {
+		t.Fatalf("want exactly one warning, got %q", c.Warnings)
+	}
+	w := c.Warnings[0]
+	for _, want := range []string{c.File, "file_opener (line 14)", "hide_agent_reasoning (line 15)", "show_raw_agent_reasoning",
+		"check_for_update_on_startup", "model_providers.azure.env_key_instructions", "[history] (line 78)", "[tui]", "[features]", "[notice]"} {
+		if !strings.Contains(w, want) {
+			t.Errorf("warning %q does not name %q", w, want)
+		}
+	}
+	for _, s := range c.Settings() {
+		if strings.HasPrefix(s.Key, "tui") || strings.HasPrefix(s.Key, "history") || s.Key == "file_opener" {
+			t.Errorf("ignored key %s reached the recorded settings", s.Key)
+		}
+	}
+	if c := mustLoad(t, LoadOptions{Home: home, Profile: "local"}); c.Profile != "local" || c.ModelProvider != "ollama" || c.ProviderDisplayName() != "Ollama" {
+		t.Errorf("--profile local: profile %q provider %q (%q)", c.Profile, c.ModelProvider, c.ProviderDisplayName())
+	}
+}
+
+// TestCodexKeyDecisions holds one row per decision of docs/decisions.md
+// ("Codex config keys"): implemented keys load and take effect, UI-only
+// keys load with a warning, others are errors that say why.
+func TestCodexKeyDecisions(t *testing.T) {
+	for _, tc := range []struct {
+		name, file string
+		check      func(*Config) bool // implemented: the value took effect
+		warn       string             // ignored: the warning names this
+		err        string             // rejected: the error says this
+		suggestion string
+	}{
+		{name: "model_reasoning_effort is implemented", file: "model_reasoning_effort = 'medium'\n",
+			check: func(c *Config) bool { return c.ModelReasoningEffort == "medium" }},
+		{name: "model_reasoning_summary is implemented", file: "model_reasoning_summary = 'concise'\n",
+			check: func(c *Config) bool { return c.ModelReasoningSummary == "concise" }},
+		{name: "model_verbosity is implemented", file: "model_verbosity = 'high'\n",
+			check: func(c *Config) bool { return c.ModelVerbosity == "high" }},
+		{name: "notify is implemented", file: "notify = ['terminal-notifier', '-title', 'Docket']\n",
+			check: func(c *Config) bool { return len(c.Notify) == 3 }},
+		{name: "shell_environment_policy is implemented", file: "[shell_environment_policy]\ninherit = 'none'\nset = { A = 'b' }\n",
+			check: func(c *Config) bool { return c.ShellEnvironmentPolicy.Inherit == InheritNone }},
+		{name: "profile is implemented", file: "profile = 'p'\n[profiles.p]\nmodel = 'from-p'\n",
+			check: func(c *Config) bool { return c.Model == "from-p" && c.Profile == "p" }},
+		{name: "projects trust_level is implemented", file: "[projects.'/src/app']\ntrust_level = 'trusted'\n",
+			check: func(c *Config) bool { return c.TrustFor("/src/app").Trusted() && !c.TrustFor("/src/other").Trusted() }},
+		{name: "provider display name is implemented", file: "model_provider = 'az'\n[model_providers.az]\nname = 'Azure'\nbase_url = 'https://x/v1'\n",
+			check: func(c *Config) bool { return c.ProviderDisplayName() == "Azure" }},
+		{name: "remote mcp server is implemented", file: "[mcp_servers.r]\nurl = 'https://mcp.example.com/mcp'\nbearer_token_env_var = 'TOK'\n",
+			check: func(c *Config) bool { return c.MCPServers["r"].URL != "" }},
+		{name: "file_opener is ignored", file: "file_opener = 'cursor'\n", warn: "file_opener (line 1)"},
+		{name: "hide_agent_reasoning is ignored", file: "model = 'x'\nhide_agent_reasoning = true\n", warn: "hide_agent_reasoning (line 2)"},
+		{name: "[history] is ignored", file: "[history]\npersistence = 'none'\n", warn: "[history] (line 1)"},
+		{name: "[tui] is ignored", file: "[tui]\nnotifications = true\n", warn: "[tui]"},
+		{name: "[features] is ignored", file: "[features]\nweb_search_request = true\n", warn: "[features]"},
+		{name: "[notice] is ignored", file: "[notice]\nhide_full_access_warning = true\n", warn: "[notice]"},
+		{name: "ignored keys in a profile", file: "[profiles.p]\nhide_agent_reasoning = true\n", warn: "profiles.p.hide_agent_reasoning"},
+		{name: "model_context_window is rejected", file: "model_context_window = 400000\n", err: "does not compact"},
+		{name: "tools is rejected", file: "[tools]\nweb_search = true\n", err: "Docket's tools are"},
+		{name: "mcp env_vars is rejected with the way to do it", file: "[mcp_servers.a]\ncommand = 'x'\nenv_vars = ['TOK']\n", err: `env = { NAME = "${NAME}" }`},
+		{name: "provider stream_max_retries is rejected", file: "[model_providers.a]\nbase_url = 'http://x'\nstream_max_retries = 3\n", err: "request_max_retries"},
+		{name: "a typo in approval_policy stays an error", file: "aproval_policy = 'never'\n", err: "unknown key", suggestion: "approval_policy"},
+		{name: "a typo in sandbox_mode stays an error", file: "sandbox_mod = 'danger-full-access'\n", err: "unknown key", suggestion: "sandbox_mode"},
+		{name: "a typo in an ignored key is an error", file: "file_opner = 'vscode'\n", err: "unknown key", suggestion: "file_opener"},
+		{name: "a bad reasoning effort", file: "model_reasoning_effort = 'hihg'\n", err: "not a valid reasoning effort", suggestion: "high"},
+		{name: "a bad verbosity", file: "model_verbosity = 'loud'\n", err: "not a valid verbosity", suggestion: "low"},
+		{name: "a bad trust level", file: "[projects.'/a']\ntrust_level = 'trustd'\n", err: "trust level", suggestion: "trusted"},
+		{name: "a relative project path", file: "[projects.'src/app']\ntrust_level = 'trusted'\n", err: "not an absolute path"},
+		{name: "a bad inherit", file: "[shell_environment_policy]\ninherit = 'nne'\n", err: "inherit value", suggestion: "none"},
+		{name: "a bad env pattern", file: "[shell_environment_policy]\nexclude = ['[A-']\n", err: "not a valid pattern"},
+		{name: "an undefined default profile", file: "profile = 'fats'\n[profiles.fast]\n", err: `profile "fats" is not defined`, suggestion: "fast"},
+		{name: "an mcp server with command and url", file: "[mcp_servers.a]\ncommand = 'x'\nurl = 'http://h/mcp'\n", err: "not both"},
+		{name: "a remote mcp server with args", file: "[mcp_servers.a]\nurl = 'http://h/mcp'\nargs = ['x']\n", err: "only a local server"},
+		{name: "a local mcp server with a bearer token", file: "[mcp_servers.a]\ncommand = 'x'\nbearer_token_env_var = 'T'\n", err: "only a remote server"},
+		{name: "an mcp url that is not http", file: "[mcp_servers.a]\nurl = 'ws://h/mcp'\n", err: "not an http(s) URL"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := Load(LoadOptions{Home: homeWith(t, tc.file)})
+			if tc.err != "" {
+				var ce *Error
+				if !errors.As(err, &ce) || !strings.Contains(err.Error(), tc.err) || ce.Suggestion != tc.suggestion {
+					t.Fatalf("Load = %v; want an error saying %q, suggesting %q", err, tc.err, tc.suggestion)
+				}
+				if ce.Line == 0 {
+					t.Errorf("error %v names no line", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Load: %v", err)
+			}
+			if tc.check != nil && !tc.check(c) {
+				t.Errorf("the value did not take effect: %+v", c)
+			}
+			switch {
+			case tc.warn == "" && len(c.Warnings) > 0:
+				t.Errorf("unexpected warnings %q", c.Warnings)
+			case tc.warn != "" && (len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], tc.warn)):
+				t.Errorf("warnings %q; want one naming %q", c.Warnings, tc.warn)
+			}
+		})
+	}
+}
+
+func TestEveryUnknownKeyIsReportedAtOnceWithItsLine(t *testing.T) {
+	home := homeWith(t, `model = "x"
+aproval_policy = "never"
+file_opener = "vscode"
+
+[sandbox_workspace_write]
+network_acess = true
+
+[mcp_servers.a]
+command = "srv"
+env_vars = ["TOK"]
+
+[tui]
+animations = false
+`)
+	_, err := Load(LoadOptions{Home: home})
+	var errs Errors
+	if !errors.As(err, &errs) {
+		t.Fatalf("Load = %v (%T); want Errors", err, err)
+	}
+	file := filepath.Join(home, FileName)
+	want := []struct {
+		line int
+		key  string
+	}{{2, "aproval_policy"}, {6, "sandbox_workspace_write.network_acess"}, {10, "mcp_servers.a.env_vars"}}
+	if len(errs) != len(want) {
+		t.Fatalf("%d errors, want %d (ignored keys are not errors): %v", len(errs), len(want), err)
+	}
+	for i, w := range want {
+		if errs[i].Source != file || errs[i].Line != w.line || errs[i].Key != w.key {
+			t.Errorf("error %d = %s:%d %s, want line %d %s", i, errs[i].Source, errs[i].Line, errs[i].Key, w.line, w.key)
+		}
+		if !strings.Contains(err.Error(), errs[i].Error()) {
+			t.Errorf("the message does not list %q:\n%v", errs[i].Error(), err)
+		}
+	}
+	if !strings.HasPrefix(err.Error(), "3 problems in the configuration:") {
+		t.Errorf("message = %q", err.Error())
+	}
+}
+
+func TestProjectTrustDecidesWhetherTheProjectConfigLoads(t *testing.T) {
+	repo := t.TempDir()
+	if err := os.Mkdir(filepath.Join(repo, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(repo, "pkg", "a")
+	for _, d := range []string{filepath.Join(sub, ProjectDirName, "rules"), filepath.Join(repo, ProjectDirName)} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(sub, ProjectDirName, FileName), []byte("model = 'project-model'\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name     string
+		projects string
+		trusted  bool
+		warn     string
+	}{
+		{"trusted by its own path", "[projects.'" + sub + "']\ntrust_level = 'trusted'\n", true, ""},
+		{"trusted by its git root", "[projects.'" + repo + "']\ntrust_level = 'trusted'\n", true, ""},
+		{"marked untrusted", "[projects.'" + sub + "']\ntrust_level = 'untrusted'\n", false, "is marked untrusted"},
+		{"not listed", "[projects.'/elsewhere']\ntrust_level = 'trusted'\n", false, "is not in the trust list"},
+		{"no projects at all", "", false, "is not in the trust list"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := mustLoad(t, LoadOptions{Home: homeWith(t, tc.projects), Cwd: sub})
+			if c.Trust.Trusted() != tc.trusted {
+				t.Errorf("trust = %+v, want trusted=%v", c.Trust, tc.trusted)
+			}
+			if tc.trusted {
+				src := c.Sources["model"]
+				if c.Model != "project-model" || src.Layer != LayerProject || src.Line != 1 {
+					t.Errorf("project config not applied: model %q from %+v", c.Model, src)
+				}
+				if len(c.Warnings) != 0 {
+					t.Errorf("warnings %q", c.Warnings)
+				}
+				return
+			}
+			if c.Model == "project-model" {
+				t.Error("an untrusted project's config was loaded")
+			}
+			if len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], tc.warn) || !strings.Contains(c.Warnings[0], "rules") ||
+				!strings.Contains(c.Warnings[0], "trust_level = \"trusted\"") {
+				t.Errorf("warnings %q; want one saying %q, naming the rules and how to trust", c.Warnings, tc.warn)
+			}
+		})
+	}
+	t.Run("a project cannot trust anything", func(t *testing.T) {
+		dir := t.TempDir()
+		if err := os.Mkdir(filepath.Join(dir, ProjectDirName), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, ProjectDirName, FileName), []byte("model = 'm'\n[projects.'/x']\ntrust_level = 'trusted'\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(LoadOptions{Home: homeWith(t, "[projects.'"+dir+"']\ntrust_level = 'trusted'\n"), Cwd: dir})
+		var ce *Error
+		if !errors.As(err, &ce) || ce.Key != "projects" || ce.Line != 2 {
+			t.Fatalf("Load = %v; want an error at projects, line 2", err)
+		}
+	})
+	t.Run("an unknown key in the project config names that file", func(t *testing.T) {
+		dir := t.TempDir()
+		if err := os.Mkdir(filepath.Join(dir, ProjectDirName), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		pf := filepath.Join(dir, ProjectDirName, FileName)
+		if err := os.WriteFile(pf, []byte("modle = 'm'\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(LoadOptions{Home: homeWith(t, "[projects.'"+dir+"']\ntrust_level = 'trusted'\n"), Cwd: dir})
+		var ce *Error
+		if !errors.As(err, &ce) || ce.Source != pf || ce.Suggestion != "model" {
+			t.Fatalf("Load = %v; want an error in %s suggesting model", err, pf)
+		}
+	})
+}
+
+func TestShellEnvironmentPolicyBuildsTheCommandEnv(t *testing.T) {
+	parent := []string{"PATH=/bin", "HOME=/h", "OPENAI_API_KEY=sk", "GITHUB_TOKEN=gh", "DB_PASSWORD=pw", "AWS_REGION=eu", "aws_profile=p", "EDITOR=vi"}
+	for _, tc := range []struct {
+		name       string
+		policy     ShellEnvPolicy
+		want       []string
+		keepSecret bool
+	}{
+		{"default: all but secrets", ShellEnvPolicy{},
+			[]string{"PATH=/bin", "HOME=/h", "AWS_REGION=eu", "aws_profile=p", "EDITOR=vi"}, false},
+		{"core", ShellEnvPolicy{Inherit: InheritCore}, []string{"PATH=/bin", "HOME=/h"}, false},
+		{"none with set", ShellEnvPolicy{Inherit: InheritNone, Set: map[string]string{"CI": "1"}}, []string{"CI=1"}, false},
+		{"exclude is a case-insensitive glob", ShellEnvPolicy{Exclude: []string{"aws_*"}},
+			[]string{"PATH=/bin", "HOME=/h", "EDITOR=vi"}, false},
+		{"ignore_default_excludes keeps secrets", ShellEnvPolicy{IgnoreDefaultExcludes: true, Exclude: []string{"DB_*"}},
+			[]string{"PATH=/bin", "HOME=/h", "OPENAI_API_KEY=sk", "GITHUB_TOKEN=gh", "AWS_REGION=eu", "aws_profile=p", "EDITOR=vi"}, true},
+		{"set overrides and may add a secret on purpose", ShellEnvPolicy{Set: map[string]string{"HOME": "/other", "NPM_TOKEN": "t"}},
+			[]string{"PATH=/bin", "HOME=/other", "AWS_REGION=eu", "aws_profile=p", "EDITOR=vi", "NPM_TOKEN=t"}, true},
+		{"include_only runs last", ShellEnvPolicy{Set: map[string]string{"CI": "1"}, IncludeOnly: []string{"PATH", "C?"}},
+			[]string{"PATH=/bin", "CI=1"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, keep := tc.policy.Build(parent)
+			if !slices.Equal(got, tc.want) || keep != tc.keepSecret {
+				t.Errorf("Build = %q keepSecrets %v; want %q %v", got, keep, tc.want, tc.keepSecret)
+			}
+		})
+	}
+}
+
+func TestCredentialsInNewKeysAreRedacted(t *testing.T) {
+	c := mustLoad(t, LoadOptions{Home: homeWith(t, `[mcp_servers.r]
+url = "https://h/mcp"
+http_headers = { Authorization = "Bearer secret-1" }
+[shell_environment_policy]
+set = { NPM_TOKEN = "secret-2" }
+`)})
+	for _, s := range c.Settings() {
+		if strings.Contains(s.Value, "secret-") {
+			t.Errorf("setting %s = %s leaks a credential", s.Key, s.Value)
+		}
+	}
+}
