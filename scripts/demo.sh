@@ -17,7 +17,7 @@ echo hello > "$ws/README.txt"
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
 say "docket exec (policy on-failure, sandbox workspace-write, scripted model)"
-"$bin" exec --home "$home" -C "$ws" -a on-failure -s workspace-write \
+"$bin" exec --skip-git-repo-check --home "$home" -C "$ws" -a on-failure -s workspace-write \
   --model-script "$root/testdata/demo/script.jsonl" --decisions approved \
   "Look around, leave a note for the team, and add a greeting file."
 

@@ -62,7 +62,7 @@ func TestExecJSONStreamsMatchTheSchema(t *testing.T) {
 			if err := os.WriteFile(sp, []byte(script), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			args := []string{"exec", "--json", "--home", filepath.Join(dir, "home"), "-C", ws, "-a", "on-failure", "-s", "workspace-write", "--model-script", sp}
+			args := []string{"exec", "--skip-git-repo-check", "--json", "--home", filepath.Join(dir, "home"), "-C", ws, "-a", "on-failure", "-s", "workspace-write", "--model-script", sp}
 			if tc.decisions != "" {
 				args = append(args, "--decisions", tc.decisions)
 			}

@@ -107,7 +107,7 @@ func TestExecAsksOnTheTerminal(t *testing.T) {
 			if err := os.WriteFile(sp, []byte(script), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			cmd := exec.Command(bin, "exec", "--home", filepath.Join(dir, "home"), "-C", ws, "-a", "untrusted",
+			cmd := exec.Command(bin, "exec", "--skip-git-repo-check", "--home", filepath.Join(dir, "home"), "-C", ws, "-a", "untrusted",
 				"-s", "workspace-write", "--model-script", sp, "write made.txt")
 			cmd.Env = append(os.Environ(), "NO_COLOR=1")
 			ptmx, err := pty.Start(cmd)

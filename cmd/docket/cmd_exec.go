@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/signal"
 	"strings"
@@ -10,10 +11,14 @@ import (
 	"time"
 
 	"github.com/docket-engine/docket/cmd/docket/config"
+	"github.com/docket-engine/docket/cmd/docket/render"
 	"github.com/docket-engine/docket/engine"
+	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/journal"
+	"github.com/docket-engine/docket/states/policy"
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // commonFlags are the configuration flags exec and resume share.
@@ -23,8 +28,9 @@ type commonFlags struct {
 	json                                                                bool
 }
 
-func (f *commonFlags) register(c *cobra.Command) {
-	fl := c.Flags()
+func (f *commonFlags) register(c *cobra.Command) { f.registerOn(c.Flags()) }
+
+func (f *commonFlags) registerOn(fl *pflag.FlagSet) {
 	fl.StringVarP(&f.model, "model", "m", "", "model name")
 	fl.StringVarP(&f.approval, "ask-for-approval", "a", "", "approval policy: untrusted, on-failure, on-request, never")
 	fl.StringVarP(&f.sandbox, "sandbox", "s", "", "sandbox mode: read-only, workspace-write, danger-full-access")
@@ -39,16 +45,27 @@ func (f *commonFlags) register(c *cobra.Command) {
 
 // load applies every configuration layer.
 func (f *commonFlags) load(c *cobra.Command) (*config.Config, error) {
-	flags := config.Flags{}
+	return f.loadWith(c, config.Flags{})
+}
+
+// loadWith applies every configuration layer; flags the caller fixed
+// (--dangerously-bypass-approvals-and-sandbox) come in pre-set.
+func (f *commonFlags) loadWith(c *cobra.Command, flags config.Flags) (*config.Config, error) {
 	set := func(name string, v *string) *string {
 		if c.Flags().Changed(name) {
 			return v
 		}
 		return nil
 	}
-	flags.Model = set("model", &f.model)
-	flags.ApprovalPolicy = set("ask-for-approval", &f.approval)
-	flags.SandboxMode = set("sandbox", &f.sandbox)
+	if flags.Model == nil {
+		flags.Model = set("model", &f.model)
+	}
+	if flags.ApprovalPolicy == nil {
+		flags.ApprovalPolicy = set("ask-for-approval", &f.approval)
+	}
+	if flags.SandboxMode == nil {
+		flags.SandboxMode = set("sandbox", &f.sandbox)
+	}
 	flags.ModelScript = set("model-script", &f.modelScript)
 	// The workspace's [projects] trust decides whether its own config and
 	// rules load; a -C that does not exist is reported by the command.
@@ -61,61 +78,169 @@ func (f *commonFlags) load(c *cobra.Command) (*config.Config, error) {
 	return cfg, nil
 }
 
+// execFlags are exec's flags: the shared ones plus Codex's exec flags.
+// `docket exec resume` inherits them, as Codex's does.
+type execFlags struct {
+	commonFlags
+	skipGitRepoCheck, ephemeral, bypass bool
+	addDirs, images                     []string
+	outputLastMessage, outputSchema     string
+	color                               string
+}
+
+func (f *execFlags) registerOn(fl *pflag.FlagSet) {
+	f.commonFlags.registerOn(fl)
+	fl.BoolVar(&f.skipGitRepoCheck, "skip-git-repo-check", false, "run even when the workspace is not inside a git repository")
+	fl.StringArrayVar(&f.addDirs, "add-dir", nil, "another writable root besides the workspace (repeatable; workspace-write only)")
+	fl.StringVarP(&f.outputLastMessage, "output-last-message", "o", "", "write the model's final message to FILE")
+	fl.StringVar(&f.outputSchema, "output-schema", "", "JSON Schema FILE the model's final message must follow")
+	fl.StringArrayVarP(&f.images, "image", "i", nil, "attach an image FILE to the prompt (png, jpeg, gif, webp; repeatable)")
+	fl.BoolVar(&f.ephemeral, "ephemeral", false, "keep no journal after the run (no resume, no audit, no replay)")
+	fl.StringVar(&f.color, "color", "auto", "colour on stderr: always, never, auto")
+	fl.BoolVar(&f.bypass, "dangerously-bypass-approvals-and-sandbox", false,
+		"run every command without asking and without the sandbox (approval never, sandbox danger-full-access); journaled and audited as such")
+}
+
 func newExecCmd(a *app) *cobra.Command {
-	var f commonFlags
+	f := &execFlags{}
 	c := &cobra.Command{
-		Use:   "exec [flags] PROMPT",
+		Use:   "exec [flags] [PROMPT]",
 		Short: "Run one agent turn (PROMPT \"-\" reads stdin)",
-		Args:  cobra.ExactArgs(1),
+		Long: `Run one agent turn in the workspace (-C, default the current directory).
+
+The prompt is the argument; "-", or no argument with stdin not a terminal,
+reads it from stdin. The workspace must be inside a git repository unless
+--skip-git-repo-check is given, so that the agent's changes can be reviewed
+and undone.
+
+docket exec resume SESSION|--last [PROMPT] continues a session, as Codex's
+exec resume does.`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) (err error) {
-			cfg, err := f.load(c)
-			if err != nil {
-				return err
-			}
-			prompt, err := readPrompt(a, args[0])
-			if err != nil {
-				return err
-			}
-			if strings.TrimSpace(prompt) == "" {
-				return usageErrorf("the prompt is empty")
-			}
-			cwd, err := workspace(f.cd)
-			if err != nil {
-				return err
-			}
-			ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			w, err := wire(ctx, a, cfg, cwd, f.decisions, f.json, 0)
-			if err != nil {
-				return err
-			}
-			defer closing(&err, "the session's MCP servers and terminal", w.finish)
-			id, err := uuid.NewV7()
-			if err != nil {
-				return err
-			}
-			w.engine.SessionID = id.String()
-			started := time.Now()
-			j, err := journal.Create(cfg.Home, w.engine.SessionID, started)
-			if err != nil {
-				return err
-			}
-			// Close commits what is still buffered: a failure there loses records.
-			defer closing(&err, "the journal", j.Close)
-			s, err := engine.Start(w.engine, j)
-			if err != nil {
-				return err
-			}
-			res, err := s.Turn(ctx, prompt)
-			if err != nil {
-				if errors.Is(err, context.Canceled) {
-					return &exitError{code: exitFailed, err: errors.New("interrupted")}
-				}
-				return err
-			}
-			return turnExit(res)
+			return runExec(c, a, f, args)
 		},
 	}
-	f.register(c)
+	f.registerOn(c.PersistentFlags())
+	c.AddCommand(newResumeSubcommand(a, f, "resume [SESSION|--last] [PROMPT]", "Continue a session (Codex's spelling of docket resume)"))
 	return c
+}
+
+func runExec(c *cobra.Command, a *app, f *execFlags, args []string) (err error) {
+	var flags config.Flags
+	if f.bypass {
+		if c.Flags().Changed("ask-for-approval") || c.Flags().Changed("sandbox") {
+			return usageErrorf("--dangerously-bypass-approvals-and-sandbox sets the approval policy and sandbox itself; drop -a/-s")
+		}
+		never, full := policy.Never.String(), policy.DangerFullAccess.String()
+		flags.ApprovalPolicy, flags.SandboxMode = &never, &full
+	}
+	cfg, err := f.loadWith(c, flags)
+	if err != nil {
+		return err
+	}
+	prompt, err := execPrompt(a, args)
+	if err != nil {
+		return err
+	}
+	cwd, err := workspace(f.cd)
+	if err != nil {
+		return err
+	}
+	if !f.skipGitRepoCheck {
+		if err := checkGitRepo(cwd); err != nil {
+			return err
+		}
+	}
+	opts, err := f.turnOptions()
+	if err != nil {
+		return err
+	}
+	roots, err := addDirs(f.addDirs)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	w, err := wire(ctx, a, cfg, cwd, wireOptions{decisions: f.decisions, json: f.json, color: f.color,
+		addDirs: roots, outputSchema: opts.schema, bypass: f.bypass})
+	if err != nil {
+		return err
+	}
+	defer closing(&err, "the session's MCP servers and terminal", w.finish)
+	id, err := uuid.NewV7()
+	if err != nil {
+		return err
+	}
+	w.engine.SessionID = id.String()
+	journalHome := cfg.Home
+	if f.ephemeral {
+		tmp, err := os.MkdirTemp("", "docket-ephemeral-")
+		if err != nil {
+			return fmt.Errorf("--ephemeral: %w", err)
+		}
+		// Registered before the journal's close, so it runs after it.
+		defer os.RemoveAll(tmp)
+		journalHome = tmp
+		fmt.Fprintf(a.stderr, "docket: --ephemeral: session %s is journaled in %s and deleted at exit: it cannot be resumed, audited or replayed, and a crash leaves no record of what ran\n", w.engine.SessionID, tmp)
+	}
+	j, err := journal.Create(journalHome, w.engine.SessionID, time.Now())
+	if err != nil {
+		return err
+	}
+	// Close commits what is still buffered: a failure there loses records.
+	defer closing(&err, "the journal", j.Close)
+	s, err := engine.Start(w.engine, j)
+	if err != nil {
+		return err
+	}
+	res, err := turn(ctx, s, prompt, opts)
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return &exitError{code: exitFailed, err: errors.New("interrupted")}
+		}
+		return err
+	}
+	if res.Status == events.TurnParked && f.ephemeral {
+		fmt.Fprintln(a.stderr, "docket: --ephemeral: the parked session is deleted with its journal; run again without --ephemeral, or answer with --decisions")
+	}
+	if err := opts.writeLastMessage(res); err != nil {
+		return err
+	}
+	notifyTurn(ctx, a.stderr, cfg, w.engine.SessionID, cwd, prompt, res)
+	return turnExit(res)
+}
+
+// howToPrompt is what a missing or empty prompt says.
+const howToPrompt = `give the prompt as an argument (docket exec "fix the failing test"), or "-" to read it from stdin (echo "fix the failing test" | docket exec -)`
+
+// execPrompt takes the prompt from the argument, or from stdin for "-" or
+// when there is no argument and stdin is not a terminal (as Codex does).
+func execPrompt(a *app, args []string) (string, error) {
+	var prompt string
+	switch {
+	case len(args) == 1:
+		p, err := readPrompt(a, args[0])
+		if err != nil {
+			return "", err
+		}
+		prompt = p
+	case stdinIsPipe(a):
+		p, err := readPrompt(a, "-")
+		if err != nil {
+			return "", err
+		}
+		prompt = p
+	default:
+		return "", usageErrorf("no prompt: %s", howToPrompt)
+	}
+	if strings.TrimSpace(prompt) == "" {
+		return "", usageErrorf("the prompt is empty: %s", howToPrompt)
+	}
+	return prompt, nil
+}
+
+// stdinIsPipe reports whether stdin is a file that is not a terminal.
+func stdinIsPipe(a *app) bool {
+	f, ok := a.stdin.(*os.File)
+	return ok && !render.IsTerminal(f)
 }

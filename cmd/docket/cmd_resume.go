@@ -14,107 +14,171 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// resumeFlags choose the session when no SESSION is given.
+type resumeFlags struct {
+	// last takes the newest session of this project (the workspace, -C).
+	last bool
+	// all widens --last and the picker to every project.
+	all bool
+}
+
+func (r *resumeFlags) register(c *cobra.Command) {
+	c.Flags().BoolVar(&r.last, "last", false, "resume the most recent session of this project (the workspace, -C)")
+	c.Flags().BoolVar(&r.all, "all", false, "with --last or the picker: consider every project's sessions")
+}
+
 func newResumeCmd(a *app) *cobra.Command {
-	var f commonFlags
-	var last bool
+	f := &execFlags{}
+	c := newResumeSubcommand(a, f, "resume [SESSION|--last] [PROMPT]", "Continue a session: crashed, parked or finished")
+	f.registerOn(c.Flags())
+	return c
+}
+
+// newResumeSubcommand is `docket resume` and `docket exec resume`; the
+// latter inherits f from exec's persistent flags.
+func newResumeSubcommand(a *app, f *execFlags, use, short string) *cobra.Command {
+	var r resumeFlags
 	c := &cobra.Command{
-		Use:   "resume SESSION|--last [PROMPT]",
-		Short: "Continue a session: crashed, parked or finished",
-		Args:  cobra.RangeArgs(0, 2),
-		RunE: func(c *cobra.Command, args []string) (err error) {
-			ref, prompt := "", ""
-			switch {
-			case last && len(args) <= 1:
-				ref = "last"
-				if len(args) == 1 {
-					prompt = args[0]
-				}
-			case !last && len(args) >= 1:
-				ref = args[0]
-				if len(args) == 2 {
-					prompt = args[1]
-				}
-			default:
-				return usageErrorf("resume takes SESSION or --last, then an optional PROMPT")
+		Use:   use,
+		Short: short,
+		Long: `Continue a session: finish the turn a crash interrupted (calls found
+mid-run are recorded as interrupted, never run again), answer a parked
+approval (--decisions), then run PROMPT as a new turn if one is given.
+
+SESSION is an id, a unique prefix of one, "last" (the newest session of any
+project) or a journal file. --last takes the newest session of this project
+(the workspace, -C; --all for any project). With neither, a terminal gets a
+numbered list of this project's recent sessions to pick from.`,
+		Args: cobra.RangeArgs(0, 2),
+		RunE: func(c *cobra.Command, args []string) error {
+			return runResume(c, a, f, r, args)
+		},
+	}
+	r.register(c)
+	return c
+}
+
+func runResume(c *cobra.Command, a *app, f *execFlags, r resumeFlags, args []string) (err error) {
+	for _, name := range []string{"ephemeral", "add-dir", "dangerously-bypass-approvals-and-sandbox"} {
+		if c.Flags().Changed(name) {
+			return usageErrorf("--%s does not apply to resume: a resumed session keeps the journal, policy and sandbox plan it was recorded with", name)
+		}
+	}
+	ref, prompt := "", ""
+	switch {
+	case r.last && len(args) <= 1:
+		if len(args) == 1 {
+			prompt = args[0]
+		}
+	case !r.last && len(args) >= 1:
+		ref = args[0]
+		if len(args) == 2 {
+			prompt = args[1]
+		}
+	case r.last:
+		return usageErrorf("resume --last takes at most a PROMPT, not a SESSION too")
+	}
+	if prompt != "" {
+		if prompt, err = readPrompt(a, prompt); err != nil {
+			return err
+		}
+	}
+	cfg, err := f.load(c)
+	if err != nil {
+		return err
+	}
+	opts, err := f.turnOptions()
+	if err != nil {
+		return err
+	}
+	var sf journal.SessionFile
+	if ref != "" {
+		sf, err = journal.Find(cfg.Home, ref)
+		if err != nil {
+			var amb *journal.AmbiguousError
+			var nf *journal.NotFoundError
+			if errors.As(err, &amb) || errors.As(err, &nf) {
+				return usageErrorf("%v", err)
 			}
-			cfg, err := f.load(c)
-			if err != nil {
-				return err
-			}
-			sf, err := journal.Find(cfg.Home, ref)
-			if err != nil {
-				var amb *journal.AmbiguousError
-				var nf *journal.NotFoundError
-				if errors.As(err, &amb) || errors.As(err, &nf) {
-					return usageErrorf("%v", err)
-				}
-				return err
-			}
-			j, err := journal.Open(sf.Path)
-			if err != nil {
-				return err
-			}
-			// Close commits what is still buffered: a failure there loses records.
-			defer closing(&err, "the journal", j.Close)
-			recs, err := j.All()
-			if err != nil {
-				return err
-			}
-			if len(recs) == 0 {
-				return fmt.Errorf("session %s has no records: it stopped before its first commit, so nothing ran; start a new session with docket exec", sf.ID)
-			}
-			first, err := recs[0].Decode()
-			if err != nil {
-				return err
-			}
-			ss, ok := first.(*events.SessionStarted)
-			if !ok {
-				return errors.New("the journal does not begin with session_started")
-			}
-			seen := 0
-			for _, r := range recs {
-				if r.Kind == events.KindModelResponse {
-					seen++
-				}
-			}
-			ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			w, err := wire(ctx, a, cfg, ss.Cwd, f.decisions, f.json, seen)
-			if err != nil {
-				return err
-			}
-			defer closing(&err, "the session's MCP servers and terminal", w.finish)
-			// A resumed session keeps the policy, sandbox plan and rules it
-			// was started with (plus its amendments): Restore fills them
-			// from the journal when they are left empty here.
-			w.engine.Session, w.engine.Plan, w.engine.Rules, w.engine.Settings = events.SessionConfig{}, events.SandboxPlan{}, nil, nil
-			w.engine.Instructions = ""
-			s, err := engine.Resume(w.engine, j, recs, events.SessionResumed{PID: os.Getpid(), Decisions: f.decisions})
-			if err != nil {
-				return err
-			}
-			var res engine.TurnResult
-			if _, _, pending := s.Pending(); pending {
-				if res, err = s.Continue(ctx); err != nil {
-					return err
-				}
-				if res.Status != events.TurnCompleted || strings.TrimSpace(prompt) == "" {
-					return turnExit(res)
-				}
-			}
-			if strings.TrimSpace(prompt) == "" {
-				if res.TurnID == "" && !f.json {
-					fmt.Fprintf(a.stderr, "docket: session %s has no unfinished turn; give a PROMPT to continue the conversation\n", ss.SessionID)
-				}
-				return nil
-			}
-			if res, err = s.Turn(ctx, prompt); err != nil {
+			return err
+		}
+	} else {
+		project, err := workspace(f.cd)
+		if err != nil {
+			return err
+		}
+		if sf, err = chooseSession(a, cfg.Home, project, r); err != nil {
+			return err
+		}
+	}
+	j, err := journal.Open(sf.Path)
+	if err != nil {
+		return err
+	}
+	// Close commits what is still buffered: a failure there loses records.
+	defer closing(&err, "the journal", j.Close)
+	recs, err := j.All()
+	if err != nil {
+		return err
+	}
+	if len(recs) == 0 {
+		return fmt.Errorf("session %s has no records: it stopped before its first commit, so nothing ran; start a new session with docket exec", sf.ID)
+	}
+	first, err := recs[0].Decode()
+	if err != nil {
+		return err
+	}
+	ss, ok := first.(*events.SessionStarted)
+	if !ok {
+		return errors.New("the journal does not begin with session_started")
+	}
+	seen := 0
+	for _, r := range recs {
+		if r.Kind == events.KindModelResponse {
+			seen++
+		}
+	}
+	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	w, err := wire(ctx, a, cfg, ss.Cwd, wireOptions{decisions: f.decisions, json: f.json, responsesSeen: seen,
+		color: f.color, outputSchema: opts.schema})
+	if err != nil {
+		return err
+	}
+	defer closing(&err, "the session's MCP servers and terminal", w.finish)
+	// A resumed session keeps the policy, sandbox plan and rules it
+	// was started with (plus its amendments): Restore fills them
+	// from the journal when they are left empty here.
+	w.engine.Session, w.engine.Plan, w.engine.Rules, w.engine.Settings = events.SessionConfig{}, events.SandboxPlan{}, nil, nil
+	w.engine.Instructions = ""
+	s, err := engine.Resume(w.engine, j, recs, events.SessionResumed{PID: os.Getpid(), Decisions: f.decisions})
+	if err != nil {
+		return err
+	}
+	var res engine.TurnResult
+	if _, _, pending := s.Pending(); pending {
+		if res, err = s.Continue(ctx); err != nil {
+			return err
+		}
+		if res.Status != events.TurnCompleted || strings.TrimSpace(prompt) == "" {
+			if err := opts.writeLastMessage(res); err != nil {
 				return err
 			}
 			return turnExit(res)
-		},
+		}
 	}
-	f.register(c)
-	c.Flags().BoolVar(&last, "last", false, "resume the most recent session")
-	return c
+	if strings.TrimSpace(prompt) == "" {
+		if res.TurnID == "" && !f.json {
+			fmt.Fprintf(a.stderr, "docket: session %s has no unfinished turn; give a PROMPT to continue the conversation (docket resume %s \"next step\")\n", ss.SessionID, ss.SessionID)
+		}
+		return nil
+	}
+	if res, err = turn(ctx, s, prompt, opts); err != nil {
+		return err
+	}
+	if err := opts.writeLastMessage(res); err != nil {
+		return err
+	}
+	notifyTurn(ctx, a.stderr, cfg, ss.SessionID, ss.Cwd, prompt, res)
+	return turnExit(res)
 }

@@ -39,16 +39,37 @@ type wiring struct {
 	finish   func() error
 }
 
+// wireOptions are the command line's inputs to wire beyond the config.
+type wireOptions struct {
+	decisions string
+	json      bool
+	// responsesSeen skips a scripted model past the responses a resumed
+	// session already has.
+	responsesSeen int
+	// color is --color: always, never or auto ("" is auto).
+	color string
+	// addDirs are --add-dir's extra writable roots.
+	addDirs []string
+	// outputSchema is --output-schema's JSON Schema for the final message.
+	outputSchema []byte
+	// bypass is --dangerously-bypass-approvals-and-sandbox, recorded as a
+	// setting of the session.
+	bypass bool
+}
+
 // wire builds the engine's configuration: model, approver, runner, tools,
-// rules and the sandbox plan. responsesSeen skips a scripted model past the
-// responses a resumed session already has.
-func wire(ctx context.Context, a *app, cfg *config.Config, cwd, decisions string, jsonOut bool, responsesSeen int) (*wiring, error) {
+// rules and the sandbox plan.
+func wire(ctx context.Context, a *app, cfg *config.Config, cwd string, o wireOptions) (*wiring, error) {
 	w := &wiring{finish: func() error { return nil }}
-	list, err := approve.ParseDecisions(decisions)
+	list, err := approve.ParseDecisions(o.decisions)
 	if err != nil {
 		return nil, usageErrorf("--decisions: %v", err)
 	}
-	mdl, err := buildModel(ctx, cfg, responsesSeen)
+	color, err := useColor(o.color, a.stderr)
+	if err != nil {
+		return nil, err
+	}
+	mdl, err := buildModel(ctx, cfg, o.responsesSeen)
 	if err != nil {
 		return nil, err
 	}
@@ -60,13 +81,9 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd, decisions string
 		prev := w.finish
 		w.finish = func() error { return errors.Join(auto.Close(), prev()) }
 	}
-	if jsonOut {
+	if o.json {
 		w.observer = render.NewJSONL(a.stdout)
 	} else {
-		color := false
-		if f, ok := a.stderr.(*os.File); ok {
-			color = render.IsTerminal(f)
-		}
 		w.observer = render.NewHuman(a.stdout, a.stderr, render.HumanOptions{Color: color, Prompted: interactive})
 	}
 	exe, err := os.Executable()
@@ -101,6 +118,12 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd, decisions string
 		return nil, err
 	}
 	sc := cfg.SessionConfig()
+	if len(o.addDirs) > 0 {
+		if sc.SandboxMode != policy.WorkspaceWrite.String() {
+			fmt.Fprintf(a.stderr, "docket: --add-dir has no effect in sandbox mode %s (only in workspace-write)\n", sc.SandboxMode)
+		}
+		sc.WritableRoots = append(sc.WritableRoots, o.addDirs...)
+	}
 	plan, err := sessionPlan(sc, cwd)
 	if err != nil {
 		return nil, err
@@ -113,9 +136,10 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd, decisions string
 		return nil, err
 	}
 	w.engine = engine.Config{
-		DocketVersion: version, Home: cfg.Home, Cwd: cwd, Session: sc, Settings: cfg.Settings(), Plan: plan,
+		DocketVersion: version, Home: cfg.Home, Cwd: cwd, Session: sc, Settings: settings(cfg, o), Plan: plan,
 		Rules: srcs, Instructions: instr.Instructions, Model: mdl, Approver: appr, Runner: runner,
 		Observer: w.observer, Tools: tools, ApprovalTimeout: cfg.ApprovalTimeout(), Faults: faultsFromEnv(),
+		OutputSchema: o.outputSchema,
 	}
 	if cfg.ExperimentalRiskAssessment {
 		w.engine.Risk = riskAssessor{m: mdl}
@@ -289,4 +313,32 @@ func hardenPlan(plan events.SandboxPlan, cfg *config.Config) events.SandboxPlan 
 	}
 	plan.Limits = cfg.Sandbox.Limits()
 	return ws.ProtectHome(plan, cfg.Home)
+}
+
+// settings are the configuration's recorded settings plus what the command
+// line adds that the audit must be able to name.
+func settings(cfg *config.Config, o wireOptions) []events.Setting {
+	out := cfg.Settings()
+	if o.bypass {
+		out = append(out, events.Setting{Key: bypassSetting, Value: "true (--dangerously-bypass-approvals-and-sandbox)"})
+	}
+	return out
+}
+
+// useColor decides --color: always, never, or auto (a terminal on stderr,
+// and NO_COLOR unset, https://no-color.org).
+func useColor(mode string, stderr io.Writer) (bool, error) {
+	switch mode {
+	case "always":
+		return true, nil
+	case "never":
+		return false, nil
+	case "auto", "":
+		if os.Getenv("NO_COLOR") != "" {
+			return false, nil
+		}
+		f, ok := stderr.(*os.File)
+		return ok && render.IsTerminal(f), nil
+	}
+	return false, usageErrorf("--color %q: want always, never or auto", mode)
 }

@@ -52,13 +52,13 @@ func newCrashRun(t *testing.T) *crashRun {
 // exec runs the session with the fault-hook binary, armed to die at crashAt.
 func (c *crashRun) exec(t *testing.T, crashAt string) result {
 	env := []string{"DOCKET_CRASH_AT=" + crashAt}
-	return run(t, faultBin, env, "exec", "--home", c.home, "-C", c.ws, "-a", "on-failure", "-s", "workspace-write",
+	return run(t, faultBin, env, "exec", "--skip-git-repo-check", "--home", c.home, "-C", c.ws, "-a", "on-failure", "-s", "workspace-write",
 		"--model-script", c.script, "--decisions", "approved,approved,approved", "go")
 }
 
 // resume continues the session with the production binary, as a user would.
 func (c *crashRun) resume(t *testing.T) result {
-	return docket(t, []string{"DOCKET_CRASH_AT="}, "resume", "--last", "--home", c.home, "--model-script", c.script,
+	return docket(t, []string{"DOCKET_CRASH_AT="}, "resume", "--last", "--all", "--home", c.home, "--model-script", c.script,
 		"--decisions", "approved,approved,approved")
 }
 
@@ -76,7 +76,7 @@ func (c *crashRun) journalPath(t *testing.T) string {
 func crashPoints(t *testing.T) []string {
 	c := newCrashRun(t)
 	logFile := filepath.Join(t.TempDir(), "points.log")
-	r := run(t, faultBin, []string{"DOCKET_FAULT_LOG=" + logFile}, "exec", "--home", c.home, "-C", c.ws, "-a", "on-failure",
+	r := run(t, faultBin, []string{"DOCKET_FAULT_LOG=" + logFile}, "exec", "--skip-git-repo-check", "--home", c.home, "-C", c.ws, "-a", "on-failure",
 		"-s", "workspace-write", "--model-script", c.script, "--decisions", "approved,approved,approved", "go")
 	if r.code != 0 {
 		t.Fatalf("clean run exited %d:\n%s", r.code, r.stderr)

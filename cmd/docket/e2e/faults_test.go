@@ -24,7 +24,7 @@ func TestProductionBinaryIgnoresFaultHooksInTheEnvironment(t *testing.T) {
 			c := newCrashRun(t)
 			logFile := filepath.Join(t.TempDir(), "points.log")
 			env := []string{"DOCKET_CRASH_AT=after:run_sandboxed@1", "DOCKET_FAULT_LOG=" + logFile}
-			r := run(t, tt.bin, env, "exec", "--home", c.home, "-C", c.ws, "-a", "on-failure", "-s", "workspace-write",
+			r := run(t, tt.bin, env, "exec", "--skip-git-repo-check", "--home", c.home, "-C", c.ws, "-a", "on-failure", "-s", "workspace-write",
 				"--model-script", c.script, "--decisions", "approved,approved,approved", "go")
 			if r.signaled != tt.wantKilled {
 				t.Fatalf("killed = %t, want %t (exit %d):\n%s", r.signaled, tt.wantKilled, r.code, r.stderr)

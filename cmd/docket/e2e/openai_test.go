@@ -85,7 +85,7 @@ func TestExecAgainstAResponsesServerRunsAToolCallInTheSandbox(t *testing.T) {
 	defer hs.Close()
 	home, ws := t.TempDir(), t.TempDir()
 	r := docket(t, []string{"OPENAI_BASE_URL=" + hs.URL + "/v1", "OPENAI_API_KEY=sk-e2e", "DOCKET_HOME=" + home},
-		"exec", "-C", ws, "-s", "workspace-write", "-a", "on-request", "make a file")
+		"exec", "--skip-git-repo-check", "-C", ws, "-s", "workspace-write", "-a", "on-request", "make a file")
 	if r.code != 0 {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
 	}

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/docket-engine/docket/engine"
+	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/replay/audit"
+)
+
+// bypassSetting is the setting a session started with
+// --dangerously-bypass-approvals-and-sandbox records in its journal, so
+// that the audit can say why every call ran without a sandbox.
+const bypassSetting = audit.BypassSetting
+
+// checkGitRepo refuses a workspace outside a git repository, as Codex's
+// exec does: the agent's changes should be reviewable and undoable.
+func checkGitRepo(cwd string) error {
+	for dir := cwd; ; dir = filepath.Dir(dir) {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return nil
+		}
+		if parent := filepath.Dir(dir); parent == dir {
+			break
+		}
+	}
+	// A work tree whose .git lies elsewhere (GIT_DIR, GIT_WORK_TREE) is
+	// still a repository: ask git when it is installed.
+	if _, err := exec.LookPath("git"); err == nil {
+		cmd := exec.Command("git", "-C", cwd, "rev-parse", "--is-inside-work-tree")
+		if out, err := cmd.Output(); err == nil && strings.TrimSpace(string(out)) == "true" {
+			return nil
+		}
+	}
+	return usageErrorf("%s is not inside a git repository; run git init there, or pass --skip-git-repo-check to run anyway", cwd)
+}
+
+// addDirs resolves --add-dir values to existing absolute directories.
+func addDirs(dirs []string) ([]string, error) {
+	var out []string
+	for _, d := range dirs {
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			return nil, usageErrorf("--add-dir %s: %v", d, err)
+		}
+		info, err := os.Stat(abs)
+		switch {
+		case err != nil:
+			return nil, usageErrorf("--add-dir %s: %v", d, err)
+		case !info.IsDir():
+			return nil, usageErrorf("--add-dir %s is not a directory", d)
+		}
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = real
+		}
+		out = append(out, abs)
+	}
+	return out, nil
+}
+
+// turnOptions is what exec's flags add to a turn: images with the prompt,
+// a schema for the final message, a file to write it to.
+type turnOptions struct {
+	images     []string // data URLs
+	schema     json.RawMessage
+	lastMsg    string
+	schemaFile string
+}
+
+func (f *execFlags) turnOptions() (turnOptions, error) {
+	o := turnOptions{lastMsg: f.outputLastMessage, schemaFile: f.outputSchema}
+	if f.outputSchema != "" {
+		s, err := readSchema(f.outputSchema)
+		if err != nil {
+			return o, err
+		}
+		o.schema = s
+	}
+	for _, p := range f.images {
+		u, err := imageDataURL(p)
+		if err != nil {
+			return o, err
+		}
+		o.images = append(o.images, u)
+	}
+	if o.lastMsg != "" {
+		// Fail before the turn, not after it, when the file cannot be written.
+		if _, err := os.Stat(filepath.Dir(o.lastMsg)); err != nil {
+			return o, usageErrorf("--output-last-message %s: %v", o.lastMsg, err)
+		}
+	}
+	return o, nil
+}
+
+// readSchema reads an --output-schema file: a JSON object.
+func readSchema(path string) (json.RawMessage, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, usageErrorf("--output-schema: %v", err)
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(b, &obj); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return nil, usageErrorf("--output-schema %s: not JSON at byte %d: %v", path, se.Offset, err)
+		}
+		return nil, usageErrorf("--output-schema %s: not a JSON object: %v", path, err)
+	}
+	return json.RawMessage(b), nil
+}
+
+// turn runs one turn with the options' images.
+func turn(ctx context.Context, s *engine.Session, prompt string, o turnOptions) (engine.TurnResult, error) {
+	return s.TurnWithImages(ctx, prompt, o.images)
+}
+
+// writeLastMessage writes the final message for -o. A turn that ended
+// without one writes an empty file, so a script never reads a stale one.
+func (o turnOptions) writeLastMessage(res engine.TurnResult) error {
+	if o.lastMsg == "" || res.TurnID == "" {
+		return nil
+	}
+	msg := ""
+	if res.Status == events.TurnCompleted {
+		msg = res.Message
+	}
+	if err := os.WriteFile(o.lastMsg, []byte(msg), 0o644); err != nil {
+		return fmt.Errorf("--output-last-message: %w", err)
+	}
+	return nil
+}
