@@ -29,7 +29,7 @@ var errParked = errors.New("parked")
 type callRun struct {
 	t     *turn
 	call  Call
-	m     *states.Call
+	m     *states.Machine
 	prep  *PreparedCall
 	asked map[events.Phase]bool // phases the user approved
 	risk  *events.RiskAssessment

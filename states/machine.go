@@ -48,93 +48,131 @@ func descs() fsm.Events {
 	return out
 }
 
-// Machine builds calls. It keeps a pool of looplab FSMs so that a session
-// of many calls does not build one per call: a call holds its own state,
-// and each move borrows an FSM, sets it to that state, and lets looplab
-// check and perform the event. Hold one per session; it is safe for
-// concurrent use.
+// move carries one Fire through looplab's before_event callback: what the
+// record needs besides what looplab knows (source, event, destination), and
+// what the callback found.
+type move struct {
+	callID string
+	cause  Cause
+	reason string
+	sink   Sink
+
+	rec     events.Transition // the transition as looplab computed it
+	refused error             // the sink's error: the move was cancelled
+}
+
+// recordBeforeMove is the one callback: looplab calls it with the source and
+// the destination it looked up, before it changes state. It builds the
+// transition record from them and hands it to the sink; a sink error
+// cancels the move.
+func recordBeforeMove(_ context.Context, e *fsm.Event) {
+	m, ok := e.Args[0].(*move)
+	if !ok {
+		e.Cancel(errors.New("states: an event fired without its move"))
+		return
+	}
+	m.rec = events.Transition{CallID: m.callID, From: e.Src, Event: e.Event, To: e.Dst, Cause: string(m.cause), Reason: m.reason}
+	if m.sink == nil {
+		return
+	}
+	if err := m.sink.RecordTransition(m.rec); err != nil {
+		m.refused = err
+		e.Cancel(err)
+	}
+}
+
+// Pool builds the state machines of a session's calls. It keeps a pool of
+// looplab FSMs, built once from Table(), so that a session of many calls
+// does not build one per call: a Machine holds its own state, and each move
+// borrows an FSM, sets it to that state and lets looplab check and perform
+// the event. Hold one per session; it is safe for concurrent use.
+type Pool struct {
+	fsms sync.Pool
+}
+
+// NewPool returns a pool of FSMs built from Table().
+func NewPool() *Pool {
+	p := &Pool{}
+	evs := descs()
+	p.fsms.New = func() any {
+		return fsm.NewFSM(string(WantsApproval), evs, fsm.Callbacks{"before_event": recordBeforeMove})
+	}
+	return p
+}
+
+// New returns the machine of a new call, in wantsApproval.
+func (p *Pool) New(id string, sink Sink) *Machine { return p.Restore(id, WantsApproval, sink) }
+
+// Restore returns the machine of a call in state s, as rebuilt from a
+// journal.
+func (p *Pool) Restore(id string, s State, sink Sink) *Machine {
+	return &Machine{id: id, state: s, sink: sink, pool: p}
+}
+
+// Machine is the state machine of one tool call.
 type Machine struct {
-	pool sync.Pool
-}
-
-// NewMachine returns a machine built from Table().
-func NewMachine() *Machine {
-	m := &Machine{}
-	events := descs()
-	m.pool.New = func() any { return fsm.NewFSM(string(WantsApproval), events, nil) }
-	return m
-}
-
-// NewCall returns a call in wantsApproval.
-func (m *Machine) NewCall(id string, sink Sink) *Call { return m.Restore(id, WantsApproval, sink) }
-
-// Restore returns a call in state s, as rebuilt from a journal.
-func (m *Machine) Restore(id string, s State, sink Sink) *Call {
-	return &Call{id: id, state: s, sink: sink, m: m}
-}
-
-// Call is the state machine of one tool call.
-type Call struct {
 	id   string
 	sink Sink
-	m    *Machine
+	pool *Pool
 
 	mu    sync.Mutex
 	state State
 }
 
-// NewCall returns a machine for call id in wantsApproval.
-func NewCall(id string, sink Sink) *Call { return NewMachine().NewCall(id, sink) }
+// NewMachine returns the machine of call id in wantsApproval, from a pool
+// of its own.
+func NewMachine(id string, sink Sink) *Machine { return NewPool().New(id, sink) }
 
-// Restore returns a machine for call id in state s, as rebuilt from a journal.
-func Restore(id string, s State, sink Sink) *Call { return NewMachine().Restore(id, s, sink) }
+// RestoreMachine returns the machine of call id in state s, from a pool of
+// its own.
+func RestoreMachine(id string, s State, sink Sink) *Machine {
+	return NewPool().Restore(id, s, sink)
+}
 
 // ID returns the call id.
-func (c *Call) ID() string { return c.id }
+func (m *Machine) ID() string { return m.id }
 
 // Current returns the call's state.
-func (c *Call) Current() State {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.state
+func (m *Machine) Current() State {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.state
 }
 
-// Can reports whether ev is allowed now.
-func (c *Call) Can(ev Event) bool {
-	_, ok := Next(c.Current(), ev)
-	return ok
+// Can reports whether looplab allows ev now.
+func (m *Machine) Can(ev Event) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	f := m.pool.fsms.Get().(*fsm.FSM)
+	defer m.pool.fsms.Put(f)
+	f.SetState(string(m.state))
+	return f.Can(string(ev))
 }
 
-// Fire moves the call by ev. The transition record goes to the sink first;
-// only if the sink accepts it does the machine move.
-func (c *Call) Fire(ctx context.Context, ev Event, cause Cause, reason string) (events.Transition, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	from := c.state
-	to, ok := Next(from, ev)
-	if !ok {
-		return events.Transition{}, &InvalidTransitionError{CallID: c.id, State: from, Event: ev}
-	}
-	t := events.Transition{CallID: c.id, From: string(from), Event: string(ev), To: string(to), Cause: string(cause), Reason: reason}
-	if c.sink != nil {
-		if err := c.sink.RecordTransition(t); err != nil {
-			return events.Transition{}, fmt.Errorf("call %s: record %s: %w", c.id, ev, err)
-		}
-	}
-	f := c.m.pool.Get().(*fsm.FSM)
-	defer c.m.pool.Put(f)
+// Fire moves the call by ev. looplab looks up the destination; its
+// before_event callback hands the transition record to the sink, and only
+// if the sink accepts it does the machine move.
+func (m *Machine) Fire(ctx context.Context, ev Event, cause Cause, reason string) (events.Transition, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	from := m.state
+	f := m.pool.fsms.Get().(*fsm.FSM)
+	defer m.pool.fsms.Put(f)
 	f.SetState(string(from))
-	// The transition is on record now, so it must happen: looplab/fsm skips
-	// the move (and stays mid-transition) when its context is cancelled.
-	if err := f.Event(context.WithoutCancel(ctx), string(ev)); err != nil {
-		var nt fsm.NoTransitionError
-		if !errors.As(err, &nt) {
-			return t, fmt.Errorf("call %s: fsm %s: %w", c.id, ev, err)
-		}
+	mv := &move{callID: m.id, cause: cause, reason: reason, sink: m.sink}
+	// Once the sink has the transition it must happen: looplab skips the
+	// move (and stays mid-transition) when its context is cancelled.
+	err := f.Event(context.WithoutCancel(ctx), string(ev), mv)
+	var invalid fsm.InvalidEventError
+	var unknown fsm.UnknownEventError
+	switch {
+	case mv.refused != nil:
+		return events.Transition{}, fmt.Errorf("call %s: record %s: %w", m.id, ev, mv.refused)
+	case errors.As(err, &invalid), errors.As(err, &unknown):
+		return events.Transition{}, &InvalidTransitionError{CallID: m.id, State: from, Event: ev}
+	case err != nil:
+		return mv.rec, fmt.Errorf("call %s: fsm %s: %w", m.id, ev, err)
 	}
-	if got := State(f.Current()); got != to {
-		return t, fmt.Errorf("call %s: fsm moved %s to %s on %s, the table says %s", c.id, from, got, ev, to)
-	}
-	c.state = to
-	return t, nil
+	m.state = State(f.Current())
+	return mv.rec, nil
 }

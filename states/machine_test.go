@@ -28,7 +28,7 @@ func TestEveryStateEventPairFollowsTheDesignTable(t *testing.T) {
 			want, ok := allowed[s][ev]
 			t.Run(string(s)+"/"+string(ev), func(t *testing.T) {
 				var recorded []events.Transition
-				c := Restore("c1", s, SinkFunc(func(tr events.Transition) error {
+				c := RestoreMachine("c1", s, SinkFunc(func(tr events.Transition) error {
 					recorded = append(recorded, tr)
 					return nil
 				}))
@@ -84,7 +84,7 @@ func TestTableHasExactlySevenStatesAndNoSelfLoops(t *testing.T) {
 
 func TestSinkFailureLeavesTheMachineWhereItWas(t *testing.T) {
 	boom := errors.New("disk full")
-	c := NewCall("c9", SinkFunc(func(events.Transition) error { return boom }))
+	c := NewMachine("c9", SinkFunc(func(events.Transition) error { return boom }))
 	_, err := c.Fire(context.Background(), RunSandboxed, CausePolicySkip, "x")
 	if !errors.Is(err, boom) {
 		t.Fatalf("err = %v", err)
@@ -118,7 +118,7 @@ func TestOnlyUserOrPolicyCausesJustifyUnsandboxed(t *testing.T) {
 }
 
 func TestARecordedTransitionHappensEvenWhenTheContextIsCancelled(t *testing.T) {
-	c := NewCall("c1", SinkFunc(func(events.Transition) error { return nil }))
+	c := NewMachine("c1", SinkFunc(func(events.Transition) error { return nil }))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := c.Fire(ctx, Ask, CauseNeedsApproval, "x"); err != nil {
@@ -129,5 +129,23 @@ func TestARecordedTransitionHappensEvenWhenTheContextIsCancelled(t *testing.T) {
 	}
 	if _, err := c.Fire(ctx, Interrupt, CauseUserAbort, "y"); err != nil || c.Current() != Done {
 		t.Fatalf("interrupt after cancellation: %v, state %s", err, c.Current())
+	}
+}
+
+// BenchmarkFireThroughAPool measures one call's whole path (run, finish)
+// with the journal sink stubbed: the cost looplab adds per move.
+func BenchmarkFireThroughAPool(b *testing.B) {
+	p := NewPool()
+	sink := SinkFunc(func(events.Transition) error { return nil })
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		m := p.New("c1", sink)
+		if _, err := m.Fire(ctx, RunSandboxed, CausePolicySkip, "r"); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := m.Fire(ctx, Finish, CauseCompleted, "r"); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -67,7 +67,8 @@ func Events() []Event {
 }
 
 // Next returns the state that ev leads to from s, and whether the table
-// allows it at all.
+// allows it at all. It checks recorded transitions (the audit); a running
+// call moves only through Machine.Fire, where looplab decides.
 func Next(s State, ev Event) (State, bool) {
 	for _, e := range Table() {
 		if e.Event != ev {
