@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/docket-engine/docket/cmd/docket/config"
 	"github.com/docket-engine/docket/engine/rulesfile"
 	"github.com/docket-engine/docket/states/cmdsafety"
 	"github.com/docket-engine/docket/states/policy"
@@ -41,7 +42,7 @@ func newRulesCheckCmd(a *app) *cobra.Command {
 		Use:   "check [--rules FILE]... [-s MODE] [--json] -- CMD [ARG...]",
 		Short: "Evaluate rules files and command safety for one command",
 		Long: "Evaluate one command against the rules files (by default $DOCKET_HOME/rules/*.rules then\n" +
-			"./.docket/rules/*.rules) and print the decision, the rule that matched, whether the command\n" +
+			"./.docket/rules/*.rules when [projects] trusts the directory) and print the decision, the rule that matched, whether the command\n" +
 			"is known-safe or dangerous, and the requirement under each approval policy.",
 		RunE: func(c *cobra.Command, args []string) error { return runRulesCheck(a, f, args) },
 	}
@@ -94,7 +95,14 @@ func runRulesCheck(a *app, f rulesCheckFlags, args []string) error {
 		if err != nil {
 			return usageErrorf("rules check: current directory: %v", err)
 		}
-		files = rulesfile.Discover(home, cwd)
+		// The project's own rules count only when exec would load them:
+		// when [projects] trusts it.
+		cfg, err := config.Load(config.LoadOptions{Home: home, Env: os.Getenv, Cwd: cwd})
+		if err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
+		printWarnings(a.stderr, cfg)
+		files = rulesfile.Discover(home, rulesProject(cfg, cwd))
 	}
 	set, err := rulesfile.Load(files, rules.LoadOptions{})
 	if err != nil {
