@@ -7,7 +7,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -175,6 +177,35 @@ func fsAttacks() map[string]func(args []string) int {
 			for i := 0; i < n*16; i++ {
 				if _, err := f.Write(chunk); err != nil {
 					return fail("write %s: %v", a[0], err)
+				}
+			}
+			return 0
+		},
+		"threads": func(a []string) int {
+			// Hold a[0] OS threads at once.
+			n, err := strconv.Atoi(a[0])
+			if err != nil {
+				return 2
+			}
+			var ready sync.WaitGroup
+			release := make(chan struct{})
+			for i := 0; i < n; i++ {
+				ready.Add(1)
+				go func() {
+					runtime.LockOSThread()
+					ready.Done()
+					<-release
+				}()
+			}
+			ready.Wait()
+			b, err := os.ReadFile("/proc/self/status")
+			close(release)
+			if err != nil {
+				return fail("%v", err)
+			}
+			for _, line := range strings.Split(string(b), "\n") {
+				if v, ok := strings.CutPrefix(line, "Threads:"); ok {
+					fmt.Println("threads", strings.TrimSpace(v))
 				}
 			}
 			return 0

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bufio"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -334,6 +335,27 @@ func fsEscapeCases() []escapeCase {
 				}
 				return out.ExitCode == 0
 			}},
+		{name: "64 threads under the default limits", works: all,
+			adjustPlan: withLimits(DefaultLimits()),
+			argv:       func(t *testing.T, f *fixture) []string { return attackArgv(t, "threads", "64") },
+			effect: func(t *testing.T, f *fixture, out events.ExecOutcome) bool {
+				var n int
+				_, err := fmt.Sscanf(out.Stdout, "threads %d", &n)
+				return out.ExitCode == 0 && err == nil && n >= 64
+			}},
+		{name: "a C build under the default limits", works: []string{vNone, vWW, vWWNet}, needs: "cc",
+			adjustPlan: withLimits(DefaultLimits()),
+			argv: func(t *testing.T, f *fixture) []string {
+				src := filepath.Join(f.W, "hello.c")
+				if err := os.WriteFile(src, []byte("#include <stdio.h>\nint main(void){puts(\"hello\");return 0;}\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				bin := filepath.Join(f.W, "hello")
+				return []string{"sh", "-c", `cc -o "$2" "$1" && "$2"`, "sh", src, bin}
+			},
+			effect: func(t *testing.T, f *fixture, out events.ExecOutcome) bool {
+				return out.ExitCode == 0 && strings.Contains(out.Stdout, "hello")
+			}},
 		{name: "200 children under the default limits", works: all,
 			adjustPlan: withLimits(DefaultLimits()),
 			argv:       func(t *testing.T, f *fixture) []string { return attackArgv(t, "fork-many", "200") },
@@ -346,7 +368,7 @@ func fsEscapeCases() []escapeCase {
 // fsNeed extends missingNeed with what these cases need.
 func fsNeed(need string, caps Capabilities) string {
 	switch need {
-	case "script", "python3":
+	case "script", "python3", "cc":
 		if _, err := exec.LookPath(need); err != nil {
 			return need + " is not installed"
 		}
