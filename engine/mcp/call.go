@@ -91,7 +91,10 @@ func exited(g *generation, err error) bool {
 		return true
 	default:
 	}
-	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, sdk.ErrConnectionClosed)
+	// A remote server that dropped the session answers 404 (ErrSessionMissing):
+	// like an exited process, the next call starts a new session.
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, sdk.ErrConnectionClosed) ||
+		errors.Is(err, sdk.ErrSessionMissing)
 }
 
 // ctxKind names why ctx ended: the Manager closing, or the caller's context.

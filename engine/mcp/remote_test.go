@@ -241,3 +241,98 @@ func TestServerIsLocalOrRemote(t *testing.T) {
 		})
 	}
 }
+
+// sessionKiller answers 404 to requests of sessions it was told to end, as
+// a server that dropped its session does (MCP streamable HTTP §2.5.3).
+type sessionKiller struct {
+	mu    sync.Mutex
+	ids   []string // sessions seen, in order
+	ended map[string]bool
+}
+
+func (k *sessionKiller) wrap(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get("Mcp-Session-Id")
+		k.mu.Lock()
+		ended := k.ended[id]
+		k.mu.Unlock()
+		if ended {
+			http.Error(w, "session not found", http.StatusNotFound)
+			return
+		}
+		h.ServeHTTP(&sessionRecorder{ResponseWriter: w, k: k}, r)
+	})
+}
+
+func (k *sessionKiller) endAll() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for _, id := range k.ids {
+		k.ended[id] = true
+	}
+}
+
+func (k *sessionKiller) sessions() int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return len(k.ids)
+}
+
+type sessionRecorder struct {
+	http.ResponseWriter
+	k *sessionKiller
+}
+
+func (r *sessionRecorder) WriteHeader(code int) {
+	r.note()
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *sessionRecorder) Write(b []byte) (int, error) {
+	r.note()
+	return r.ResponseWriter.Write(b)
+}
+
+// note records the session the response names.
+func (r *sessionRecorder) note() {
+	if id := r.Header().Get("Mcp-Session-Id"); id != "" {
+		r.k.mu.Lock()
+		if !slices.Contains(r.k.ids, id) {
+			r.k.ids = append(r.k.ids, id)
+		}
+		r.k.mu.Unlock()
+	}
+}
+
+func (r *sessionRecorder) Flush() {
+	if f, ok := r.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// TestARemoteSessionThatEndsIsRestartedLikeAnExitedServer: the server drops
+// the session; the call in flight fails as "exited", the next call opens a
+// new session, and status counts one restart.
+func TestARemoteSessionThatEndsIsRestartedLikeAnExitedServer(t *testing.T) {
+	srv := mcptest.NewServer()
+	k := &sessionKiller{ended: map[string]bool{}}
+	ts := httptest.NewServer(k.wrap(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)))
+	t.Cleanup(ts.Close)
+	m := mustStart(t, map[string]ServerConfig{"r": {URL: ts.URL}}, Options{})
+	ctx := context.Background()
+	if _, err := m.Call(ctx, "r", mcptest.EchoTool, json.RawMessage(`{"text":"one"}`)); err != nil {
+		t.Fatalf("first call: %v", err)
+	}
+	k.endAll()
+	_, err := m.Call(ctx, "r", mcptest.EchoTool, json.RawMessage(`{"text":"two"}`))
+	if !errors.Is(err, ErrServerExited) || !strings.Contains(err.Error(), "the connection to "+ts.URL+" ended") {
+		t.Fatalf("call after the session ended = %v; want ErrServerExited naming the connection", err)
+	}
+	res, err := m.Call(ctx, "r", mcptest.EchoTool, json.RawMessage(`{"text":"three"}`))
+	if err != nil || res.Text != "echo: three" {
+		t.Fatalf("call after the restart = %+v, %v", res, err)
+	}
+	if st := m.Status()[0]; st.State != StateRunning || st.Restarts != 1 || k.sessions() != 2 {
+		t.Errorf("status = %+v, sessions %d; want running after one restart, two sessions", st, k.sessions())
+	}
+}

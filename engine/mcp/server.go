@@ -244,10 +244,13 @@ func (s *server) watch(g *generation) {
 // reap waits for the connection to end (the SDK then reaps the process),
 // kills what is left of the process group, and records how it ended.
 func reap(g *generation) {
-	_ = g.sess.Wait()
+	werr := g.sess.Wait()
 	_ = g.sess.Close()
 	if g.cmd == nil {
 		g.exit = fmt.Errorf("the connection to %s ended", g.remote)
+		if werr != nil {
+			g.exit = fmt.Errorf("the connection to %s ended: %w", g.remote, werr)
+		}
 		return
 	}
 	killGroup(g.cmd)
