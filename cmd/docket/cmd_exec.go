@@ -28,8 +28,6 @@ type commonFlags struct {
 	json                                                                bool
 }
 
-func (f *commonFlags) register(c *cobra.Command) { f.registerOn(c.Flags()) }
-
 func (f *commonFlags) registerOn(fl *pflag.FlagSet) {
 	fl.StringVarP(&f.model, "model", "m", "", "model name")
 	fl.StringVarP(&f.approval, "ask-for-approval", "a", "", "approval policy: untrusted, on-failure, on-request, never")
@@ -178,8 +176,9 @@ func runExec(c *cobra.Command, a *app, f *execFlags, args []string) (err error) 
 		if err != nil {
 			return fmt.Errorf("--ephemeral: %w", err)
 		}
-		// Registered before the journal's close, so it runs after it.
-		defer os.RemoveAll(tmp)
+		// Registered before the journal's close, so it runs after it. Best
+		// effort: a leftover temp directory is the worst a failure leaves.
+		defer func() { _ = os.RemoveAll(tmp) }()
 		journalHome = tmp
 		fmt.Fprintf(a.stderr, "docket: --ephemeral: session %s is journaled in %s and deleted at exit: it cannot be resumed, audited or replayed, and a crash leaves no record of what ran\n", w.engine.SessionID, tmp)
 	}

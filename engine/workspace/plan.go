@@ -75,7 +75,7 @@ func readPointer(file, prefix string) string {
 	if err != nil {
 		return ""
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read-only: nothing to lose
 	sc := bufio.NewScanner(f)
 	if !sc.Scan() {
 		return ""
