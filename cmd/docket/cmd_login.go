@@ -17,6 +17,7 @@ func newLoginCmd(a *app) *cobra.Command {
 	var (
 		home, issuer, deviceURL, tokenURL, clientID string
 		scopes                                      []string
+		withAPIKey                                  bool
 	)
 	c := &cobra.Command{
 		Use:   "login [--home DIR] [--issuer URL | --device-auth-url URL --token-url URL] [--client-id ID] [--scope S]...",
@@ -40,6 +41,9 @@ explicitly instead. URLs must be https, except to a loopback host.`,
 			if err != nil {
 				return usageErrorf("%v", err)
 			}
+			if withAPIKey {
+				return loginWithAPIKey(a, h)
+			}
 			cfg, err := loginConfig(cmd, issuer, deviceURL, tokenURL, clientID, scopes)
 			if err != nil {
 				return err
@@ -51,7 +55,7 @@ explicitly instead. URLs must be https, except to a loopback host.`,
 				if errors.Is(err, context.Canceled) {
 					return &exitError{code: exitFailed, err: errors.New("login: interrupted")}
 				}
-				return &exitError{code: exitFailed, err: fmt.Errorf("login: %w", err)}
+				return &exitError{code: exitFailed, err: loginError(err, cfg, issuer, cmd.Flags().Changed("device-auth-url"))}
 			}
 			store := auth.NewStore(h)
 			if err := store.Save(creds); err != nil {
@@ -62,12 +66,14 @@ explicitly instead. URLs must be https, except to a loopback host.`,
 		},
 	}
 	f := c.Flags()
+	f.BoolVar(&withAPIKey, "with-api-key", false, "read an API key from stdin and save it instead of signing in (printenv OPENAI_API_KEY | docket login --with-api-key)")
 	f.StringVar(&home, "home", "", "Docket's home (default $DOCKET_HOME, else ~/.docket)")
 	f.StringVar(&issuer, "issuer", "", "authorization server; endpoints are ISSUER"+auth.DeviceAuthPath+" and ISSUER"+auth.TokenPath+" (default "+auth.DefaultIssuer+")")
 	f.StringVar(&deviceURL, "device-auth-url", "", "device authorization endpoint (with --token-url, instead of --issuer)")
 	f.StringVar(&tokenURL, "token-url", "", "token endpoint (with --device-auth-url, instead of --issuer)")
 	f.StringVar(&clientID, "client-id", auth.DefaultClientID, "OAuth client id")
 	f.StringSliceVar(&scopes, "scope", auth.DefaultScopes(), "OAuth scope to request (repeatable)")
+	c.AddCommand(newLoginStatusCmd(a))
 	return c
 }
 

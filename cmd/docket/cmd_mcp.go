@@ -36,6 +36,6 @@ func newMCPCmd(a *app) *cobra.Command {
 	fl.StringVarP(&f.profile, "profile", "p", "", "use [profiles.NAME] from config")
 	fl.StringArrayVarP(&f.overrides, "config", "c", nil, "override one config key: KEY=VALUE")
 	fl.StringVarP(&f.cd, "cd", "C", "", "directory MCP servers start in (default: current directory)")
-	c.AddCommand(list)
+	c.AddCommand(list, newMCPAddCmd(a), newMCPRemoveCmd(a), newMCPGetCmd(a))
 	return c
 }
