@@ -13,7 +13,8 @@ import (
 )
 
 // ignoredCodexKey reports whether a key of a Codex config.toml only changes
-// Codex's own interface (or names Codex feature flags): Docket accepts it
+// Codex's own interface (or names Codex feature flags, or switches on what
+// Docket always does): Docket accepts it
 // and says once that it ignores it. key is relative to the document, with
 // a profile's "profiles.NAME" prefix removed; any key under a listed
 // table is ignored with it.
@@ -64,7 +65,9 @@ func unsupportedCodexKey(key []string) string {
 func ignoredTopKeys() []string {
 	return []string{"file_opener", "hide_agent_reasoning", "show_raw_agent_reasoning", "history", "tui",
 		"features", "notice", "check_for_update_on_startup", "disable_paste_burst",
-		"windows_wsl_setup_acknowledged", "model_reasoning_summary_format"}
+		"windows_wsl_setup_acknowledged", "model_reasoning_summary_format",
+		// Codex's switch for its HTTP MCP client; Docket's is always on.
+		"experimental_use_rmcp_client"}
 }
 
 // ignoredKey is one ignored Codex key (or table) and where it was written.
@@ -129,7 +132,7 @@ func ignoredWarning(path string, keys []ignoredKey) string {
 	for i, k := range keys {
 		parts[i] = fmt.Sprintf("%s (line %d)", k.name, k.line)
 	}
-	return fmt.Sprintf("%s: ignoring Codex settings that only change Codex's own interface: %s", path, strings.Join(parts, ", "))
+	return fmt.Sprintf("%s: ignoring Codex settings for Codex's own interface and feature flags: %s", path, strings.Join(parts, ", "))
 }
 
 // removeKey deletes key from t, and the tables it leaves empty.

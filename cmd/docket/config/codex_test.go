@@ -98,6 +98,7 @@ func TestCodexKeyDecisions(t *testing.T) {
 		{name: "[history] is ignored", file: "[history]\npersistence = 'none'\n", warn: "[history] (line 1)"},
 		{name: "[tui] is ignored", file: "[tui]\nnotifications = true\n", warn: "[tui]"},
 		{name: "[features] is ignored", file: "[features]\nweb_search_request = true\n", warn: "[features]"},
+		{name: "experimental_use_rmcp_client is ignored", file: "experimental_use_rmcp_client = true\n", warn: "experimental_use_rmcp_client"},
 		{name: "[notice] is ignored", file: "[notice]\nhide_full_access_warning = true\n", warn: "[notice]"},
 		{name: "ignored keys in a profile", file: "[profiles.p]\nhide_agent_reasoning = true\n", warn: "profiles.p.hide_agent_reasoning"},
 		{name: "model_context_window is rejected", file: "model_context_window = 400000\n", err: "does not compact"},
