@@ -160,6 +160,8 @@ func runResume(c *cobra.Command, a *app, f *execFlags, r resumeFlags, args []str
 		if res, err = s.Continue(ctx); err != nil {
 			return err
 		}
+		// The continued turn's own prompt is in the journal, not here.
+		notifyTurn(ctx, a.stderr, cfg, ss.SessionID, ss.Cwd, "", res)
 		if res.Status != events.TurnCompleted || strings.TrimSpace(prompt) == "" {
 			if err := opts.writeLastMessage(res); err != nil {
 				return err

@@ -57,13 +57,17 @@ type notifyPayload struct {
 
 // notifyTurn runs the configured notify program after a completed turn,
 // as Codex does: argv from config, the JSON payload as the last argument.
+// prompt is "" for a turn resumed after a crash or a parked approval.
 // A program that fails or hangs is reported on stderr; it never changes
 // the turn's outcome.
 func notifyTurn(ctx context.Context, stderr io.Writer, cfg *config.Config, sessionID, cwd, prompt string, res engine.TurnResult) {
 	if len(cfg.Notify) == 0 || res.Status != events.TurnCompleted {
 		return
 	}
-	p := notifyPayload{Type: "agent-turn-complete", ThreadID: sessionID, TurnID: res.TurnID, Cwd: cwd, InputMessages: []string{prompt}}
+	p := notifyPayload{Type: "agent-turn-complete", ThreadID: sessionID, TurnID: res.TurnID, Cwd: cwd, InputMessages: []string{}}
+	if prompt != "" {
+		p.InputMessages = []string{prompt}
+	}
 	if res.Message != "" {
 		p.LastAssistantMessage = &res.Message
 	}
