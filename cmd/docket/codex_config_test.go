@@ -1,12 +1,18 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/docket-engine/docket/cmd/docket/config"
+	"github.com/docket-engine/docket/engine"
+	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/states/rules"
 )
 
@@ -38,6 +44,49 @@ func TestRulesCheckCountsProjectRulesOnlyWhenTrusted(t *testing.T) {
 			}
 			if warned := strings.Contains(errOut, filepath.Join(project, ".docket", "rules")); warned != tc.warn {
 				t.Errorf("warned about the project's rules = %v, want %v:\n%s", warned, tc.warn, errOut)
+			}
+		})
+	}
+}
+
+func TestNotifyRunsOnlyForACompletedTurnAndNeverFailsIt(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "payload")
+	for _, tc := range []struct {
+		name    string
+		argv    []string
+		status  events.TurnStatus
+		prompt  string
+		ran     bool
+		inputs  string
+		warning string
+	}{
+		{"completed", []string{"sh", "-c", `printf '%s' "$1" > "$0"`, out}, events.TurnCompleted, "fix it", true, `["fix it"]`, ""},
+		{"completed after a resume", []string{"sh", "-c", `printf '%s' "$1" > "$0"`, out}, events.TurnCompleted, "", true, `[]`, ""},
+		{"parked", []string{"sh", "-c", `printf '%s' "$1" > "$0"`, out}, events.TurnParked, "fix it", false, "", ""},
+		{"failed", []string{"sh", "-c", `printf '%s' "$1" > "$0"`, out}, events.TurnFailed, "fix it", false, "", ""},
+		{"a failing program is a warning", []string{"sh", "-c", "exit 3"}, events.TurnCompleted, "x", false, "", "notify sh: exit status 3"},
+		{"a missing program is a warning", []string{filepath.Join(dir, "nope")}, events.TurnCompleted, "x", false, "", "no such file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_ = os.Remove(out)
+			var stderr bytes.Buffer
+			cfg := &config.Config{Notify: tc.argv}
+			notifyTurn(context.Background(), &stderr, cfg, "sess-1", dir, tc.prompt,
+				engine.TurnResult{TurnID: "turn-1", Status: tc.status, Message: "all done"})
+			b, err := os.ReadFile(out)
+			if ran := err == nil; ran != tc.ran {
+				t.Fatalf("ran = %v, want %v (stderr %q)", ran, tc.ran, stderr.String())
+			}
+			if tc.ran {
+				want := `{"type":"agent-turn-complete","thread-id":"sess-1","turn-id":"turn-1","cwd":"` + dir +
+					`","input-messages":` + tc.inputs + `,"last-assistant-message":"all done"}`
+				if string(b) != want {
+					t.Errorf("payload\n%s\nwant\n%s", b, want)
+				}
+			}
+			if !strings.Contains(stderr.String(), tc.warning) || (tc.warning == "" && stderr.Len() > 0) {
+				t.Errorf("stderr = %q, want %q", stderr.String(), tc.warning)
 			}
 		})
 	}
