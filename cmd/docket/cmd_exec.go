@@ -192,6 +192,7 @@ func runExec(c *cobra.Command, a *app, f *execFlags, args []string) (err error) 
 	if err != nil {
 		return err
 	}
+	w.header(w.engine.SessionID, cwd, w.engine.Session, false, f.bypass, roots)
 	res, err := turn(ctx, s, prompt, opts)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
@@ -206,7 +207,7 @@ func runExec(c *cobra.Command, a *app, f *execFlags, args []string) (err error) 
 		return err
 	}
 	notifyTurn(ctx, a.stderr, cfg, w.engine.SessionID, cwd, prompt, res)
-	return turnExit(res)
+	return w.exit(res)
 }
 
 // howToPrompt is what a missing or empty prompt says.

@@ -155,6 +155,11 @@ func runResume(c *cobra.Command, a *app, f *execFlags, r resumeFlags, args []str
 	if err != nil {
 		return err
 	}
+	bypassed := false
+	for _, st := range ss.Settings {
+		bypassed = bypassed || st.Key == bypassSetting
+	}
+	w.header(ss.SessionID, ss.Cwd, ss.Config, true, bypassed, nil)
 	var res engine.TurnResult
 	if _, _, pending := s.Pending(); pending {
 		if res, err = s.Continue(ctx); err != nil {
@@ -166,7 +171,7 @@ func runResume(c *cobra.Command, a *app, f *execFlags, r resumeFlags, args []str
 			if err := opts.writeLastMessage(res); err != nil {
 				return err
 			}
-			return turnExit(res)
+			return w.exit(res)
 		}
 	}
 	if strings.TrimSpace(prompt) == "" {
@@ -182,5 +187,5 @@ func runResume(c *cobra.Command, a *app, f *execFlags, r resumeFlags, args []str
 		return err
 	}
 	notifyTurn(ctx, a.stderr, cfg, ss.SessionID, ss.Cwd, prompt, res)
-	return turnExit(res)
+	return w.exit(res)
 }

@@ -36,7 +36,30 @@ const version = "0.1.0"
 type wiring struct {
 	engine   engine.Config
 	observer engine.Observer
-	finish   func() error
+	// human is the observer in human mode, nil with --json.
+	human  *render.Human
+	finish func() error
+}
+
+// header prints the session's header in human mode.
+func (w *wiring) header(id, cwd string, sc events.SessionConfig, resumed, bypassed bool, extra []string) {
+	if w.human == nil {
+		return
+	}
+	w.human.WriteHeader(render.Header{SessionID: id, Model: sc.Model, Provider: sc.ModelProvider,
+		ApprovalPolicy: sc.ApprovalPolicy, SandboxMode: sc.SandboxMode, NetworkAccess: sc.NetworkAccess,
+		Resumed: resumed, Bypassed: bypassed, Workspace: cwd, WritableRoots: extra})
+}
+
+// exit maps a turn's end to an exit code. In human mode the renderer has
+// already printed a failed turn's message, so it is not printed again.
+func (w *wiring) exit(res engine.TurnResult) error {
+	err := turnExit(res)
+	var ee *exitError
+	if w.human != nil && errors.As(err, &ee) && res.Status != events.TurnParked {
+		return &exitError{code: ee.code}
+	}
+	return err
 }
 
 // wireOptions are the command line's inputs to wire beyond the config.
@@ -84,7 +107,14 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd string, o wireOpt
 	if o.json {
 		w.observer = render.NewJSONL(a.stdout)
 	} else {
-		w.observer = render.NewHuman(a.stdout, a.stderr, render.HumanOptions{Color: color, Prompted: interactive})
+		progress := false
+		if f, ok := a.stderr.(*os.File); ok {
+			progress = render.IsTerminal(f)
+		}
+		human := render.NewHuman(a.stdout, a.stderr, render.HumanOptions{Color: color, Prompted: interactive, Progress: progress})
+		w.observer, w.human = human, human
+		prev := w.finish
+		w.finish = func() error { human.Close(); return prev() }
 	}
 	exe, err := os.Executable()
 	if err != nil {

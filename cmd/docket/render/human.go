@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/docket-engine/docket/engine"
 )
@@ -18,6 +19,19 @@ type HumanOptions struct {
 	// Prompted says approvals are asked on the terminal, which shows the
 	// request itself; the renderer then does not repeat it.
 	Prompted bool
+	// Progress shows a spinner on stderr while the model is working; set it
+	// only when stderr is a terminal (it rewrites its line with \r).
+	Progress bool
+}
+
+// Header is what a session's first lines say: which session, which model,
+// under which policy and sandbox, in which workspace.
+type Header struct {
+	SessionID, Model, Provider       string
+	ApprovalPolicy, SandboxMode      string
+	NetworkAccess, Resumed, Bypassed bool
+	Workspace                        string
+	WritableRoots                    []string
 }
 
 // Human is an engine.Observer for people: the final message goes to
@@ -31,6 +45,11 @@ type Human struct {
 	pending string // the latest agent message, not yet known to be final
 	calls   map[string]*humanCall
 	running int
+	// spinning is true while the progress line is shown; spinGen tells a
+	// spinner goroutine whether it is still the current one.
+	spinning bool
+	spinGen  int
+	spinFrom time.Time
 }
 
 // humanCall is what the renderer remembers about a call in flight.
@@ -85,10 +104,108 @@ func (h *Human) flushPending() {
 	h.pending = ""
 }
 
+// WriteHeader prints the session's header on stderr.
+func (h *Human) WriteHeader(hd Header) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	verb := "session"
+	if hd.Resumed {
+		verb = "resumed session"
+	}
+	model := hd.Model
+	if model == "" {
+		model = "(provider default)"
+	}
+	if hd.Provider != "" {
+		model += " via " + hd.Provider
+	}
+	network := "network off"
+	if hd.NetworkAccess {
+		network = "network on"
+	}
+	h.line("%s %s", h.style(styleBold, verb), hd.SessionID)
+	h.line("%s", h.style(styleDim, "  model      "+model))
+	sb := hd.SandboxMode
+	if sb == "workspace-write" || sb == "read-only" {
+		sb += ", " + network
+	}
+	h.line("%s", h.style(styleDim, "  policy     approval "+hd.ApprovalPolicy+", sandbox "+sb))
+	if hd.Bypassed {
+		h.line("%s", h.style(styleRed, "  !! --dangerously-bypass-approvals-and-sandbox: every command runs unasked and unsandboxed"))
+	}
+	ws := "  workspace  " + hd.Workspace
+	if len(hd.WritableRoots) > 0 {
+		ws += " (also writable: " + strings.Join(hd.WritableRoots, ", ") + ")"
+	}
+	h.line("%s", h.style(styleDim, ws))
+}
+
+// startSpinner shows the progress line while the model works.
+func (h *Human) startSpinner() {
+	if !h.opts.Progress || h.spinning {
+		return
+	}
+	h.spinning = true
+	h.spinGen++
+	h.spinFrom = time.Now()
+	h.drawSpinner(0)
+	go h.spin(h.spinGen)
+}
+
+// spin redraws the progress line until another notice stops it.
+func (h *Human) spin(gen int) {
+	t := time.NewTicker(120 * time.Millisecond)
+	defer t.Stop()
+	for i := 1; ; i++ {
+		<-t.C
+		h.mu.Lock()
+		if !h.spinning || h.spinGen != gen {
+			h.mu.Unlock()
+			return
+		}
+		h.drawSpinner(i)
+		h.mu.Unlock()
+	}
+}
+
+func (h *Human) drawSpinner(i int) {
+	frames := []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+	fmt.Fprintf(h.stderr, "\r\x1b[K%s", h.style(styleDim, fmt.Sprintf("%s model working %ds", frames[i%len(frames)], int(time.Since(h.spinFrom).Seconds()))))
+}
+
+// stopSpinner clears the progress line before anything else is printed.
+func (h *Human) stopSpinner() {
+	if !h.spinning {
+		return
+	}
+	h.spinning = false
+	fmt.Fprint(h.stderr, "\r\x1b[K")
+}
+
+// Close stops the progress line.
+func (h *Human) Close() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.stopSpinner()
+}
+
 // Notify renders one notice.
 func (h *Human) Notify(n engine.Notice) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	switch n.Type {
+	case engine.NoticeTextDelta:
+		// The model is still writing: the spinner stays.
+	default:
+		h.stopSpinner()
+	}
+	defer func() {
+		// The model works after the turn starts and once every call of
+		// its last answer is done.
+		if n.Type == engine.NoticeTurnStarted || (n.Type == engine.NoticeCallCompleted && h.running == 0) {
+			h.startSpinner()
+		}
+	}()
 	switch n.Type {
 	case engine.NoticeMessage:
 		h.flushPending()
@@ -129,16 +246,28 @@ func (h *Human) Notify(n engine.Notice) {
 		if final != "" {
 			fmt.Fprintln(h.stdout, final)
 		}
-		if h.opts.Verbose {
-			h.line("%s", h.style(styleDim, fmt.Sprintf("tokens: %d in (%d cached), %d out", n.Usage.InputTokens, n.Usage.CachedInputTokens, n.Usage.OutputTokens)))
-		}
+		h.usage(n)
 	case engine.NoticeTurnFailed:
 		h.flushPending()
 		h.line("%s %s", h.style(styleRed, "turn failed:"), n.Text)
+		h.usage(n)
 	case engine.NoticeError:
 		h.flushPending()
 		h.line("%s %s", h.style(styleRed, "error:"), n.Text)
 	}
+}
+
+// usage prints the turn's token usage, when the model reported any.
+func (h *Human) usage(n engine.Notice) {
+	u := n.Usage
+	if u.InputTokens == 0 && u.OutputTokens == 0 {
+		return
+	}
+	line := fmt.Sprintf("tokens: %d in (%d cached), %d out", u.InputTokens, u.CachedInputTokens, u.OutputTokens)
+	if u.ReasoningTokens > 0 {
+		line += fmt.Sprintf(" (%d reasoning)", u.ReasoningTokens)
+	}
+	h.line("%s", h.style(styleDim, line))
 }
 
 func describe(command, paths []string) string {
