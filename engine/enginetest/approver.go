@@ -28,8 +28,12 @@ type ScriptedApprover struct {
 	asked []engine.ApprovalRequest
 }
 
-// Decide records req and gives the next answer.
+// Decide records req and gives the next answer; with ctx already done it
+// gives ctx's error instead, as the contract requires.
 func (a *ScriptedApprover) Decide(ctx context.Context, req engine.ApprovalRequest) (engine.Answer, error) {
+	if err := ctx.Err(); err != nil {
+		return engine.Answer{}, err
+	}
 	a.mu.Lock()
 	a.asked = append(a.asked, req)
 	if len(a.Answers) == 0 {

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docket-engine/docket/engine"
 	"github.com/docket-engine/docket/engine/enginetest"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/journal"
@@ -78,4 +79,10 @@ func TestUncommittedRecordsDoNotSurviveACrash(t *testing.T) {
 	if r, err := mem.Append(at, "c1", tr); err != nil || r.Seq != 2 {
 		t.Errorf("MemLog after a crash appends seq %d (%v), want 2", r.Seq, err)
 	}
+}
+
+func TestScriptedApproverKeepsTheApproverContract(t *testing.T) {
+	enginetest.CheckApprover(t, func(_ *testing.T, answers ...events.ReviewDecision) engine.Approver {
+		return &enginetest.ScriptedApprover{Answers: answers}
+	})
 }
