@@ -24,7 +24,7 @@ func TestMCPAddGetRemoveEditOnlyTheirTable(t *testing.T) {
 		t.Helper()
 		// --home right after the subcommand: after "--" it would be the
 		// server's argument.
-		full := append(append([]string{args[0], args[1], "--home", home}), args[2:]...)
+		full := append([]string{args[0], args[1], "--home", home}, args[2:]...)
 		r := docket(t, []string{"DOCKET_HOME=" + home}, full...)
 		if r.code != want {
 			t.Fatalf("%v: exit %d, want %d\n%s%s", args, r.code, want, r.stdout, r.stderr)
