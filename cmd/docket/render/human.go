@@ -57,6 +57,8 @@ type humanCall struct {
 	partial   string // output after the last newline
 	sandboxed string // the state it last ran in: sandboxed or unsandboxed
 	started   bool
+	// interrupted: a crash or an abort ended it, and the renderer said so.
+	interrupted bool
 }
 
 // NewHuman returns a human renderer.
@@ -328,7 +330,8 @@ func (h *Human) callOutput(n engine.Notice) {
 
 func (h *Human) callCompleted(n engine.Notice) {
 	c, ok := h.calls[n.CallID]
-	if (!ok || !c.started) && n.Status != engine.StatusDeclined {
+	interrupted := ok && c.interrupted
+	if (!ok || !c.started) && n.Status != engine.StatusDeclined && !interrupted {
 		// It never ran: say which call this is about.
 		h.line("%s %s (%s)", h.style(styleBold, "call"), n.CallID, n.Tool)
 	}
@@ -356,6 +359,8 @@ func (h *Human) callCompleted(n engine.Notice) {
 		h.line("  %s", h.style(styleGreen, "exit 0"))
 	case n.ExitCode >= 0:
 		h.line("  %s", h.style(styleRed, fmt.Sprintf("exit %d", n.ExitCode)))
+	case interrupted:
+		// The interrupt transition already said why.
 	default:
 		h.line("  %s", h.style(styleRed, "failed"))
 	}
@@ -381,6 +386,10 @@ func (h *Human) transition(n engine.Notice) {
 	switch {
 	case h.opts.Verbose:
 		h.line("%s", h.style(styleDim, fmt.Sprintf("call %s: %s -%s-> %s (%s): %s", tr.CallID, tr.From, tr.Event, tr.To, tr.Cause, tr.Reason)))
+	case tr.Event == "interrupt":
+		// A crash or an abort, not an ordinary failure: say so.
+		h.call(tr.CallID).interrupted = true
+		h.line("%s call %s: %s", h.style(styleYellow, "interrupted:"), tr.CallID, tr.Reason)
 	case tr.To == "denied":
 		h.line("%s %s (%s)", h.style(styleRed, "denied:"), tr.Reason, tr.Cause)
 	case tr.To == "retryPrompt":

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/docket-engine/docket/engine"
+	"github.com/docket-engine/docket/events"
 )
 
 // TestProgressLineIsClearedBeforeOutput: with Progress on, the turn's start
@@ -45,5 +46,19 @@ func TestHeaderNamesSessionModelPolicyAndWorkspace(t *testing.T) {
 	}
 	if stdout.Len() != 0 {
 		t.Errorf("the header went to stdout: %q", stdout.String())
+	}
+}
+
+// TestInterruptedCallIsSaidOnce: a call a crash interrupted is shown as
+// interrupted with the reason, once, and not as an ordinary failure.
+func TestInterruptedCallIsSaidOnce(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	h := NewHuman(&stdout, &stderr, HumanOptions{})
+	h.Notify(engine.Notice{Type: engine.NoticeTransition, Transition: &events.Transition{CallID: "c1", From: "sandboxed",
+		Event: "interrupt", To: "done", Cause: "crash_recovery", Reason: "found in flight after a crash; outcome unknown"}})
+	h.Notify(engine.Notice{Type: engine.NoticeCallCompleted, CallID: "c1", Tool: "shell", Status: engine.StatusFailed, ExitCode: -1})
+	want := "interrupted: call c1: found in flight after a crash; outcome unknown\n"
+	if stderr.String() != want {
+		t.Fatalf("stderr %q, want %q", stderr.String(), want)
 	}
 }
