@@ -229,17 +229,18 @@ func writeConfig(path, text string) error {
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
+	// After the rename there is nothing left to remove.
+	defer func() { _ = os.Remove(tmp.Name()) }()
 	if _, err := tmp.WriteString(text); err != nil {
-		tmp.Close()
+		_ = tmp.Close() // the write already failed; that error is the one to report
 		return err
 	}
 	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
+		_ = tmp.Close() // the write already failed; that error is the one to report
 		return err
 	}
 	if err := tmp.Sync(); err != nil {
-		tmp.Close()
+		_ = tmp.Close() // the write already failed; that error is the one to report
 		return err
 	}
 	if err := tmp.Close(); err != nil {
