@@ -39,7 +39,7 @@ func benchmarkGitDirs(b *testing.B, dirs, files int) {
 	root := benchTree(b, dirs, files)
 	partial := 0
 	for b.Loop() {
-		if _, complete := gitDirs([]string{root}); !complete {
+		if _, complete := gitDirs([]string{root}, root); !complete {
 			partial++
 		}
 	}
@@ -55,7 +55,7 @@ func BenchmarkGitDirs10kEntries(b *testing.B) { benchmarkGitDirs(b, 1000, 10) }
 func BenchmarkGitDirsBounded(b *testing.B) {
 	root := benchTree(b, 2000, 30)
 	for b.Loop() {
-		if _, complete := gitDirs([]string{root}); complete {
+		if _, complete := gitDirs([]string{root}, root); complete {
 			b.Fatal("a 62k-entry tree was walked whole, past the bounds")
 		}
 	}
@@ -69,7 +69,7 @@ func BenchmarkGitDirsThisRepository(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		gitDirs([]string{repo, "/tmp"})
+		gitDirs([]string{repo, "/tmp"}, repo)
 	}
 }
 

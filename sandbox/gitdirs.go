@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -46,6 +47,17 @@ const (
 	gitScanPartial  = "partial"
 )
 
+// enclosingRootOf returns the innermost root that holds p, or "".
+func enclosingRootOf(p string, roots []string) string {
+	best := ""
+	for _, r := range roots {
+		if within(p, r) && len(r) > len(best) {
+			best = r
+		}
+	}
+	return best
+}
+
 func gitDirsLayer(scan string) string {
 	if scan == gitScanPartial {
 		return LayerGitDirsPartial
@@ -55,8 +67,9 @@ func gitDirsLayer(scan string) string {
 
 // gitDirs returns the git directories to protect for these writable roots
 // (clean, absolute), only those under a root, sorted; complete is false
-// when the walk hit its bounds.
-func gitDirs(roots []string) (paths []string, complete bool) {
+// when the walk hit its bounds. The root holding cwd is walked first, so
+// that a large shared root (/tmp) spends the budget after the workspace.
+func gitDirs(roots []string, cwd string) (paths []string, complete bool) {
 	seen := map[string]bool{}
 	add := func(p string) {
 		if underAny(p, roots) && !seen[p] {
@@ -67,7 +80,11 @@ func gitDirs(roots []string) (paths []string, complete bool) {
 	for _, r := range roots {
 		enclosingGitDirs(r, roots, add)
 	}
-	complete = walkForGitDirs(roots, add, gitScanMaxEntries, time.Now().Add(gitScanMaxTime))
+	order := append([]string(nil), roots...)
+	if first := enclosingRootOf(cwd, roots); first != "" {
+		order = append([]string{first}, slices.DeleteFunc(order, func(r string) bool { return r == first })...)
+	}
+	complete = walkForGitDirs(order, roots, add, gitScanMaxEntries, time.Now().Add(gitScanMaxTime))
 	sort.Strings(paths)
 	return paths, complete
 }

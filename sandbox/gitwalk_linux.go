@@ -9,16 +9,27 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// walkForGitDirs walks the roots breadth first (shallow repositories
-// first), without following links or looking into .git directories,
-// calling add for every .git entry and its targets. It returns false when
-// it stopped at a bound. It reads directories with getdents64 into one
+// walkForGitDirs walks each root of order in turn, breadth first (shallow
+// repositories first), without following links, looking into .git
+// directories or entering another of roots, calling add for every .git
+// entry and its targets. The bounds are for the whole walk; it returns
+// false when it stopped at one. It reads directories with getdents64 into one
 // buffer and makes strings only for subdirectories: the walk runs on every
 // call, so its cost per entry matters (see BenchmarkGitDirs*).
-func walkForGitDirs(roots []string, add func(string), maxEntries int, deadline time.Time) bool {
-	queue := append([]string(nil), roots...)
+func walkForGitDirs(order, roots []string, add func(string), maxEntries int, deadline time.Time) bool {
 	buf := make([]byte, 32<<10)
 	entries := 0
+	for _, root := range order {
+		if !walkRoot(root, roots, add, buf, &entries, maxEntries, deadline) {
+			return false
+		}
+	}
+	return true
+}
+
+// walkRoot is one root's breadth-first walk for walkForGitDirs.
+func walkRoot(root string, roots []string, add func(string), buf []byte, entries *int, maxEntries int, deadline time.Time) bool {
+	queue := []string{root}
 	for len(queue) > 0 {
 		dir := queue[0]
 		queue = queue[1:]
@@ -40,7 +51,7 @@ func walkForGitDirs(roots []string, add func(string), maxEntries int, deadline t
 					name = name[:i]
 				}
 				off += reclen
-				entries++
+				*entries++
 				switch {
 				case string(name) == ".git":
 					p := filepath.Join(dir, ".git")
@@ -60,7 +71,7 @@ func walkForGitDirs(roots []string, add func(string), maxEntries int, deadline t
 					}
 				}
 			}
-			if entries > maxEntries {
+			if *entries > maxEntries {
 				unix.Close(fd)
 				return false
 			}

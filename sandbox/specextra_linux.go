@@ -12,7 +12,7 @@ import (
 // sockets to cover (network off), and the plan's resource limits.
 func addFSAndLimits(spec *helperSpec, plan events.SandboxPlan) {
 	if len(spec.Writable) > 0 {
-		dirs, complete := gitDirs(spec.Writable)
+		dirs, complete := gitDirs(spec.Writable, spec.Cwd)
 		for _, d := range dirs {
 			if !contains(spec.Protected, d) {
 				spec.Protected = append(spec.Protected, d)
