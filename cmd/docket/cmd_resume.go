@@ -31,6 +31,11 @@ func newResumeCmd(a *app) *cobra.Command {
 	f := &execFlags{}
 	c := newResumeSubcommand(a, f, "resume [SESSION|--last] [PROMPT]", "Continue a session: crashed, parked or finished")
 	f.registerOn(c.Flags())
+	// exec's flags that a resumed session cannot take (runResume says why
+	// when given) or has no use for stay out of resume's help.
+	for _, name := range []string{"ephemeral", "add-dir", "dangerously-bypass-approvals-and-sandbox", "skip-git-repo-check"} {
+		_ = c.Flags().MarkHidden(name) // the flags exist: registered just above
+	}
 	return c
 }
 
