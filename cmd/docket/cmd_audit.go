@@ -33,7 +33,7 @@ func newAuditCmd(a *app) *cobra.Command {
 	f := c.Flags()
 	f.StringVar(&callID, "call", "", "audit only this call, read through the journal's call index")
 	f.BoolVar(&unsandboxed, "unsandboxed", false, "list only calls that ran without a sandbox, each with why")
-	f.BoolVar(&jsonOut, "json", false, "print the audit as JSON (the shape CLI.md gives)")
+	f.BoolVar(&jsonOut, "json", false, "print the audit as JSON (docs/cli.md)")
 	f.StringVar(&htmlFile, "html", "", "write a self-contained HTML page (timeline and state diagram per call) to `FILE`")
 	f.StringVar(&home, "home", "", "Docket's home (default $DOCKET_HOME, else ~/.docket)")
 	return c

@@ -56,7 +56,7 @@ func newRulesCheckCmd(a *app) *cobra.Command {
 	return c
 }
 
-// rulesCheckResult is the `rules check --json` shape of CLI.md.
+// rulesCheckResult is the `rules check --json` shape of docs/cli.md.
 type rulesCheckResult struct {
 	Command      []string        `json:"command"`
 	Decision     rules.Decision  `json:"decision"`

@@ -1,5 +1,5 @@
 // Command docket executes a coding agent's tool calls under an explicit,
-// journaled state machine. See README.md and ../shared/design/CLI.md.
+// journaled state machine. See README.md and docs/cli.md.
 package main
 
 import (

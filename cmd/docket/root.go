@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// Exit codes, as CLI.md fixes them.
+// Exit codes, as docs/cli.md fixes them.
 const (
 	exitOK     = 0
 	exitFailed = 1

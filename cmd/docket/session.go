@@ -294,7 +294,7 @@ func workspace(dir string) (string, error) {
 	return abs, nil
 }
 
-// turnExit maps a turn's end to the exit codes of CLI.md, printing what a
+// turnExit maps a turn's end to the exit codes of docs/cli.md, printing what a
 // person needs for a parked session.
 func turnExit(res engine.TurnResult) error {
 	switch res.Status {
