@@ -48,7 +48,7 @@ func benchmarkGitDirs(b *testing.B, dirs, files int) {
 }
 
 func BenchmarkGitDirs1kEntries(b *testing.B)  { benchmarkGitDirs(b, 100, 10) }
-func BenchmarkGitDirs10kEntries(b *testing.B) { benchmarkGitDirs(b, 1000, 10) }
+func BenchmarkGitDirs5kEntries(b *testing.B)  { benchmarkGitDirs(b, 500, 10) }
 
 // BenchmarkGitDirsBounded is the worst case: a tree past the bound, cut
 // short at gitScanMaxEntries.

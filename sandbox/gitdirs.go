@@ -33,11 +33,11 @@ const (
 )
 
 // Bounds of the walk, per call, over all roots together. The entry bound
-// is what normally stops it (about 15 to 40 ms here, a loaded 2-vCPU VM
+// is what normally stops it (about 20 to 30 ms here, a loaded 2-vCPU VM
 // with slow syscalls); the time bound is a safety net for slow file
 // systems (NFS, FUSE), which makes the result depend on timing there.
 const (
-	gitScanMaxEntries = 20000
+	gitScanMaxEntries = 10000
 	gitScanMaxTime    = 200 * time.Millisecond
 )
 
