@@ -47,8 +47,8 @@ func benchmarkGitDirs(b *testing.B, dirs, files int) {
 	b.ReportMetric(float64(partial)/float64(b.N), "partial/op")
 }
 
-func BenchmarkGitDirs1kEntries(b *testing.B)  { benchmarkGitDirs(b, 100, 10) }
-func BenchmarkGitDirs5kEntries(b *testing.B)  { benchmarkGitDirs(b, 500, 10) }
+func BenchmarkGitDirs1kEntries(b *testing.B) { benchmarkGitDirs(b, 100, 10) }
+func BenchmarkGitDirs5kEntries(b *testing.B) { benchmarkGitDirs(b, 500, 10) }
 
 // BenchmarkGitDirsBounded is the worst case: a tree past the bound, cut
 // short at gitScanMaxEntries.
