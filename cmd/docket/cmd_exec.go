@@ -144,7 +144,8 @@ func runExec(c *cobra.Command, a *app, f *execFlags, args []string) (err error) 
 	if err != nil {
 		return err
 	}
-	if !f.skipGitRepoCheck {
+	// As Codex: a project marked trusted in [projects] needs no repository.
+	if !f.skipGitRepoCheck && !cfg.Trust.Trusted() {
 		if err := checkGitRepo(cwd); err != nil {
 			return err
 		}

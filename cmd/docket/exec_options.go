@@ -39,7 +39,7 @@ func checkGitRepo(cwd string) error {
 			return nil
 		}
 	}
-	return usageErrorf("%s is not inside a git repository; run git init there, or pass --skip-git-repo-check to run anyway", cwd)
+	return usageErrorf("%s is not inside a git repository; run git init there, trust it ([projects.%q] trust_level = \"trusted\"), or pass --skip-git-repo-check", cwd, cwd)
 }
 
 // addDirs resolves --add-dir values to existing absolute directories.

@@ -26,11 +26,13 @@ func TestExecRefusesAWorkspaceOutsideGit(t *testing.T) {
 		name     string
 		gitInit  bool
 		skip     bool
+		trusted  bool
 		wantCode int
 	}{
-		{"outside a repository", false, false, 2},
-		{"outside a repository with --skip-git-repo-check", false, true, 0},
-		{"inside a repository", true, false, 0},
+		{"outside a repository", false, false, false, 2},
+		{"outside a repository with --skip-git-repo-check", false, true, false, 0},
+		{"inside a repository", true, false, false, 0},
+		{"a trusted project outside a repository", false, false, true, 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -38,6 +40,12 @@ func TestExecRefusesAWorkspaceOutsideGit(t *testing.T) {
 			if tc.gitInit {
 				if out, err := exec.Command("git", "init", "-q", ws).CombinedOutput(); err != nil {
 					t.Fatalf("git init: %v %s", err, out)
+				}
+			}
+			if tc.trusted {
+				trust := fmt.Sprintf("[projects.%q]\ntrust_level = \"trusted\"\n", ws)
+				if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(trust), 0o600); err != nil {
+					t.Fatal(err)
 				}
 			}
 			args := []string{"exec", "--home", home, "-C", ws, "--model-script", replies(t, "ok")}
