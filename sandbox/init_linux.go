@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // forwarded are the signals the helper, as PID 1 of the sandbox's PID
@@ -25,14 +27,15 @@ func runInit(spec helperSpec, argv, env []string, ch *channels) int {
 	// The first stage dropped them on the thread that exec'ed this one;
 	// check rather than trust, while a refusal is still a setup error.
 	if err := holdsNoCaps(); err != nil {
-		ch.sendSetup(reportLine{Kind: reportSetupError, Layer: LayerCaps, Error: err.Error()})
-		return exitSetup
+		return initFailed(ch, LayerCaps, err)
+	}
+	if err := checkConfined(); err != nil {
+		return initFailed(ch, "init", err)
 	}
 	// The binary descriptor and anything inherited by mistake stay here;
 	// the exit pipe is close-on-exec already.
 	if err := cloexecFrom(3); err != nil {
-		ch.sendSetup(reportLine{Kind: reportSetupError, Layer: "fds", Error: err.Error()})
-		return exitSetup
+		return initFailed(ch, "fds", err)
 	}
 	_ = syscall.Close(binaryFD)
 	sigs := make(chan os.Signal, len(forwarded))
@@ -69,6 +72,30 @@ func runInit(spec helperSpec, argv, env []string, ch *channels) int {
 			return l.Code
 		}
 	}
+}
+
+// initFailed reports a setup failure of the init, before the command exists.
+func initFailed(ch *channels, layer string, err error) int {
+	fmt.Fprintf(os.Stderr, "docket sandbox: init: %s: %v\n", layer, err)
+	ch.sendSetup(reportLine{Kind: reportSetupError, Layer: layer, Error: err.Error()})
+	return exitSetup
+}
+
+// checkConfined refuses to run as init unless this process is PID 1 of its
+// namespace with no_new_privs and a seccomp filter: an init stage started
+// any other way (a spec that says "init" but was never confined) must not
+// report layers it does not have.
+func checkConfined() error {
+	if os.Getpid() != 1 {
+		return fmt.Errorf("the init stage runs as pid %d, not 1", os.Getpid())
+	}
+	if nnp, err := unix.PrctlRetInt(unix.PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0); err != nil || nnp != 1 {
+		return fmt.Errorf("the init stage runs without no_new_privs (%v)", err)
+	}
+	if mode, err := unix.PrctlRetInt(unix.PR_GET_SECCOMP, 0, 0, 0, 0); err != nil || mode != unix.SECCOMP_MODE_FILTER {
+		return fmt.Errorf("the init stage runs without a seccomp filter (%v)", err)
+	}
+	return nil
 }
 
 // reapUntil reaps every child (orphans are reparented to init) until pid

@@ -2,7 +2,9 @@ package sandbox
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -95,5 +97,19 @@ func TestSetupPipeSpeaksOnce(t *testing.T) {
 				t.Errorf("accepted: %+v", out)
 			}
 		})
+	}
+}
+
+// TestInitStageRefusesToRunUnconfined: a spec that asks for the init stage
+// without the first stage having confined anything (capabilities held, not
+// PID 1, no no_new_privs, no seccomp) must not run the command.
+func TestInitStageRefusesToRunUnconfined(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "ran")
+	spec := fmt.Sprintf(`{"v":%d,"seccomp":"AAAAAAAAAAA=","mode":"read-only","ns":{"pid":true},"init":true,"layers":["seccomp"],"cwd":"/","path":"/usr/bin/touch"}`, specVersion)
+	cmd := exec.Command(testBinary(t), HelperArg, spec, "--", "touch", marker)
+	out, err := cmd.CombinedOutput()
+	ee, ok := err.(*exec.ExitError)
+	if !ok || ee.ExitCode() != exitSetup || !strings.Contains(string(out), "docket sandbox: init:") || exists(marker) {
+		t.Fatalf("err=%v output=%q ran=%v, want exit %d and the init's refusal", err, out, exists(marker), exitSetup)
 	}
 }
