@@ -189,3 +189,22 @@ func TestResumePicksOnATerminal(t *testing.T) {
 		t.Fatalf("did not resume the picked session:\n%s", errb.String())
 	}
 }
+
+// TestResumeRefusesWhatASessionCannotChange: flags that would change a
+// recorded session's journal, policy or sandbox plan are usage errors on
+// resume, and the session is left as it was.
+func TestResumeRefusesWhatASessionCannotChange(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	script := replies(t, "one", "two")
+	id := startSession(t, home, ws, script, "first")
+	for _, flag := range [][]string{{"--ephemeral"}, {"--add-dir", ws}, {"--dangerously-bypass-approvals-and-sandbox"}} {
+		args := append([]string{"exec", "resume", "--last", "--home", home, "-C", ws, "--model-script", script}, flag...)
+		r := docket(t, nil, append(args, "second")...)
+		if r.code != 2 || !strings.Contains(r.stderr, "does not apply to resume") {
+			t.Errorf("%v: exit %d, stderr %q", flag, r.code, r.stderr)
+		}
+	}
+	if got := prompts(t, home, id); !equal(got, []string{"first"}) {
+		t.Fatalf("the session changed: %q", got)
+	}
+}
