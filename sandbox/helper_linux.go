@@ -19,6 +19,11 @@ const (
 	exitNotFound  = 127
 )
 
+// layerProtectedPaths names a setup failure on a path of the mount layout
+// (a protected path, a pinned directory, a covered socket): unlike
+// LayerMountNS it never leads to a weaker namespace setup.
+const layerProtectedPaths = "protected-paths"
+
 // layerError is a failure to set up one layer.
 type layerError struct {
 	layer string
@@ -133,6 +138,10 @@ func confine(spec helperSpec) (layers []string, everyThread bool, err error) {
 	var extra []string
 	if spec.NS.Mount {
 		fsLayers, err := setupMounts(spec)
+		var pe *pathSetupError
+		if errors.As(err, &pe) {
+			return nil, false, &layerError{layer: layerProtectedPaths, err: err}
+		}
 		if err != nil {
 			return nil, false, &layerError{layer: LayerMountNS, err: err}
 		}

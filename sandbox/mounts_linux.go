@@ -69,7 +69,7 @@ func setupMounts(spec helperSpec) ([]string, error) {
 					continue
 				}
 				if err := selfBind(a); err != nil {
-					return nil, fmt.Errorf("pinning %s: %w", a, err)
+					return nil, &pathSetupError{fmt.Errorf("pinning %s: %w", a, err)}
 				}
 				pinned[a] = true
 			}
@@ -79,12 +79,16 @@ func setupMounts(spec helperSpec) ([]string, error) {
 		}
 	}
 	for _, p := range spec.Protected {
-		if err := bindReadOnly(p); err != nil {
-			return nil, fmt.Errorf("protecting %s: %w", p, err)
+		err := bindReadOnly(p)
+		if errors.Is(err, unix.ENOENT) && contains(spec.Scanned, p) {
+			continue
+		}
+		if err != nil {
+			return nil, &pathSetupError{fmt.Errorf("protecting %s: %w", p, err)}
 		}
 	}
 	if err := protectBinaries(spec); err != nil {
-		return nil, err
+		return nil, &pathSetupError{err}
 	}
 	var layers []string
 	if spec.GitScan != "" {
@@ -92,7 +96,7 @@ func setupMounts(spec helperSpec) ([]string, error) {
 	}
 	if !spec.Network {
 		if err := coverSockets(spec.UnixSockets); err != nil {
-			return nil, err
+			return nil, &pathSetupError{err}
 		}
 		if spec.UnixSocketsPartial {
 			layers = append(layers, LayerUnixSockets+":partial")
@@ -116,6 +120,17 @@ func setupMounts(spec helperSpec) ([]string, error) {
 	}
 	return layers, nil
 }
+
+// pathSetupError is a mount step that failed on a path after the mount
+// namespace itself worked. Paths can be changed by other processes
+// (including other sandboxed commands running in parallel), so such a
+// failure must never buy a weaker namespace setup: it fails the call
+// (LayerProtectedPaths), while only a refused mount namespace (LayerMountNS)
+// may fall back.
+type pathSetupError struct{ err error }
+
+func (e *pathSetupError) Error() string { return e.err.Error() }
+func (e *pathSetupError) Unwrap() error { return e.err }
 
 // cloneTree returns a detached copy of the mount tree at path.
 func cloneTree(path string) (int, error) {

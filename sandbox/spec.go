@@ -15,7 +15,7 @@ const HelperArg = "__docket_sandbox_helper"
 
 // specVersion is the helper protocol's version, bumped on any change to
 // helperSpec or the report lines.
-const specVersion = 2
+const specVersion = 3
 
 // IsHelper reports whether args (os.Args) ask for the sandbox helper.
 func IsHelper(args []string) bool { return len(args) > 1 && args[1] == HelperArg }
@@ -68,6 +68,10 @@ type helperSpec struct {
 	// GitScan says whether the walk for other git directories under the
 	// roots (see gitdirs.go) was "complete" or "partial"; empty without roots.
 	GitScan string `json:"git_scan,omitempty"`
+	// Scanned are the protected paths the git walk found existing (not
+	// asked for by the plan): one that vanishes before the helper binds it
+	// (another process removed its repository) is skipped, not an error.
+	Scanned []string `json:"scanned,omitempty"`
 	// UnixSockets are the host's bound pathname unix sockets to cover when
 	// the network is off; UnixSocketsPartial when the list is incomplete.
 	UnixSockets        []string `json:"unix_sockets,omitempty"`
@@ -156,6 +160,11 @@ func (s helperSpec) validate() error {
 	}
 	if err := checkAbsClean("path", s.Path); err != nil {
 		return err
+	}
+	for _, p := range s.Scanned {
+		if !contains(s.Protected, p) {
+			return fmt.Errorf("scanned path %q is not a protected path", p)
+		}
 	}
 	for _, p := range s.UnixSockets {
 		if err := checkAbsClean("unix socket", p); err != nil {

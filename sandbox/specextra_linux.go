@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"os"
 
 	"github.com/docket-engine/docket/events"
 )
@@ -14,8 +15,12 @@ func addFSAndLimits(spec *helperSpec, plan events.SandboxPlan) {
 	if len(spec.Writable) > 0 {
 		dirs, complete := gitDirs(spec.Writable, spec.Cwd)
 		for _, d := range dirs {
-			if !contains(spec.Protected, d) {
-				spec.Protected = append(spec.Protected, d)
+			if contains(spec.Protected, d) {
+				continue
+			}
+			spec.Protected = append(spec.Protected, d)
+			if _, err := os.Lstat(d); err == nil {
+				spec.Scanned = append(spec.Scanned, d)
 			}
 		}
 		spec.GitScan = gitScanComplete

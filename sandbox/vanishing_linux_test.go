@@ -1,0 +1,71 @@
+package sandbox
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestVanishingPathsNeverBuyAWeakerSandbox: the file system can change
+// between the parent's plan and the helper's mounts (another process, or
+// another sandboxed command running in parallel, removes a directory). A
+// repository the git walk found that is gone by then is skipped; a path
+// the plan asked to protect that is gone fails the call. Neither may make
+// Run fall back to a weaker namespace setup, which is what a path error
+// reported as a refused mount namespace used to do.
+func TestVanishingPathsNeverBuyAWeakerSandbox(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real sandboxed processes")
+	}
+	caps := Probe()
+	if !caps.Namespaces() {
+		t.Skip("needs a mount namespace to protect paths at all")
+	}
+	tests := []struct {
+		name string
+		// vanish is the path (relative to W) removed after the parent
+		// planned the call and before the helper mounts anything.
+		vanish string
+		wantOK bool
+	}{
+		{"a nested repository the walk found", "sub/.git", true},
+		{"the workspace's own .git the plan protects", ".git", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			if err := os.MkdirAll(filepath.Join(f.W, "sub", ".git"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			gone := filepath.Join(f.W, tt.vanish)
+			// The stand-in removes the path, then runs the real helper.
+			helper := fakeHelper(t, "__never__", "rm -rf '"+gone+"'; exec '"+testBinary(t)+"' \"$@\"")
+			c := caps
+			var runs int
+			out, err := Run(context.Background(), Request{Argv: []string{"sh", "-c", "echo ran"}, Cwd: f.W, Plan: f.plan(vWW),
+				HelperPath: helper, Caps: &c, Timeout: time.Minute,
+				OnOutput: func(_ string, b []byte) { runs += strings.Count(string(b), "ran") }})
+			if len(out.Fallbacks) != 0 {
+				t.Fatalf("fell back to a weaker setup: %q", out.Fallbacks)
+			}
+			if exists(gone) {
+				t.Fatalf("%s still exists: the stand-in did not remove it, so the case proves nothing", gone)
+			}
+			if tt.wantOK {
+				if err != nil || runs != 1 || !strings.Contains(strings.Join(out.Layers, " "), LayerMountNS) {
+					t.Fatalf("err=%v runs=%d layers=%v: want one run with the mount layer", err, runs, out.Layers)
+				}
+				return
+			}
+			if err == nil || runs != 0 {
+				t.Fatalf("err=%v runs=%d: want the call to fail before the command ran", err, runs)
+			}
+			if !strings.Contains(err.Error(), layerProtectedPaths) {
+				t.Errorf("error %q does not name %s", err, layerProtectedPaths)
+			}
+		})
+	}
+}
