@@ -39,7 +39,7 @@ func setupMounts(spec helperSpec) ([]string, error) {
 		}
 		fd, err := cloneTree(r)
 		if err != nil {
-			return nil, err
+			return nil, pathError(err)
 		}
 		copies[r] = fd
 		// No device nodes and no set-uid programs from the workspace.
@@ -75,7 +75,7 @@ func setupMounts(spec helperSpec) ([]string, error) {
 			}
 		}
 		if err := unix.MoveMount(copies[r], "", unix.AT_FDCWD, r, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
-			return nil, fmt.Errorf("mounting writable root %s: %w", r, err)
+			return nil, pathError(fmt.Errorf("mounting writable root %s: %w", r, err))
 		}
 	}
 	for _, p := range spec.Protected {
@@ -131,6 +131,18 @@ type pathSetupError struct{ err error }
 
 func (e *pathSetupError) Error() string { return e.err.Error() }
 func (e *pathSetupError) Unwrap() error { return e.err }
+
+// pathError marks err as a pathSetupError when it says a path is missing
+// or not what it was (a writable root removed or replaced since the plan),
+// and leaves it as a mount namespace failure otherwise.
+func pathError(err error) error {
+	for _, e := range []error{unix.ENOENT, unix.ENOTDIR, unix.ELOOP} {
+		if errors.Is(err, e) {
+			return &pathSetupError{err}
+		}
+	}
+	return err
+}
 
 // cloneTree returns a detached copy of the mount tree at path.
 func cloneTree(path string) (int, error) {

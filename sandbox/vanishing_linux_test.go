@@ -33,6 +33,7 @@ func TestVanishingPathsNeverBuyAWeakerSandbox(t *testing.T) {
 	}{
 		{"a nested repository the walk found", "sub/.git", true},
 		{"the workspace's own .git the plan protects", ".git", false},
+		{"the writable root itself", "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
