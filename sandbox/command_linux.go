@@ -44,7 +44,7 @@ func Command(req Request) (*Process, error) {
 		if len(spec.Protected) > 0 && p.plan.RequireProtectedPaths {
 			return nil, &UnavailableError{Missing: []string{LayerMountNS}, Hint: hintMountNS}
 		}
-		spec.Protected = nil
+		spec.Protected, spec.Scanned = nil, nil
 	}
 	spec, release, err := holdPlaceholders(req, spec)
 	if err != nil {

@@ -152,7 +152,9 @@ func runSandboxed(ctx context.Context, req Request, p prepared) (events.ExecOutc
 			if len(spec.Binaries) > 0 {
 				return out, &UnavailableError{Missing: []string{LayerMountNS}, Hint: binariesHint(spec.Binaries), Err: lastErr}
 			}
-			s.Protected = nil
+			// Nothing is bound without a mount namespace, the walk's
+			// finds included.
+			s.Protected, s.Scanned = nil, nil
 			if len(spec.Protected) > 0 && plan.RequireProtectedPaths {
 				return out, &UnavailableError{Missing: []string{LayerMountNS}, Hint: hintMountNS, Err: lastErr}
 			}
