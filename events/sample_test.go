@@ -49,7 +49,7 @@ func populatedBodies() []any {
 			},
 		},
 		SessionResumed{PID: 4242, Decisions: "approved,denied"},
-		UserTurn{TurnID: "turn-1", Text: "fix the failing test"},
+		UserTurn{TurnID: "turn-1", Text: "fix the failing test", Images: []string{"data:image/png;base64,iVBORw0KGgo="}},
 		ModelResponse{
 			TurnID:     "turn-1",
 			Request:    2,
@@ -60,7 +60,7 @@ func populatedBodies() []any {
 				{Type: ItemFunctionCall, ID: "fc_1", CallID: "call_1", Name: "shell", Arguments: `{"command":["go","test"]}`},
 				{Type: ItemCustomToolCall, ID: "ct_1", CallID: "call_2", Name: "apply_patch", Input: "*** Begin Patch"},
 				{Type: ItemFunctionCallOutput, CallID: "call_0", Output: "ok"},
-				{Type: "all", ID: "i", Role: "r", Text: "t", CallID: "c", Name: "n", Arguments: "a", Input: "in", Output: "out"},
+				{Type: "all", ID: "i", Role: "r", Text: "t", CallID: "c", Name: "n", Arguments: "a", Input: "in", Output: "out", Images: []string{"data:image/png;base64,AA=="}},
 			},
 			Usage:    usage,
 			Attempts: 3,

@@ -24,7 +24,7 @@ const bypassSetting = audit.BypassSetting
 // exec does: the agent's changes should be reviewable and undoable.
 func checkGitRepo(cwd string) error {
 	for dir := cwd; ; dir = filepath.Dir(dir) {
-		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+		if isGitDir(filepath.Join(dir, ".git")) {
 			return nil
 		}
 		if parent := filepath.Dir(dir); parent == dir {
@@ -40,6 +40,24 @@ func checkGitRepo(cwd string) error {
 		}
 	}
 	return usageErrorf("%s is not inside a git repository; run git init there, trust it ([projects.%q] trust_level = \"trusted\"), or pass --skip-git-repo-check", cwd, cwd)
+}
+
+// isGitDir reports whether dotGit is a repository the way git itself
+// decides while looking upwards: a directory with a HEAD, or a file that
+// points elsewhere ("gitdir: ..."). An empty .git directory is not one:
+// the sandbox binds such placeholders over missing .git paths for the
+// length of a call, and git walks past them too.
+func isGitDir(dotGit string) bool {
+	st, err := os.Stat(dotGit)
+	if err != nil {
+		return false
+	}
+	if !st.IsDir() {
+		b, err := os.ReadFile(dotGit)
+		return err == nil && strings.HasPrefix(string(b), "gitdir: ")
+	}
+	_, err = os.Stat(filepath.Join(dotGit, "HEAD"))
+	return err == nil
 }
 
 // addDirs resolves --add-dir values to existing absolute directories.

@@ -84,6 +84,13 @@ type recordingServer struct {
 	reply  string
 }
 
+// snapshot returns the bodies received so far.
+func (s *recordingServer) snapshot() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.bodies...)
+}
+
 func (s *recordingServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	s.mu.Lock()
@@ -139,10 +146,11 @@ func TestExecSendsImagesAndTheOutputSchemaAndWritesTheLastMessage(t *testing.T) 
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
-	if len(srv.bodies) != 1 {
-		t.Fatalf("%d requests, want 1", len(srv.bodies))
+	bodies := srv.snapshot()
+	if len(bodies) != 1 {
+		t.Fatalf("%d requests, want 1", len(bodies))
 	}
-	body := srv.bodies[0]
+	body := bodies[0]
 	for _, want := range []string{`"type":"input_image"`, `"image_url":"data:image/png;base64,iVBORw0KGgo`, `"type":"input_text"`,
 		`"format":{`, `"type":"json_schema"`, `"name":"codex_output_schema"`, `"strict":true`, `"answer":{"type":"integer"}`} {
 		if !strings.Contains(body, want) {
@@ -155,8 +163,8 @@ func TestExecSendsImagesAndTheOutputSchemaAndWritesTheLastMessage(t *testing.T) 
 
 	// The image travels with the journal: a resumed session sends it again.
 	r = docket(t, env, "exec", "resume", "--last", "-C", ws, "and now?")
-	if r.code != 0 || len(srv.bodies) != 2 || !strings.Contains(srv.bodies[1], "data:image/png;base64,") {
-		t.Fatalf("resume: exit %d, %d requests; the resumed conversation lost the image\n%s", r.code, len(srv.bodies), r.stderr)
+	if bodies := srv.snapshot(); r.code != 0 || len(bodies) != 2 || !strings.Contains(bodies[1], "data:image/png;base64,") {
+		t.Fatalf("resume: exit %d, %d requests; the resumed conversation lost the image\n%s", r.code, len(bodies), r.stderr)
 	}
 }
 
