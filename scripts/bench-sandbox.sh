@@ -133,7 +133,11 @@ for ((r = 0; r < runs; r++)); do
 		k=$(((j + r) % n))
 		start=$EPOCHREALTIME
 		# shellcheck disable=SC2086
-		${cmds[$k]} >/dev/null 2>&1
+		if ! ${cmds[$k]} >/dev/null 2>"$work/err"; then
+			echo "run $r: a command failed, so its time would mean nothing: ${cmds[$k]}" >&2
+			cat "$work/err" >&2
+			exit 1
+		fi
 		end=$EPOCHREALTIME
 		echo "$start $end" >>"$work/t.$k"
 	done
