@@ -402,6 +402,15 @@ func holdPlaceholders(req Request, spec helperSpec) (helperSpec, func(), error) 
 			spec.Protected = append(spec.Protected, p)
 		}
 	}
+	// Holding may resolve or drop a path the walk found (a symlink, a
+	// directory gone since): only what is still protected may be skipped.
+	var scanned []string
+	for _, p := range spec.Scanned {
+		if contains(spec.Protected, p) {
+			scanned = append(scanned, p)
+		}
+	}
+	spec.Scanned = scanned
 	return spec, release, nil
 }
 
