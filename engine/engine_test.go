@@ -10,7 +10,7 @@ import (
 
 	"github.com/docket-engine/docket/engine"
 	"github.com/docket-engine/docket/events"
-	"github.com/docket-engine/docket/journal"
+	"github.com/docket-engine/docket/journal/journaltest"
 	"github.com/docket-engine/docket/states"
 )
 
@@ -154,7 +154,7 @@ type writeAheadRunner struct {
 }
 
 func (w *writeAheadRunner) Run(ctx context.Context, req engine.RunRequest) (events.ExecOutcome, error) {
-	recs, err := journal.OnDisk(w.path)
+	recs, err := journaltest.OnDisk(w.path)
 	if err != nil {
 		w.t.Errorf("read journal at spawn: %v", err)
 	}

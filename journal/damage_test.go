@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/docket-engine/docket/journal/internal/boltfile"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -73,12 +74,12 @@ func tryDamaged(t *testing.T, dir string, fx fixture, c damageCase) (int, error)
 // highWater is where the pages of fx's last commit end; bbolt grows files
 // in chunks, so the rest of the file is unused.
 func highWater(t *testing.T, fx fixture) int {
-	m0, ok0 := parseMeta(fx.bytes)
-	m1, ok1 := parseMeta(fx.bytes[defaultPageSize:])
+	m0, ok0 := boltfile.ParseMeta(fx.bytes)
+	m1, ok1 := boltfile.ParseMeta(fx.bytes[boltfile.DefaultPageSize:])
 	if !ok0 || !ok1 {
 		t.Fatal("fixture has an invalid meta page")
 	}
-	return int(max(m0.pgid, m1.pgid)) * defaultPageSize
+	return int(max(m0.PgID, m1.PgID)) * boltfile.DefaultPageSize
 }
 
 func TestTruncatedJournals(t *testing.T) {
@@ -134,15 +135,15 @@ func (t tally) add(err error) {
 // its leaf holds (inline or not), from a raw scan of the intact file.
 func pageRecords(fx fixture) map[int][]uint64 {
 	out := map[int][]uint64{}
-	for p := 0; (p+1)*defaultPageSize <= len(fx.bytes); p++ {
-		page := fx.bytes[p*defaultPageSize : (p+1)*defaultPageSize]
-		if binary.LittleEndian.Uint16(page[8:]) != leafPageFlag {
+	for p := 0; (p+1)*boltfile.DefaultPageSize <= len(fx.bytes); p++ {
+		page := fx.bytes[p*boltfile.DefaultPageSize : (p+1)*boltfile.DefaultPageSize]
+		if binary.LittleEndian.Uint16(page[8:]) != boltfile.LeafPageFlag {
 			continue
 		}
 		found := map[uint64]events.Record{}
 		overflow := int(binary.LittleEndian.Uint32(page[12:]))
-		end := min(len(fx.bytes), (p+1+overflow)*defaultPageSize)
-		scanLeaf(fx.bytes[p*defaultPageSize:end], found, 0)
+		end := min(len(fx.bytes), (p+1+overflow)*boltfile.DefaultPageSize)
+		boltfile.ScanLeaf(fx.bytes[p*boltfile.DefaultPageSize:end], found, 0)
 		for s := range found {
 			out[p] = append(out[p], s)
 		}
@@ -189,7 +190,7 @@ func livePages(t *testing.T, fx fixture) map[int]uint16 {
 func TestBitFlippedJournals(t *testing.T) {
 	fx := buildJournal(t, t.TempDir(), testID, damageRecords)
 	dir := t.TempDir()
-	pages := highWater(t, fx) / defaultPageSize
+	pages := highWater(t, fx) / boltfile.DefaultPageSize
 	inPage := pageRecords(fx)
 	live := livePages(t, fx)
 	beforeLast := fx.commits[len(fx.commits)-2]
@@ -204,16 +205,16 @@ func TestBitFlippedJournals(t *testing.T) {
 	fds := openFDs(t)
 	// Meta pages: every byte of each meta, then both at once.
 	for _, meta := range []int{0, 1} {
-		for o := 0; o < metaOffset+metaSize; o++ {
-			off := meta*defaultPageSize + o
+		for o := 0; o < boltfile.MetaOffset+boltfile.MetaSize; o++ {
+			off := meta*boltfile.DefaultPageSize + o
 			k, _ := tryDamaged(t, dir, fx, damageCase{fmt.Sprintf("meta %d byte %d flipped", meta, o), flip(off)})
 			if uint64(k) < beforeLast {
 				t.Fatalf("meta %d byte %d flipped: %d records, but %d were committed before the last commit", meta, o, k, beforeLast)
 			}
 		}
 	}
-	for _, o := range []int{metaOffset, metaOffset + 16, metaOffset + 40, metaOffset + 56} {
-		k, err := tryDamaged(t, dir, fx, damageCase{fmt.Sprintf("both metas byte %d flipped", o), flip(o, defaultPageSize+o)})
+	for _, o := range []int{boltfile.MetaOffset, boltfile.MetaOffset + 16, boltfile.MetaOffset + 40, boltfile.MetaOffset + 56} {
+		k, err := tryDamaged(t, dir, fx, damageCase{fmt.Sprintf("both metas byte %d flipped", o), flip(o, boltfile.DefaultPageSize+o)})
 		if !errors.As(err, new(*DamagedError)) || k != len(fx.records) {
 			t.Fatalf("both metas flipped at %d: %d records, %v; want every record salvaged and a DamagedError", o, k, err)
 		}
@@ -227,7 +228,7 @@ func TestBitFlippedJournals(t *testing.T) {
 			offs = []int{8, 1000 + rng.IntN(3000)} // a free page: nothing reads it
 		}
 		for _, o := range offs {
-			off := p*defaultPageSize + o
+			off := p*boltfile.DefaultPageSize + o
 			name := fmt.Sprintf("page %d (%s) byte %d flipped", p, kindOfPage(live, p), o)
 			k, err := tryDamaged(t, dir, fx, damageCase{name, flip(off)})
 			outcomes[kindOfPage(live, p)+": "+outcomeName(err)]++
@@ -235,7 +236,7 @@ func TestBitFlippedJournals(t *testing.T) {
 			case err == nil && k != len(fx.records):
 				t.Fatalf("%s: no error but %d of %d records", name, k, len(fx.records))
 			case live[p] == 1 && k != len(fx.records):
-				// A branch page holds no records: the salvage finds them all.
+				// A branch page holds no records: the boltfile.Salvage finds them all.
 				t.Fatalf("%s: %d of %d records", name, k, len(fx.records))
 			case live[p] == 2 && len(inPage[p]) > 0 && uint64(k) < inPage[p][0]-1:
 				// Everything before the damaged leaf's first record is intact.
@@ -274,9 +275,9 @@ func TestZeroedPages(t *testing.T) {
 	fx := buildJournal(t, t.TempDir(), testID, damageRecords)
 	dir := t.TempDir()
 	live := livePages(t, fx)
-	for p := 0; p < highWater(t, fx)/defaultPageSize; p++ {
+	for p := 0; p < highWater(t, fx)/boltfile.DefaultPageSize; p++ {
 		d := bytes.Clone(fx.bytes)
-		clear(d[p*defaultPageSize : (p+1)*defaultPageSize])
+		clear(d[p*boltfile.DefaultPageSize : (p+1)*boltfile.DefaultPageSize])
 		k, err := tryDamaged(t, dir, fx, damageCase{fmt.Sprintf("page %d (%s) zeroed", p, kindOfPage(live, p)), d})
 		if p >= 2 && live[p] == 0 && (err != nil || k != len(fx.records)) {
 			t.Fatalf("zeroing unused page %d lost records: %d, %v", p, k, err)
@@ -336,7 +337,9 @@ func TestBranchPointersOutOfTheTree(t *testing.T) {
 	if branch < 0 {
 		t.Fatal("fixture has no branch page")
 	}
-	elem := func(i int) int { return branch*defaultPageSize + pageHeaderSize + i*branchElemSize + 8 }
+	elem := func(i int) int {
+		return branch*boltfile.DefaultPageSize + boltfile.PageHeaderSize + i*boltfile.BranchElemSize + 8
+	}
 	sibling := binary.LittleEndian.Uint64(fx.bytes[elem(1):])
 	for _, tt := range []struct {
 		name string
@@ -390,7 +393,7 @@ func TestMissingTailIsDamage(t *testing.T) {
 	if !errors.As(err, &de) || len(got) != 25 || !strings.Contains(err.Error(), "records 26 to 30 are missing") {
 		t.Fatalf("All: %d records, %v; want 25 and a DamagedError naming 26 to 30", len(got), err)
 	}
-	// Scan goes on to salvage: the deleted records' old pages are free, not
+	// Scan goes on to boltfile.Salvage: the deleted records' old pages are free, not
 	// yet reused, and still hold them intact.
 	got, err = scanAll(fx.path)
 	checkPrefix(t, "Scan", fx, got)
@@ -408,11 +411,11 @@ func TestMissingTailIsDamage(t *testing.T) {
 }
 
 // Scan hands back the callback's own error untouched, on the bbolt path and
-// on the salvage path alike, so it is never mistaken for damage.
+// on the boltfile.Salvage path alike, so it is never mistaken for damage.
 func TestScanReturnsTheCallbacksError(t *testing.T) {
 	fx := buildJournal(t, t.TempDir(), testID, damageRecords)
 	truncated := filepath.Join(t.TempDir(), "cut"+Ext)
-	if err := os.WriteFile(truncated, fx.bytes[:highWater(t, fx)-defaultPageSize], 0o600); err != nil {
+	if err := os.WriteFile(truncated, fx.bytes[:highWater(t, fx)-boltfile.DefaultPageSize], 0o600); err != nil {
 		t.Fatal(err)
 	}
 	stop := errors.New("stop")

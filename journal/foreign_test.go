@@ -3,6 +3,7 @@ package journal
 import (
 	"errors"
 	"fmt"
+	"github.com/docket-engine/docket/journal/internal/boltfile"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -40,7 +41,7 @@ func foreignBolt(t *testing.T, fill func(tx *bolt.Tx) error) string {
 
 func TestNotJournals(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	random := make([]byte, 3*defaultPageSize)
+	random := make([]byte, 3*boltfile.DefaultPageSize)
 	for i := range random {
 		random[i] = byte(rng.Uint32())
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/journal/internal/boltfile"
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
 )
@@ -99,7 +100,7 @@ func open(path, id string, readOnly, create bool) (j *Journal, err error) {
 			}
 			return nil, fmt.Errorf("open journal: %w", err)
 		}
-		if err := preflight(file, !readOnly); err != nil {
+		if err := boltfile.Check(file, !readOnly); err != nil {
 			_ = file.Close() // read-only use so far; the preflight error is the one to report
 			return nil, damagedOrForeign(path, err)
 		}
@@ -196,7 +197,7 @@ func safeOpen(path string, opts *bolt.Options, file *os.File) (db *bolt.DB, err 
 // records can still be salvaged from it, the file is a damaged journal;
 // otherwise it is not a journal at all.
 func damagedOrForeign(path string, cause error) error {
-	found, err := salvage(path)
+	found, err := boltfile.Salvage(path)
 	if err != nil || len(found) == 0 {
 		var nj *NotJournalError
 		if errors.As(cause, &nj) {

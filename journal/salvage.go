@@ -1,106 +1,12 @@
 package journal
 
 import (
-	"encoding/binary"
 	"errors"
-	"io"
 	"math"
-	"os"
 
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/journal/internal/boltfile"
 )
-
-// bbolt's on-disk layout, as far as salvage needs it. These are the file
-// format's constants, not tunables.
-const (
-	pageHeaderSize  = 16
-	leafElemSize    = 16
-	leafPageFlag    = 0x02
-	bucketLeafFlag  = 0x01
-	boltMagic       = 0xED0CDAED
-	defaultPageSize = 4096
-)
-
-// salvage reads a file bbolt refuses to open, page by page, and returns
-// every intact record (its CRC checks and its key matches its seq). Stale
-// copies in freed pages are harmless: a record never changes once written.
-func salvage(path string) (map[uint64]events.Record, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = f.Close() }() // read-only: nothing to lose
-	info, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	size := info.Size()
-	pageSize := int64(defaultPageSize)
-	var meta [64]byte
-	if n, _ := f.ReadAt(meta[:], 0); n == len(meta) && binary.LittleEndian.Uint32(meta[16:]) == boltMagic {
-		if ps := int64(binary.LittleEndian.Uint32(meta[24:])); ps >= 512 && ps <= 1<<16 && ps&(ps-1) == 0 {
-			pageSize = ps
-		}
-	}
-	found := map[uint64]events.Record{}
-	hdr := make([]byte, pageHeaderSize)
-	for off := int64(0); off+pageHeaderSize <= size; off += pageSize {
-		if _, err := f.ReadAt(hdr, off); err != nil {
-			break
-		}
-		if binary.LittleEndian.Uint16(hdr[8:]) != leafPageFlag {
-			continue
-		}
-		span := pageSize * (int64(binary.LittleEndian.Uint32(hdr[12:])) + 1)
-		if off+span > size {
-			span = size - off
-		}
-		page := make([]byte, span)
-		if _, err := f.ReadAt(page, off); err != nil && !errors.Is(err, io.EOF) {
-			continue
-		}
-		scanLeaf(page, found, 0)
-	}
-	return found, nil
-}
-
-// scanLeaf collects records from one leaf page, descending into inline
-// buckets (a small bucket's page stored inside its parent's value).
-func scanLeaf(page []byte, found map[uint64]events.Record, depth int) {
-	if len(page) < pageHeaderSize || depth > 2 {
-		return
-	}
-	count := int(binary.LittleEndian.Uint16(page[10:]))
-	for i := 0; i < count; i++ {
-		e := pageHeaderSize + i*leafElemSize
-		if e+leafElemSize > len(page) {
-			return
-		}
-		flags := binary.LittleEndian.Uint32(page[e:])
-		pos := int(binary.LittleEndian.Uint32(page[e+4:]))
-		ksize := int(binary.LittleEndian.Uint32(page[e+8:]))
-		vsize := int(binary.LittleEndian.Uint32(page[e+12:]))
-		ks := e + pos
-		if pos < 0 || ksize < 0 || vsize < 0 || ks < 0 || ks+ksize+vsize > len(page) || ks+ksize+vsize < ks {
-			continue
-		}
-		key, val := page[ks:ks+ksize], page[ks+ksize:ks+ksize+vsize]
-		if flags&bucketLeafFlag != 0 {
-			if len(val) > 16 && binary.LittleEndian.Uint64(val) == 0 {
-				scanLeaf(val[16:], found, depth+1)
-			}
-			continue
-		}
-		if ksize != 8 || vsize == 0 {
-			continue
-		}
-		r, err := events.Unmarshal(append([]byte(nil), val...))
-		if err != nil || r.Seq != binary.BigEndian.Uint64(key) {
-			continue
-		}
-		found[r.Seq] = r
-	}
-}
 
 // Scan reads the journal at path from seq from, calling fn for each record
 // in order: it is what audit and replay use. It shares the file with other
@@ -147,7 +53,7 @@ func Scan(path string, from uint64, fn func(events.Record) error) error {
 	found := damaged.salvaged
 	if found == nil {
 		var serr error
-		if found, serr = salvage(path); serr != nil {
+		if found, serr = boltfile.Salvage(path); serr != nil {
 			return &DamagedError{Path: path, LastGoodSeq: next - 1, Err: errors.Join(damaged.Err, serr)}
 		}
 	}

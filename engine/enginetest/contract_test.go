@@ -8,6 +8,7 @@ import (
 	"github.com/docket-engine/docket/engine/enginetest"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/journal"
+	"github.com/docket-engine/docket/journal/journaltest"
 )
 
 // The twin and the real journal keep the same contract.
@@ -29,7 +30,7 @@ func TestJournalKeepsTheLogContract(t *testing.T) {
 				t.Error(err)
 			}
 		})
-		return enginetest.LogUnderTest{Log: j, Durable: func() ([]events.Record, error) { return journal.OnDisk(j.Path()) }}
+		return enginetest.LogUnderTest{Log: j, Durable: func() ([]events.Record, error) { return journaltest.OnDisk(j.Path()) }}
 	})
 }
 
@@ -67,7 +68,7 @@ func TestUncommittedRecordsDoNotSurviveACrash(t *testing.T) {
 	if err := j.Abandon(); err != nil {
 		t.Fatal(err)
 	}
-	onDisk, err := journal.OnDisk(j.Path())
+	onDisk, err := journaltest.OnDisk(j.Path())
 	if err != nil {
 		t.Fatal(err)
 	}

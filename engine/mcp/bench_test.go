@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docket-engine/docket/engine/mcp/mcptest"
+	"github.com/docket-engine/docket/engine/mcp/internal/mcptest"
 )
 
 // BenchmarkStartAndClose measures one server's spawn, initialize,

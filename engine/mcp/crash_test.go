@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docket-engine/docket/engine/mcp/mcptest"
+	"github.com/docket-engine/docket/engine/mcp/internal/mcptest"
 )
 
 // Tests against the project's own crash-on-demand server (mcptest), run from

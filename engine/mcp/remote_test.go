@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docket-engine/docket/engine/mcp/mcptest"
+	"github.com/docket-engine/docket/engine/mcp/internal/mcptest"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

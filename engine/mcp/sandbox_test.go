@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docket-engine/docket/engine/mcp/mcptest"
+	"github.com/docket-engine/docket/engine/mcp/internal/mcptest"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/sandbox"
 )

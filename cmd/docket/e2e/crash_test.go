@@ -11,6 +11,7 @@ import (
 
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/journal"
+	"github.com/docket-engine/docket/journal/journaltest"
 	"github.com/docket-engine/docket/replay"
 )
 
@@ -109,7 +110,7 @@ func TestKilledSessionsResumeWithoutLossOrRepeats(t *testing.T) {
 				t.Fatalf("exec was not killed at %s (exit %d):\n%s", point, first.code, first.stderr)
 			}
 			path := c.journalPath(t)
-			before, err := journal.OnDisk(path)
+			before, err := journaltest.OnDisk(path)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package journal
+package boltfile
 
 import (
 	"encoding/binary"
@@ -10,60 +10,60 @@ import (
 // More of bbolt's file format: a meta page's fields, as offsets into the
 // page, and the page flags bbolt itself checks with assertions.
 const (
-	metaOffset       = pageHeaderSize
-	metaSize         = 64
+	MetaOffset       = PageHeaderSize
+	MetaSize         = 64
 	metaChecksumAt   = 56 // the checksum covers the meta's first 56 bytes
 	boltVersion      = 2
 	branchPageFlag   = 0x01
 	freelistPageFlag = 0x10
-	branchElemSize   = 16
+	BranchElemSize   = 16
 	bucketHeaderSize = 16
 	noFreelist       = 0xffffffffffffffff
 	maxTreeDepth     = 32 // far beyond any real tree: 4 KiB pages fan out by 100s
 )
 
-// boltMeta is the part of a bbolt meta page that preflight needs.
-type boltMeta struct {
-	pageSize uint32
-	root     uint64 // the root bucket's page
-	freelist uint64
-	pgid     uint64 // high-water mark: pages below it are in use
-	txid     uint64
+// Meta is the part of a bbolt meta page that Check needs.
+type Meta struct {
+	PageSize uint32
+	Root     uint64 // the root bucket's page
+	Freelist uint64
+	PgID     uint64 // high-water mark: pages below it are in use
+	TxID     uint64
 }
 
-// parseMeta decodes the meta page at the start of page, if it is valid by
+// ParseMeta decodes the meta page at the start of page, if it is valid by
 // bbolt's own rules (magic, version, FNV-64a checksum).
-func parseMeta(page []byte) (boltMeta, bool) {
-	if len(page) < metaOffset+metaSize {
-		return boltMeta{}, false
+func ParseMeta(page []byte) (Meta, bool) {
+	if len(page) < MetaOffset+MetaSize {
+		return Meta{}, false
 	}
-	m := page[metaOffset : metaOffset+metaSize]
-	if binary.LittleEndian.Uint32(m[0:]) != boltMagic || binary.LittleEndian.Uint32(m[4:]) != boltVersion {
-		return boltMeta{}, false
+	m := page[MetaOffset : MetaOffset+MetaSize]
+	if binary.LittleEndian.Uint32(m[0:]) != Magic || binary.LittleEndian.Uint32(m[4:]) != boltVersion {
+		return Meta{}, false
 	}
 	h := fnv.New64a()
 	h.Write(m[:metaChecksumAt])
 	if h.Sum64() != binary.LittleEndian.Uint64(m[metaChecksumAt:]) {
-		return boltMeta{}, false
+		return Meta{}, false
 	}
-	return boltMeta{
-		pageSize: binary.LittleEndian.Uint32(m[8:]),
-		root:     binary.LittleEndian.Uint64(m[16:]),
-		freelist: binary.LittleEndian.Uint64(m[32:]),
-		pgid:     binary.LittleEndian.Uint64(m[40:]),
-		txid:     binary.LittleEndian.Uint64(m[48:]),
+	return Meta{
+		PageSize: binary.LittleEndian.Uint32(m[8:]),
+		Root:     binary.LittleEndian.Uint64(m[16:]),
+		Freelist: binary.LittleEndian.Uint64(m[32:]),
+		PgID:     binary.LittleEndian.Uint64(m[40:]),
+		TxID:     binary.LittleEndian.Uint64(m[48:]),
 	}, true
 }
 
-// preflight checks, on the locked file, what bbolt trusts blindly. bbolt
+// Check checks, on the locked file, what bbolt trusts blindly. bbolt
 // reads pages through mmap with no bounds checks and walks its B+trees with
 // no cycle checks, so a damaged file can fault inside bolt.Open (where the
 // open file and its lock could not be released) or send a cursor round a
-// loop forever. preflight finds the meta page in force as bbolt would, checks
+// loop forever. Check finds the meta page in force as bbolt would, checks
 // that the file holds every page it claims, and walks every page reachable
 // from it once, bounds-checking each; for a writer, it also checks that the
 // freelist names no page in use, which a commit would overwrite.
-func preflight(f *os.File, forWriter bool) error {
+func Check(f *os.File, forWriter bool) error {
 	info, err := f.Stat()
 	if err != nil {
 		return err
@@ -76,33 +76,33 @@ func preflight(f *os.File, forWriter bool) error {
 	if size < 2*pageSize {
 		return fmt.Errorf("the file is %d bytes, shorter than its two meta pages", size)
 	}
-	if m.pgid > uint64(size/pageSize) {
-		return fmt.Errorf("the file is %d bytes but its last commit needs %d: it was truncated", size, m.pgid*uint64(pageSize))
+	if m.PgID > uint64(size/pageSize) {
+		return fmt.Errorf("the file is %d bytes but its last commit needs %d: it was truncated", size, m.PgID*uint64(pageSize))
 	}
 	w := &walker{f: f, meta: m, pageSize: pageSize, seen: map[uint64]bool{0: true, 1: true}}
-	if err := w.tree(m.root, 0); err != nil {
+	if err := w.tree(m.Root, 0); err != nil {
 		return err
 	}
-	if forWriter && m.freelist != noFreelist {
-		return w.freelist()
+	if forWriter && m.Freelist != noFreelist {
+		return w.checkFreelist()
 	}
 	return nil
 }
 
 // currentMeta returns the meta page bbolt would use and the page size.
-func currentMeta(f *os.File, size int64) (boltMeta, int64, error) {
-	var first [metaOffset + metaSize]byte
+func currentMeta(f *os.File, size int64) (Meta, int64, error) {
+	var first [MetaOffset + MetaSize]byte
 	n, _ := f.ReadAt(first[:], 0)
-	m0, ok0 := parseMeta(first[:n])
-	pageSize := int64(defaultPageSize)
+	m0, ok0 := ParseMeta(first[:n])
+	pageSize := int64(DefaultPageSize)
 	if ok0 {
-		pageSize = int64(m0.pageSize)
+		pageSize = int64(m0.PageSize)
 	} else {
 		// Like bbolt, find the second meta page by trying each page size.
 		for ps := int64(1024); ps < size-1024 && ps <= 1<<24; ps <<= 1 {
-			var buf [metaOffset + metaSize]byte
+			var buf [MetaOffset + MetaSize]byte
 			if n, _ := f.ReadAt(buf[:], ps); n == len(buf) {
-				if m, ok := parseMeta(buf[:]); ok && int64(m.pageSize) == ps {
+				if m, ok := ParseMeta(buf[:]); ok && int64(m.PageSize) == ps {
 					pageSize = ps
 					break
 				}
@@ -110,37 +110,37 @@ func currentMeta(f *os.File, size int64) (boltMeta, int64, error) {
 		}
 	}
 	if pageSize < 512 || pageSize > 1<<24 || pageSize&(pageSize-1) != 0 {
-		return boltMeta{}, 0, fmt.Errorf("its meta page claims a page size of %d bytes", pageSize)
+		return Meta{}, 0, fmt.Errorf("its meta page claims a page size of %d bytes", pageSize)
 	}
-	var second [metaOffset + metaSize]byte
+	var second [MetaOffset + MetaSize]byte
 	n, _ = f.ReadAt(second[:], pageSize)
-	m1, ok1 := parseMeta(second[:n])
-	ok0 = ok0 && int64(m0.pageSize) == pageSize
-	ok1 = ok1 && int64(m1.pageSize) == pageSize
+	m1, ok1 := ParseMeta(second[:n])
+	ok0 = ok0 && int64(m0.PageSize) == pageSize
+	ok1 = ok1 && int64(m1.PageSize) == pageSize
 	// bbolt uses the valid meta with the higher txid.
 	switch {
-	case ok0 && ok1 && m1.txid > m0.txid, ok1 && !ok0:
+	case ok0 && ok1 && m1.TxID > m0.TxID, ok1 && !ok0:
 		return m1, pageSize, nil
 	case ok0:
 		return m0, pageSize, nil
 	}
-	return boltMeta{}, 0, fmt.Errorf("neither bbolt meta page is valid")
+	return Meta{}, 0, fmt.Errorf("neither bbolt meta page is valid")
 }
 
 // walker visits the pages of a bbolt file's trees, each at most once.
 type walker struct {
 	f        *os.File
-	meta     boltMeta
+	meta     Meta
 	pageSize int64
 	seen     map[uint64]bool
 }
 
 // page reads page id with its overflow pages and claims them as visited.
 func (w *walker) page(id uint64) ([]byte, error) {
-	if id < 2 || id >= w.meta.pgid {
-		return nil, fmt.Errorf("a tree points at page %d, outside 2..%d", id, w.meta.pgid-1)
+	if id < 2 || id >= w.meta.PgID {
+		return nil, fmt.Errorf("a tree points at page %d, outside 2..%d", id, w.meta.PgID-1)
 	}
-	var hdr [pageHeaderSize]byte
+	var hdr [PageHeaderSize]byte
 	if _, err := w.f.ReadAt(hdr[:], int64(id)*w.pageSize); err != nil {
 		return nil, fmt.Errorf("page %d: %w", id, err)
 	}
@@ -148,7 +148,7 @@ func (w *walker) page(id uint64) ([]byte, error) {
 		return nil, fmt.Errorf("page %d says it is page %d", id, got)
 	}
 	overflow := uint64(binary.LittleEndian.Uint32(hdr[12:]))
-	if overflow >= w.meta.pgid-id {
+	if overflow >= w.meta.PgID-id {
 		return nil, fmt.Errorf("page %d claims %d overflow pages, past the end", id, overflow)
 	}
 	for p := id; p <= id+overflow; p++ {
@@ -176,11 +176,11 @@ func (w *walker) tree(id uint64, depth int) error {
 	switch flags := binary.LittleEndian.Uint16(p[8:]); flags {
 	case branchPageFlag:
 		count := int(binary.LittleEndian.Uint16(p[10:]))
-		if count == 0 || pageHeaderSize+count*branchElemSize > len(p) {
+		if count == 0 || PageHeaderSize+count*BranchElemSize > len(p) {
 			return fmt.Errorf("branch page %d claims %d elements", id, count)
 		}
 		for i := 0; i < count; i++ {
-			e := pageHeaderSize + i*branchElemSize
+			e := PageHeaderSize + i*BranchElemSize
 			pos, ksize := int(binary.LittleEndian.Uint32(p[e:])), int(binary.LittleEndian.Uint32(p[e+4:]))
 			if e+pos+ksize > len(p) || e+pos+ksize < e {
 				return fmt.Errorf("branch page %d element %d lies outside the page", id, i)
@@ -190,7 +190,7 @@ func (w *walker) tree(id uint64, depth int) error {
 			}
 		}
 		return nil
-	case leafPageFlag:
+	case LeafPageFlag:
 		return w.leaf(id, p, depth)
 	default:
 		return fmt.Errorf("page %d in a tree has page flags %#x", id, flags)
@@ -200,11 +200,11 @@ func (w *walker) tree(id uint64, depth int) error {
 // leaf checks a leaf page's elements and the buckets it holds.
 func (w *walker) leaf(id uint64, p []byte, depth int) error {
 	count := int(binary.LittleEndian.Uint16(p[10:]))
-	if pageHeaderSize+count*leafElemSize > len(p) {
+	if PageHeaderSize+count*LeafElemSize > len(p) {
 		return fmt.Errorf("leaf page %d claims %d elements", id, count)
 	}
 	for i := 0; i < count; i++ {
-		e := pageHeaderSize + i*leafElemSize
+		e := PageHeaderSize + i*LeafElemSize
 		flags := binary.LittleEndian.Uint32(p[e:])
 		pos := int(binary.LittleEndian.Uint32(p[e+4:]))
 		ksize := int(binary.LittleEndian.Uint32(p[e+8:]))
@@ -213,7 +213,7 @@ func (w *walker) leaf(id uint64, p []byte, depth int) error {
 		if end > len(p) || end < e || pos < 0 || ksize < 0 || vsize < 0 {
 			return fmt.Errorf("leaf page %d element %d lies outside the page", id, i)
 		}
-		if flags&bucketLeafFlag == 0 {
+		if flags&BucketLeafFlag == 0 {
 			continue
 		}
 		v := p[e+pos+ksize : end]
@@ -228,7 +228,7 @@ func (w *walker) leaf(id uint64, p []byte, depth int) error {
 		}
 		// An inline bucket: its one leaf page is stored in the value.
 		inline := v[bucketHeaderSize:]
-		if len(inline) < pageHeaderSize || binary.LittleEndian.Uint16(inline[8:]) != leafPageFlag {
+		if len(inline) < PageHeaderSize || binary.LittleEndian.Uint16(inline[8:]) != LeafPageFlag {
 			return fmt.Errorf("leaf page %d element %d is an inline bucket without a leaf", id, i)
 		}
 		if depth > maxTreeDepth {
@@ -241,11 +241,11 @@ func (w *walker) leaf(id uint64, p []byte, depth int) error {
 	return nil
 }
 
-// freelist checks the freelist page a writer loads on open: bbolt asserts
+// checkFreelist checks the freelist page a writer loads on open: bbolt asserts
 // its flag and trusts its count, and a free page that is in use would be
 // overwritten by the next commit.
-func (w *walker) freelist() error {
-	id := w.meta.freelist
+func (w *walker) checkFreelist() error {
+	id := w.meta.Freelist
 	if w.seen[id] {
 		return fmt.Errorf("the freelist page %d is also in a tree", id)
 	}
@@ -258,14 +258,14 @@ func (w *walker) freelist() error {
 	}
 	count, skip := uint64(binary.LittleEndian.Uint16(p[10:])), uint64(0)
 	if count == 0xffff {
-		count, skip = binary.LittleEndian.Uint64(p[pageHeaderSize:]), 1
+		count, skip = binary.LittleEndian.Uint64(p[PageHeaderSize:]), 1
 	}
-	if count > w.meta.pgid || pageHeaderSize+(count+skip)*8 > uint64(len(p)) {
+	if count > w.meta.PgID || PageHeaderSize+(count+skip)*8 > uint64(len(p)) {
 		return fmt.Errorf("freelist page %d claims %d free pages", id, count)
 	}
 	for i := uint64(0); i < count; i++ {
-		free := binary.LittleEndian.Uint64(p[pageHeaderSize+(skip+i)*8:])
-		if free < 2 || free >= w.meta.pgid || w.seen[free] {
+		free := binary.LittleEndian.Uint64(p[PageHeaderSize+(skip+i)*8:])
+		if free < 2 || free >= w.meta.PgID || w.seen[free] {
 			return fmt.Errorf("freelist page %d lists page %d, which is in use or outside the file", id, free)
 		}
 	}
