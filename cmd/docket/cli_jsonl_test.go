@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/docket-engine/docket/cmd/docket/render/jsonlschema"
+	"github.com/docket-engine/docket/cmd/docket/internal/render/jsonlschema"
 )
 
 // cliExec runs the built binary without a terminal and returns its exit

@@ -10,8 +10,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/docket-engine/docket/cmd/docket/config"
-	"github.com/docket-engine/docket/cmd/docket/render"
+	"github.com/docket-engine/docket/cmd/docket/internal/config"
+	"github.com/docket-engine/docket/cmd/docket/internal/render"
 	"github.com/docket-engine/docket/engine"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/journal"

@@ -10,7 +10,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/docket-engine/docket/cmd/docket/config"
+	"github.com/docket-engine/docket/cmd/docket/internal/config"
 	"github.com/spf13/cobra"
 )
 

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/docket-engine/docket/cmd/docket/config"
+	"github.com/docket-engine/docket/cmd/docket/internal/config"
 	"github.com/docket-engine/docket/engine/rulesfile"
 	"github.com/docket-engine/docket/states/cmdsafety"
 	"github.com/docket-engine/docket/states/policy"

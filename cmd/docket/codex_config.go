@@ -9,7 +9,7 @@ import (
 	"os/exec"
 	"time"
 
-	"github.com/docket-engine/docket/cmd/docket/config"
+	"github.com/docket-engine/docket/cmd/docket/internal/config"
 	"github.com/docket-engine/docket/engine"
 	"github.com/docket-engine/docket/events"
 )

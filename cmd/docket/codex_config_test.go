@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/docket-engine/docket/cmd/docket/config"
+	"github.com/docket-engine/docket/cmd/docket/internal/config"
 	"github.com/docket-engine/docket/engine"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/states/rules"

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/docket-engine/docket/cmd/docket/render"
+	"github.com/docket-engine/docket/cmd/docket/internal/render"
 	"github.com/docket-engine/docket/engine/auth"
 	"github.com/spf13/cobra"
 	"golang.org/x/oauth2"

@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/docket-engine/docket/cmd/docket/approve"
-	"github.com/docket-engine/docket/cmd/docket/config"
-	"github.com/docket-engine/docket/cmd/docket/render"
+	"github.com/docket-engine/docket/cmd/docket/internal/approve"
+	"github.com/docket-engine/docket/cmd/docket/internal/config"
+	"github.com/docket-engine/docket/cmd/docket/internal/render"
 	"github.com/docket-engine/docket/engine"
 	"github.com/docket-engine/docket/engine/auth"
 	"github.com/docket-engine/docket/engine/mcp"

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/docket-engine/docket/cmd/docket/render"
+	"github.com/docket-engine/docket/cmd/docket/internal/render"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/journal"
 )

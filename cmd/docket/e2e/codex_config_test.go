@@ -47,7 +47,7 @@ func writeFile(t *testing.T, path, text string) {
 // and notify gets Codex's payload.
 func TestACodexUsersConfigRunsExec(t *testing.T) {
 	home, ws := t.TempDir(), gitWorkspace(t)
-	codexCfg, err := os.ReadFile("../config/testdata/codex_config.toml")
+	codexCfg, err := os.ReadFile("../internal/config/testdata/codex_config.toml")
 	if err != nil {
 		t.Fatal(err)
 	}

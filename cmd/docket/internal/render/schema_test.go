@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/docket-engine/docket/cmd/docket/render/jsonlschema"
+	"github.com/docket-engine/docket/cmd/docket/internal/render/jsonlschema"
 	"github.com/docket-engine/docket/engine"
 )
 

@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/docket-engine/docket/cmd/docket/render"
+	"github.com/docket-engine/docket/cmd/docket/internal/render"
 	"github.com/docket-engine/docket/engine"
 	"github.com/docket-engine/docket/events"
 	"golang.org/x/sys/unix"

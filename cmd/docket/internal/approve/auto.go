@@ -5,7 +5,7 @@ import (
 	"errors"
 	"os"
 
-	"github.com/docket-engine/docket/cmd/docket/render"
+	"github.com/docket-engine/docket/cmd/docket/internal/render"
 	"github.com/docket-engine/docket/engine"
 	"github.com/docket-engine/docket/events"
 )
