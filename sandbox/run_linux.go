@@ -385,32 +385,42 @@ func holdPlaceholders(req Request, spec helperSpec) (helperSpec, func(), error) 
 	if len(spec.Protected) == 0 {
 		return spec, release, nil
 	}
+	// What the git walk found existing is bound as it is, never held: a
+	// placeholder made for one that vanished since would be a directory
+	// created in somebody else's tree (another session's, or a test's
+	// being removed), and the helper skips a vanished one anyway.
+	var toHold []string
+	for _, p := range spec.Protected {
+		if !contains(spec.Scanned, p) {
+			toHold = append(toHold, p)
+		}
+	}
 	var keep []string
 	var err error
-	if req.Placeholders != nil {
-		keep, err = req.Placeholders.hold(spec.Protected, spec.Writable)
-	} else {
-		keep, release, err = holdProtected(spec.Protected, spec.Writable)
+	switch {
+	case len(toHold) == 0:
+	case req.Placeholders != nil:
+		keep, err = req.Placeholders.hold(toHold, spec.Writable)
+	default:
+		keep, release, err = holdProtected(toHold, spec.Writable)
 	}
 	if err != nil {
 		return spec, func() {}, fmt.Errorf("sandbox: %w", err)
 	}
 	// A fresh slice: the caller retries with the original list.
-	spec.Protected = nil
-	for _, p := range keep {
-		if underAny(p, spec.Writable) && !contains(spec.Protected, p) {
-			spec.Protected = append(spec.Protected, p)
+	var protected []string
+	for _, p := range append(keep, spec.Scanned...) {
+		if underAny(p, spec.Writable) && !contains(protected, p) {
+			protected = append(protected, p)
 		}
 	}
-	// Holding may resolve or drop a path the walk found (a symlink, a
-	// directory gone since): only what is still protected may be skipped.
 	var scanned []string
 	for _, p := range spec.Scanned {
-		if contains(spec.Protected, p) {
+		if contains(protected, p) {
 			scanned = append(scanned, p)
 		}
 	}
-	spec.Scanned = scanned
+	spec.Protected, spec.Scanned = protected, scanned
 	return spec, release, nil
 }
 

@@ -70,3 +70,45 @@ func TestVanishingPathsNeverBuyAWeakerSandbox(t *testing.T) {
 		})
 	}
 }
+
+// TestHoldingNeverRecreatesAVanishedRepository: a repository the git walk
+// found and that is gone by the time the call holds its protected paths
+// (another session's, or a test's directory being removed) gets no
+// placeholder: creating one would write into a tree that is not ours and
+// race whoever is removing it. A path the plan asks for still gets one.
+func TestHoldingNeverRecreatesAVanishedRepository(t *testing.T) {
+	w := t.TempDir()
+	gone := filepath.Join(w, "other", ".git")
+	asked := filepath.Join(w, ".git")
+	if err := os.MkdirAll(filepath.Dir(gone), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	spec := helperSpec{Writable: []string{w}, Protected: []string{asked, gone}, Scanned: []string{gone}}
+	for _, tt := range []struct {
+		name string
+		req  Request
+	}{
+		{"per call", Request{}},
+		{"per session", Request{Placeholders: &Placeholders{}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.req.Placeholders != nil {
+				defer tt.req.Placeholders.Close()
+			}
+			got, release, err := holdPlaceholders(tt.req, spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer release()
+			if exists(gone) {
+				t.Errorf("a placeholder was made for the vanished %s", gone)
+			}
+			if !exists(asked) {
+				t.Errorf("no placeholder for the plan's %s", asked)
+			}
+			if !contains(got.Protected, gone) || !contains(got.Scanned, gone) {
+				t.Errorf("protected %v, scanned %v: the walk's find must still be passed on, to be skipped by the helper if still gone", got.Protected, got.Scanned)
+			}
+		})
+	}
+}
