@@ -80,15 +80,6 @@ func lookup(k RecordKind) (kindEntry, bool) {
 	return kindEntry{}, false
 }
 
-// Kinds returns every known record kind, inputs first.
-func Kinds() []RecordKind {
-	out := make([]RecordKind, len(kindTable))
-	for i, e := range kindTable {
-		out[i] = e.kind
-	}
-	return out
-}
-
 // Known reports whether k is a record kind this version understands.
 func (k RecordKind) Known() bool {
 	_, ok := lookup(k)

@@ -21,11 +21,6 @@ const (
 	TimedOut                    ReviewDecision = "timed_out"
 )
 
-// ReviewDecisions lists every review decision, approvals first.
-func ReviewDecisions() []ReviewDecision {
-	return []ReviewDecision{Approved, ApprovedForSession, ApprovedExecpolicyAmendment, Denied, Abort, TimedOut}
-}
-
 // String returns the decision's spelling.
 func (d ReviewDecision) String() string { return string(d) }
 

@@ -51,15 +51,9 @@ var networkPhrases = [...]string{
 // syscallWords name operations the seccomp filter refuses.
 var syscallWords = [...]string{"ptrace", "io_uring", "perf_event_open", "bpf(", "keyctl", "userfaultfd"}
 
-// Classify reports whether a failed sandboxed run was denied by the
-// sandbox, with the evidence, or nil for an ordinary result. It is
-// ClassifyAt without a working directory, so relative paths in messages are
-// judged only where the plan forbids writing everywhere.
-func Classify(out events.ExecOutcome, plan events.SandboxPlan) *events.DenialEvidence {
-	return ClassifyAt(out, plan, "")
-}
-
-// ClassifyAt is Classify for a command that ran in cwd. It fires on SIGSYS,
+// ClassifyAt reports whether a failed sandboxed run of a command that ran in
+// cwd was denied by the sandbox, with the evidence, or nil for an ordinary
+// result. It fires on SIGSYS,
 // or on an EROFS/EACCES/EPERM message (in message position, not inside a
 // file name) about a path the plan forbade writing, or on a network failure
 // with the network off, or on EPERM from a syscall the filter refuses. A

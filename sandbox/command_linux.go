@@ -64,7 +64,7 @@ func Command(req Request) (*Process, error) {
 	}
 	setupR, setupW, err := os.Pipe()
 	if err != nil {
-		bin.Close()
+		_ = bin.Close() // error path: nothing was written to it; the error returned is the one to report
 		release()
 		return nil, fmt.Errorf("sandbox: setup pipe: %w", err)
 	}
@@ -73,13 +73,14 @@ func Command(req Request) (*Process, error) {
 	// init's report then fails with EPIPE, which it ignores.
 	exitR, exitW, err := os.Pipe()
 	if err != nil {
-		bin.Close()
-		setupR.Close()
-		setupW.Close()
+		// Error path: nothing was written to these; the error returned is the one to report.
+		_ = bin.Close()
+		_ = setupR.Close()
+		_ = setupW.Close()
 		release()
 		return nil, fmt.Errorf("sandbox: exit pipe: %w", err)
 	}
-	exitR.Close()
+	_ = exitR.Close() // unread by design (above); Linux frees the fd even when close fails
 	sys := cloneAttrs(spec.NS)
 	// A new session: its own process group for the caller's kill, and no
 	// controlling terminal to read from or inject into.
@@ -142,7 +143,7 @@ func (p *Process) Layers(ctx context.Context) ([]string, error) {
 // readSetup reads the setup pipe to EOF (the helper closes it before the
 // command starts) and publishes what it said.
 func (p *Process) readSetup() {
-	defer p.setupR.Close()
+	defer func() { _ = p.setupR.Close() }() // a read end: nothing to lose (read to EOF)
 	rep := readSetup(p.setupR)
 	switch {
 	case rep.bad != nil:
@@ -163,7 +164,7 @@ func (p *Process) readSetup() {
 
 func (p *Process) closeParentEnds() {
 	for _, f := range p.parentEnds {
-		f.Close()
+		_ = f.Close() // the child holds its own copy; Linux frees ours even when close fails
 	}
 }
 
@@ -174,7 +175,7 @@ func (p *Process) closeParentEnds() {
 func (p *Process) Release() {
 	p.releaseOnce.Do(func() {
 		p.closeParentEnds()
-		p.setupR.Close()
+		_ = p.setupR.Close() // a read end: nothing to lose; after readSetup it is only ErrClosed
 		p.release()
 	})
 }

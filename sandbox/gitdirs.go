@@ -152,7 +152,7 @@ func firstLineAfter(file, prefix string) string {
 	if err != nil {
 		return ""
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read-only: nothing to flush, and Linux frees the fd even when close fails
 	sc := bufio.NewScanner(f)
 	if !sc.Scan() {
 		return ""

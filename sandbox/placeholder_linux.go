@@ -42,7 +42,7 @@ func (ph *Placeholders) hold(paths, roots []string) ([]string, error) {
 				keep = append(keep, h.path)
 				continue
 			}
-			h.f.Close()
+			_ = h.f.Close() // a stale placeholder's directory fd: read-only: nothing to flush, and Linux frees the fd even when close fails (which drops its lock)
 			delete(ph.held, p)
 		}
 		h, ok, err := holdAt(p, roots, 0)
@@ -132,12 +132,12 @@ func holdAt(p string, roots []string, depth int) (heldPath, bool, error) {
 			return heldPath{path: p}, true, nil
 		}
 		if err := unix.Flock(int(f.Fd()), unix.LOCK_SH); err != nil {
-			f.Close()
+			_ = f.Close() // error path: a directory fd, read-only: nothing to flush, and Linux frees the fd even when close fails
 			return heldPath{}, false, fmt.Errorf("locking %s: %w", p, err)
 		}
 		// The last holder may have removed it while we waited for the lock.
 		if same, _ := sameFile(f, p); !same {
-			f.Close()
+			_ = f.Close() // not our placeholder any more: a directory fd, read-only: nothing to flush, and Linux frees the fd even when close fails
 			continue
 		}
 		return heldPath{path: p, f: f}, true, nil
@@ -171,7 +171,7 @@ func holdLinkTarget(p string, roots []string, depth int) (heldPath, bool, error)
 // releasePlaceholder drops the lock and removes the directory if no other
 // run holds it and it is still an empty placeholder.
 func releasePlaceholder(h heldPath) {
-	defer h.f.Close()
+	defer func() { _ = h.f.Close() }() // a directory fd, read-only: nothing to flush, and Linux frees the fd even when close fails (which drops any lock left)
 	fd := int(h.f.Fd())
 	_ = unix.Flock(fd, unix.LOCK_UN)
 	if unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB) != nil {

@@ -42,7 +42,7 @@ func runProcess(ctx context.Context, req Request, l launch) (events.ExecOutcome,
 	var out events.ExecOutcome
 	closeExtra := func() {
 		for _, f := range l.extra {
-			f.Close()
+			_ = f.Close() // the child holds its own copy; Linux frees ours even when close fails
 		}
 	}
 	devnull, err := os.Open(os.DevNull)
@@ -50,7 +50,7 @@ func runProcess(ctx context.Context, req Request, l launch) (events.ExecOutcome,
 		closeExtra()
 		return out, fmt.Errorf("opening %s: %w", os.DevNull, err)
 	}
-	defer devnull.Close()
+	defer func() { _ = devnull.Close() }() // read-only: nothing to flush, and Linux frees the fd even when close fails
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		closeExtra()
@@ -59,12 +59,14 @@ func runProcess(ctx context.Context, req Request, l launch) (events.ExecOutcome,
 	errR, errW, err := os.Pipe()
 	if err != nil {
 		closeExtra()
-		outR.Close()
-		outW.Close()
+		// Error path: nothing was written to these; the error returned is the one to report.
+		_ = outR.Close()
+		_ = outW.Close()
 		return out, fmt.Errorf("stderr pipe: %w", err)
 	}
-	defer outR.Close()
-	defer errR.Close()
+	// Read ends: nothing to lose (drained before return).
+	defer func() { _ = outR.Close() }()
+	defer func() { _ = errR.Close() }()
 	sys := l.sys
 	if sys == nil {
 		sys = &syscall.SysProcAttr{}
@@ -83,8 +85,9 @@ func runProcess(ctx context.Context, req Request, l launch) (events.ExecOutcome,
 	// close-on-exec, and the child dups l.extra to 3.. without the flag.
 	if err := cloexecFrom(3); err != nil {
 		closeExtra()
-		outW.Close()
-		errW.Close()
+		// Error path: nothing was written to these; the error returned is the one to report.
+		_ = outW.Close()
+		_ = errW.Close()
 		return out, fmt.Errorf("marking inherited descriptors close-on-exec: %w", err)
 	}
 	start := time.Now()
@@ -93,8 +96,10 @@ func runProcess(ctx context.Context, req Request, l launch) (events.ExecOutcome,
 	} else {
 		err = cmd.Start()
 	}
-	outW.Close()
-	errW.Close()
+	// Our copies of the write ends: the child holds its own; closing ours lets
+	// the reads see EOF, and Linux frees the fds even when close fails.
+	_ = outW.Close()
+	_ = errW.Close()
 	closeExtra()
 	if err != nil {
 		return out, &startError{err: err}

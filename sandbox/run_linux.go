@@ -298,17 +298,18 @@ func launchHelper(ctx context.Context, req Request, helper string, spec helperSp
 	}
 	setupR, setupW, err := os.Pipe()
 	if err != nil {
-		bin.Close()
+		_ = bin.Close() // error path: nothing was written to it; the error returned is the one to report
 		return out, fmt.Errorf("sandbox: setup pipe: %w", err)
 	}
-	defer setupR.Close()
+	defer func() { _ = setupR.Close() }() // a read end: nothing to lose
 	exitR, exitW, err := os.Pipe()
 	if err != nil {
-		bin.Close()
-		setupW.Close()
+		// Error path: nothing was written to these; the error returned is the one to report.
+		_ = bin.Close()
+		_ = setupW.Close()
 		return out, fmt.Errorf("sandbox: exit pipe: %w", err)
 	}
-	defer exitR.Close()
+	defer func() { _ = exitR.Close() }() // a read end: nothing to lose
 	setupDone := make(chan setupReport, 1)
 	go func() { setupDone <- readSetup(setupR) }()
 	exitDone := make(chan exitReport, 1)
@@ -321,8 +322,9 @@ func launchHelper(ctx context.Context, req Request, helper string, spec helperSp
 	})
 	var se *startError
 	if errors.As(err, &se) {
-		setupR.Close()
-		exitR.Close()
+		// Read ends, closed to unblock the readers: nothing to lose.
+		_ = setupR.Close()
+		_ = exitR.Close()
 		<-setupDone
 		<-exitDone
 		if spec.NS != (namespaces{}) && isNamespaceRefusal(se.err) {

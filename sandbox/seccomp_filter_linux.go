@@ -89,9 +89,12 @@ func buildSeccompFilter(network bool) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("exporting filter: %w", err)
 	}
-	defer r.Close()
+	defer func() { _ = r.Close() }() // a read end: nothing to lose
 	err = filter.ExportBPF(w)
-	w.Close()
+	// The program was written into this end: a failed close is a failed export.
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
 	if err != nil {
 		return nil, fmt.Errorf("exporting filter: %w", err)
 	}

@@ -100,9 +100,6 @@ func NewPool() *Pool {
 	return p
 }
 
-// New returns the machine of a new call, in wantsApproval.
-func (p *Pool) New(id string, sink Sink) *Machine { return p.Restore(id, WantsApproval, sink) }
-
 // Restore returns the machine of a call in state s, as rebuilt from a
 // journal.
 func (p *Pool) Restore(id string, s State, sink Sink) *Machine {
@@ -118,19 +115,6 @@ type Machine struct {
 	mu    sync.Mutex
 	state State
 }
-
-// NewMachine returns the machine of call id in wantsApproval, from a pool
-// of its own.
-func NewMachine(id string, sink Sink) *Machine { return NewPool().New(id, sink) }
-
-// RestoreMachine returns the machine of call id in state s, from a pool of
-// its own.
-func RestoreMachine(id string, s State, sink Sink) *Machine {
-	return NewPool().Restore(id, s, sink)
-}
-
-// ID returns the call id.
-func (m *Machine) ID() string { return m.id }
 
 // Current returns the call's state.
 func (m *Machine) Current() State {

@@ -56,16 +56,6 @@ func States() []State {
 	return []State{WantsApproval, AwaitingDecision, Sandboxed, RetryPrompt, Unsandboxed, Denied, Done}
 }
 
-// Events returns the eight events in table order.
-func Events() []Event {
-	t := Table()
-	out := make([]Event, len(t))
-	for i, e := range t {
-		out[i] = e.Event
-	}
-	return out
-}
-
 // Next returns the state that ev leads to from s, and whether the table
 // allows it at all. It checks recorded transitions (the audit); a running
 // call moves only through Machine.Fire, where looplab decides.

@@ -134,8 +134,11 @@ func readSchema(path string) (json.RawMessage, error) {
 	return json.RawMessage(b), nil
 }
 
-// turn runs one turn with the options' images.
+// turn runs one turn with the options' images, if any.
 func turn(ctx context.Context, s *engine.Session, prompt string, o turnOptions) (engine.TurnResult, error) {
+	if len(o.images) == 0 {
+		return s.Turn(ctx, prompt)
+	}
 	return s.TurnWithImages(ctx, prompt, o.images)
 }
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"path/filepath"
-	"slices"
 )
 
 // Tool names recorded in shell and patch keys.
@@ -62,16 +61,6 @@ func ExecKey(argv []string, cwd, sandboxPermissions string) string {
 // PatchKey is the key of one file a patch touches.
 func PatchKey(path string) string {
 	return canonical(patchKey{Path: filepath.Clean(path), Tool: ToolPatch})
-}
-
-// PatchKeys returns one key per distinct file path of a patch, sorted.
-func PatchKeys(paths []string) []string {
-	keys := make([]string, 0, len(paths))
-	for _, p := range paths {
-		keys = append(keys, PatchKey(p))
-	}
-	slices.Sort(keys)
-	return slices.Compact(keys)
 }
 
 // MCPKey is the key of an MCP tool call.

@@ -18,12 +18,6 @@ const (
 // String returns the kind's spelling.
 func (k RequirementKind) String() string { return string(k) }
 
-// ParseRequirementKind parses a requirement kind.
-func ParseRequirementKind(s string) (RequirementKind, error) {
-	v, err := parseEnum("requirement", s, spellings([]RequirementKind{Skip, NeedsApproval, Forbidden}))
-	return RequirementKind(v), err
-}
-
 // Cause is the stable code that says why a decision was taken; the FSM's
 // transitions carry it. The codes live with the machine in package states.
 type Cause = states.Cause

@@ -99,7 +99,7 @@ func TestEverySpellingParsesAndPrintsBack(t *testing.T) {
 		t.Errorf("empty sandbox_permissions = %q, %v", p, err)
 	}
 	approvals := 0
-	for _, d := range events.ReviewDecisions() {
+	for _, d := range reviewDecisions() {
 		if d.IsApproval() {
 			approvals++
 		}

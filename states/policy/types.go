@@ -1,7 +1,5 @@
 package policy
 
-import "github.com/docket-engine/docket/events"
-
 // ApprovalPolicy is when the user is asked (`-a`, approval_policy).
 type ApprovalPolicy string
 
@@ -75,20 +73,3 @@ const (
 	UseDefault       SandboxPermissions = "use_default"
 	RequireEscalated SandboxPermissions = "require_escalated"
 )
-
-// ParseSandboxPermissions parses a shell call's sandbox_permissions; empty
-// means use_default.
-func ParseSandboxPermissions(s string) (SandboxPermissions, error) {
-	if s == "" {
-		return UseDefault, nil
-	}
-	v, err := parseEnum("sandbox_permissions", s, spellings([]SandboxPermissions{UseDefault, RequireEscalated}))
-	return SandboxPermissions(v), err
-}
-
-// ParseReviewDecision parses a decision as `--decisions`, a client and the
-// journal spell it.
-func ParseReviewDecision(s string) (events.ReviewDecision, error) {
-	v, err := parseEnum("review decision", s, spellings(events.ReviewDecisions()))
-	return events.ReviewDecision(v), err
-}

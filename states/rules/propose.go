@@ -8,14 +8,6 @@ import (
 	"github.com/docket-engine/docket/states/cmdsafety"
 )
 
-// ProposeAmendment suggests the prefix rule that would let this command run
-// next time: the first command of the script that is not known-safe (or the
-// first command), whole. It returns nil for a dynamic script or when the
-// prefix would be over-broad.
-func ProposeAmendment(argv []string) []string {
-	return ProposeAmendmentScript(cmdsafety.Analyze(argv))
-}
-
 // ProposeAmendmentScript is ProposeAmendment on an analysed argv, so that a
 // caller asking other questions of the same script parses it only once.
 func ProposeAmendmentScript(sc *cmdsafety.Script) []string {
