@@ -65,9 +65,10 @@
 // The package also owns process handling (own session and process group,
 // stdin from /dev/null for Run, timeout with SIGTERM then SIGKILL, output capture
 // with head-and-tail caps streamed to a callback), environment filtering,
-// the denial classifier (ClassifyAt) and output shaping for the model
-// (ShapeForModel). A draft of the macOS Seatbelt profile, which no binary
-// uses yet, lives with its tests in seatbelt_profile_test.go.
+// the denial classifier (ClassifyAt), output shaping for the model
+// (ShapeForModel) and the macOS Seatbelt profile text (SeatbeltProfile),
+// which DESIGN asks for and the tests check as text; no binary runs on
+// macOS yet, so deadcode lists it as unreachable on purpose.
 //
 // Known limits, all of them for the fallbacks without namespaces: the
 // protected subpaths are only protected by the mount layer; Landlock does

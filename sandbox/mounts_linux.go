@@ -231,12 +231,3 @@ func between(outer, inner string) []string {
 	}
 	return out
 }
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}

@@ -9,3 +9,12 @@ func within(p, root string) bool { return events.Within(p, root) }
 
 // underAny reports whether p is within one of roots.
 func underAny(p string, roots []string) bool { return events.WithinAny(p, roots) }
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

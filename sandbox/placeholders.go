@@ -8,12 +8,26 @@ import (
 // Placeholders keeps placeholders and their locks between runs, so that a
 // session creates each once rather than once per call (creating and
 // removing a directory is a journaled metadata update on most file systems).
-// The zero value is ready. Safe for concurrent use. Neither binary sets
-// Request.Placeholders yet; the tests release them with Close, which lives
-// in placeholders_close_test.go until a caller needs it.
+// The zero value is ready; Close releases them, removing those no other run
+// or process holds. Safe for concurrent use. Library API: the engine does
+// not keep one per session yet (each call holds and releases its own), so
+// deadcode lists Close as unreachable from the binaries.
 type Placeholders struct {
 	mu   sync.Mutex
 	held map[string]heldPath // by protected path as the plan gives it
+}
+
+// Close releases every placeholder, removing those no other run holds.
+func (ph *Placeholders) Close() error {
+	ph.mu.Lock()
+	defer ph.mu.Unlock()
+	for p, h := range ph.held {
+		if h.f != nil {
+			releasePlaceholder(h)
+		}
+		delete(ph.held, p)
+	}
+	return nil
 }
 
 // heldPath is a protected path this run holds a lock on.

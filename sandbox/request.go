@@ -69,8 +69,8 @@ type Request struct {
 	Caps *Capabilities
 	// Placeholders, when set, keeps the placeholder directories made for
 	// missing protected paths (see placeholder_linux.go) until its Close,
-	// instead of making and removing them on every run. An engine keeps one
-	// per session.
+	// instead of making and removing them on every run. A long-lived caller
+	// can keep one per session; the engine does not yet.
 	Placeholders *Placeholders
 }
 
