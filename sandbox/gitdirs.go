@@ -99,7 +99,7 @@ func enclosingGitDirs(root string, roots []string, add func(string)) {
 		dotGit := filepath.Join(dir, ".git")
 		if _, err := os.Lstat(dotGit); err == nil {
 			add(dotGit)
-			for _, t := range gitTargets(dotGit) {
+			for _, t := range GitDirTargets(dotGit) {
 				add(t)
 			}
 			return
@@ -110,9 +110,11 @@ func enclosingGitDirs(root string, roots []string, add func(string)) {
 	}
 }
 
-// gitTargets returns where a .git entry really lives: a link's target, or
-// the directory a `gitdir:` file names and that directory's commondir.
-func gitTargets(dotGit string) []string {
+// GitDirTargets returns where a .git entry really lives: a link's target,
+// or the directory a `gitdir:` file names and that directory's commondir,
+// symlinks resolved where they exist. A .git directory, or none, gives
+// nothing. The engine's plan and the sandbox's walk both use it.
+func GitDirTargets(dotGit string) []string {
 	fi, err := os.Lstat(dotGit)
 	if err != nil {
 		return nil
@@ -138,6 +140,9 @@ func gitTargets(dotGit string) []string {
 		if common := firstLineAfter(filepath.Join(gitdir, "commondir"), ""); common != "" {
 			if !filepath.IsAbs(common) {
 				common = filepath.Join(gitdir, common)
+			}
+			if r, err := filepath.EvalSymlinks(common); err == nil {
+				common = r
 			}
 			out = append(out, filepath.Clean(common))
 		}

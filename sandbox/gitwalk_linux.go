@@ -56,7 +56,7 @@ func walkRoot(root string, roots []string, add func(string), buf []byte, entries
 				case string(name) == ".git":
 					p := filepath.Join(dir, ".git")
 					add(p)
-					for _, t := range gitTargets(p) {
+					for _, t := range GitDirTargets(p) {
 						add(t)
 					}
 				case string(name) == "." || string(name) == "..":

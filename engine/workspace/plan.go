@@ -1,13 +1,11 @@
 package workspace
 
 import (
-	"bufio"
-	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/sandbox"
 	"github.com/docket-engine/docket/states/policy"
 )
 
@@ -40,56 +38,13 @@ func WritableRoots(sb policy.SandboxPolicy, cwd, tmpdirEnv string) []string {
 	return slices.Compact(out)
 }
 
-// GitDirs returns where a .git entry really lives: a symlink's target, or
-// the directory a `gitdir:` file names and that directory's commondir.
-// A .git directory, or none, gives nothing.
+// GitDirs returns where a .git entry really lives (sandbox.GitDirTargets),
+// each path resolved as RealPath resolves it, so that the plan names the
+// same directories the sandbox binds.
 func GitDirs(dotGit string) []string {
-	fi, err := os.Lstat(dotGit)
-	if err != nil {
-		return nil
-	}
-	var out []string
-	switch {
-	case fi.Mode()&os.ModeSymlink != 0:
-		if t, err := filepath.EvalSymlinks(dotGit); err == nil {
-			out = append(out, t)
-		}
-	case fi.Mode().IsRegular():
-		gitdir := readPointer(dotGit, "gitdir:")
-		if gitdir == "" {
-			return nil
-		}
-		gitdir = RealPath(absolute(gitdir, filepath.Dir(dotGit)))
-		out = append(out, gitdir)
-		if common := readPointer(filepath.Join(gitdir, "commondir"), ""); common != "" {
-			out = append(out, RealPath(absolute(common, gitdir)))
-		}
+	out := sandbox.GitDirTargets(dotGit)
+	for i, p := range out {
+		out[i] = RealPath(p)
 	}
 	return out
-}
-
-// readPointer returns the first line of a small file, after prefix; "" when
-// the file is missing or does not start with prefix.
-func readPointer(file, prefix string) string {
-	f, err := os.Open(file)
-	if err != nil {
-		return ""
-	}
-	defer func() { _ = f.Close() }() // read-only: nothing to lose
-	sc := bufio.NewScanner(f)
-	if !sc.Scan() {
-		return ""
-	}
-	v, ok := strings.CutPrefix(sc.Text(), prefix)
-	if !ok {
-		return ""
-	}
-	return strings.TrimSpace(v)
-}
-
-func absolute(p, base string) string {
-	if filepath.IsAbs(p) {
-		return filepath.Clean(p)
-	}
-	return filepath.Join(base, p)
 }
