@@ -36,6 +36,19 @@ func attackAppend(a []string) int {
 
 // attackTable lists the attack programs: each tries one thing and exits 0
 // when it worked, 1 when it was refused (printing the error), 2 on bad usage.
+// attackSayHello connects to addr and writes one line.
+func attackSayHello(network, addr string) int {
+	c, err := net.DialTimeout(network, addr, 5*time.Second)
+	if err != nil {
+		return fail("%v", err)
+	}
+	defer c.Close()
+	if _, err := c.Write([]byte("hello\n")); err != nil {
+		return fail("%v", err)
+	}
+	return 0
+}
+
 func attackTable() map[string]func(args []string) int {
 	m := map[string]func(args []string) int{
 		"write":  attackWrite,
@@ -79,17 +92,7 @@ func attackTable() map[string]func(args []string) int {
 			}
 			return attackAppend(a[1:])
 		},
-		"tcp-connect": func(a []string) int {
-			c, err := net.DialTimeout("tcp", a[0], 5*time.Second)
-			if err != nil {
-				return fail("%v", err)
-			}
-			defer c.Close()
-			if _, err := c.Write([]byte("hello\n")); err != nil {
-				return fail("%v", err)
-			}
-			return 0
-		},
+		"tcp-connect": func(a []string) int { return attackSayHello("tcp", a[0]) },
 		"tcp-listen": func(a []string) int {
 			l, err := net.Listen("tcp4", "127.0.0.1:0")
 			if err != nil {

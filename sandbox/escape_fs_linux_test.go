@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"bufio"
 	"fmt"
 	"net"
 	"os"
@@ -109,18 +108,7 @@ func (f *fixture) listenUnix(t *testing.T, path string) string {
 		t.Skipf("cannot listen on %s: %v", path, err)
 	}
 	t.Cleanup(func() { l.Close(); os.Remove(path) })
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			if line, _ := bufio.NewReader(c).ReadString('\n'); line != "" {
-				f.received.Add(1)
-			}
-			c.Close()
-		}
-	}()
+	go f.countLines(l)
 	return path
 }
 

@@ -498,6 +498,21 @@ func newFixture(t *testing.T) *fixture {
 	return f
 }
 
+// countLines accepts connections on l until it closes, counting those that
+// bring a line.
+func (f *fixture) countLines(l net.Listener) {
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		if line, _ := bufio.NewReader(c).ReadString('\n'); line != "" {
+			f.received.Add(1)
+		}
+		c.Close()
+	}
+}
+
 // listenTCP accepts one connection and counts the bytes it brings.
 func (f *fixture) listenTCP(t *testing.T) string {
 	l, err := net.Listen("tcp4", "127.0.0.1:0")
@@ -505,18 +520,7 @@ func (f *fixture) listenTCP(t *testing.T) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { l.Close() })
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			if line, _ := bufio.NewReader(c).ReadString('\n'); line != "" {
-				f.received.Add(1)
-			}
-			c.Close()
-		}
-	}()
+	go f.countLines(l)
 	return l.Addr().String()
 }
 
@@ -545,18 +549,7 @@ func (f *fixture) listenAbstract(t *testing.T) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { l.Close() })
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			if line, _ := bufio.NewReader(c).ReadString('\n'); line != "" {
-				f.received.Add(1)
-			}
-			c.Close()
-		}
-	}()
+	go f.countLines(l)
 	return name
 }
 
