@@ -39,7 +39,7 @@ func benchmarkGitDirs(b *testing.B, dirs, files int) {
 	root := benchTree(b, dirs, files)
 	partial := 0
 	for b.Loop() {
-		if _, complete := gitDirs([]string{root}, root); !complete {
+		if !gitDirs([]string{root}, root).Complete {
 			partial++
 		}
 	}
@@ -55,7 +55,7 @@ func BenchmarkGitDirs5kEntries(b *testing.B) { benchmarkGitDirs(b, 500, 10) }
 func BenchmarkGitDirsBounded(b *testing.B) {
 	root := benchTree(b, 2000, 30)
 	for b.Loop() {
-		if _, complete := gitDirs([]string{root}, root); complete {
+		if gitDirs([]string{root}, root).Complete {
 			b.Fatal("a 62k-entry tree was walked whole, past the bounds")
 		}
 	}

@@ -65,28 +65,47 @@ func gitDirsLayer(scan string) string {
 	return LayerGitDirs
 }
 
+// gitDirSet is what gitDirs found. Held are the paths to hold (a
+// placeholder where missing): the .git paths above the roots (a repository
+// around a root, or a writable parent) and what a found gitdir file or link
+// points to (a dangling one is how a repository would be planted). Found
+// are the .git entries the walk saw below the roots: they belong to whoever
+// made them, so they are bound as they are and never created.
+type gitDirSet struct {
+	Held     []string
+	Found    []string
+	Complete bool // false when the walk hit its bounds
+}
+
 // gitDirs returns the git directories to protect for these writable roots
-// (clean, absolute), only those under a root, sorted; complete is false
-// when the walk hit its bounds. The root holding cwd is walked first, so
-// that a large shared root (/tmp) spends the budget after the workspace.
-func gitDirs(roots []string, cwd string) (paths []string, complete bool) {
+// (clean, absolute), only those under a root, each list sorted. The root
+// holding cwd is walked first, so that a large shared root (/tmp) spends the
+// budget after the workspace. The first way a path is seen decides its
+// list, and the roots' own surroundings are looked at first.
+func gitDirs(roots []string, cwd string) gitDirSet {
+	var set gitDirSet
 	seen := map[string]bool{}
-	add := func(p string) {
+	add := func(p string, found bool) {
 		if underAny(p, roots) && !seen[p] {
 			seen[p] = true
-			paths = append(paths, p)
+			if found {
+				set.Found = append(set.Found, p)
+			} else {
+				set.Held = append(set.Held, p)
+			}
 		}
 	}
 	for _, r := range roots {
-		enclosingGitDirs(r, roots, add)
+		enclosingGitDirs(r, roots, func(p string) { add(p, false) })
 	}
 	order := append([]string(nil), roots...)
 	if first := enclosingRootOf(cwd, roots); first != "" {
 		order = append([]string{first}, slices.DeleteFunc(order, func(r string) bool { return r == first })...)
 	}
-	complete = walkForGitDirs(order, roots, add, gitScanMaxEntries, time.Now().Add(gitScanMaxTime))
-	sort.Strings(paths)
-	return paths, complete
+	set.Complete = walkForGitDirs(order, roots, func(p string, target bool) { add(p, !target) }, gitScanMaxEntries, time.Now().Add(gitScanMaxTime))
+	sort.Strings(set.Held)
+	sort.Strings(set.Found)
+	return set
 }
 
 // enclosingGitDirs looks for the repository around root the way git does,

@@ -27,16 +27,18 @@ func TestGitDirsFindsTheRepositoriesARootLiesInOrContains(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(ws, "mod", ".git"), []byte("gitdir: gitdir\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got, complete := gitDirs([]string{ws, tmp}, ws)
-	want := []string{
+	got := gitDirs([]string{ws, tmp}, ws)
+	wantHeld := []string{
 		filepath.Join(repo, ".git"),        // the repository around the workspace
 		filepath.Join(repo, "pkg", ".git"), // a writable directory above the workspace: a placeholder
-		filepath.Join(ws, "mod", ".git"),   // a gitdir file
-		filepath.Join(ws, "mod", "gitdir"), // and what it names
+		filepath.Join(ws, "mod", "gitdir"), // what a found gitdir file names
+	}
+	wantFound := []string{
+		filepath.Join(ws, "mod", ".git"), // a gitdir file
 		filepath.Join(ws, "vendor", "lib", ".git"),
 	}
-	if !complete || !slices.Equal(got, want) {
-		t.Errorf("gitDirs = %v (complete %t)\nwant %v", got, complete, want)
+	if !got.Complete || !slices.Equal(got.Held, wantHeld) || !slices.Equal(got.Found, wantFound) {
+		t.Errorf("gitDirs = %+v\nwant held %v, found %v", got, wantHeld, wantFound)
 	}
 }
 
@@ -57,7 +59,7 @@ func TestGitWalkSpendsItsBudgetOnTheWorkspaceFirst(t *testing.T) {
 		{"big root first: the budget is gone before the workspace", []string{big, ws}, nil},
 	} {
 		var found []string
-		complete := walkForGitDirs(tc.order, []string{big, ws}, func(p string) { found = append(found, p) }, 20, time.Now().Add(time.Minute))
+		complete := walkForGitDirs(tc.order, []string{big, ws}, func(p string, _ bool) { found = append(found, p) }, 20, time.Now().Add(time.Minute))
 		if complete || !slices.Equal(found, tc.wantFound) {
 			t.Errorf("%s: found %v (complete %t), want %v and a partial walk", tc.name, found, complete, tc.wantFound)
 		}

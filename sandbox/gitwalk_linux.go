@@ -12,11 +12,11 @@ import (
 // walkForGitDirs walks each root of order in turn, breadth first (shallow
 // repositories first), without following links, looking into .git
 // directories or entering another of roots, calling add for every .git
-// entry and its targets. The bounds are for the whole walk; it returns
+// entry (target false) and its targets (target true). The bounds are for the whole walk; it returns
 // false when it stopped at one. It reads directories with getdents64 into one
 // buffer and makes strings only for subdirectories: the walk runs on every
 // call, so its cost per entry matters (see BenchmarkGitDirs*).
-func walkForGitDirs(order, roots []string, add func(string), maxEntries int, deadline time.Time) bool {
+func walkForGitDirs(order, roots []string, add func(p string, target bool), maxEntries int, deadline time.Time) bool {
 	buf := make([]byte, 32<<10)
 	entries := 0
 	for _, root := range order {
@@ -28,7 +28,7 @@ func walkForGitDirs(order, roots []string, add func(string), maxEntries int, dea
 }
 
 // walkRoot is one root's breadth-first walk for walkForGitDirs.
-func walkRoot(root string, roots []string, add func(string), buf []byte, entries *int, maxEntries int, deadline time.Time) bool {
+func walkRoot(root string, roots []string, add func(p string, target bool), buf []byte, entries *int, maxEntries int, deadline time.Time) bool {
 	queue := []string{root}
 	for len(queue) > 0 {
 		dir := queue[0]
@@ -55,9 +55,9 @@ func walkRoot(root string, roots []string, add func(string), buf []byte, entries
 				switch {
 				case string(name) == ".git":
 					p := filepath.Join(dir, ".git")
-					add(p)
+					add(p, false)
 					for _, t := range GitDirTargets(p) {
-						add(t)
+						add(t, true)
 					}
 				case string(name) == "." || string(name) == "..":
 				case typ == unix.DT_DIR || typ == unix.DT_UNKNOWN:

@@ -6,6 +6,6 @@ import "time"
 
 // walkForGitDirs finds nothing where there is no Linux sandbox to bind what
 // it would find, and says so: the walk is never complete.
-func walkForGitDirs(order, roots []string, add func(string), maxEntries int, deadline time.Time) bool {
+func walkForGitDirs(order, roots []string, add func(p string, target bool), maxEntries int, deadline time.Time) bool {
 	return false
 }

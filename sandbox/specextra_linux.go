@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"context"
-	"os"
 
 	"github.com/docket-engine/docket/events"
 )
@@ -13,18 +12,25 @@ import (
 // sockets to cover (network off), and the plan's resource limits.
 func addFSAndLimits(spec *helperSpec, plan events.SandboxPlan) {
 	if len(spec.Writable) > 0 {
-		dirs, complete := gitDirs(spec.Writable, spec.Cwd)
-		for _, d := range dirs {
+		set := gitDirs(spec.Writable, spec.Cwd)
+		for _, d := range set.Held {
+			if !contains(spec.Protected, d) {
+				spec.Protected = append(spec.Protected, d)
+			}
+		}
+		// What the walk found is somebody's: if it vanished since (another
+		// session's placeholder released, a test's directory being removed),
+		// holding it would create a directory in their tree. Scanned paths
+		// are bound if still there and never created.
+		for _, d := range set.Found {
 			if contains(spec.Protected, d) {
 				continue
 			}
 			spec.Protected = append(spec.Protected, d)
-			if _, err := os.Lstat(d); err == nil {
-				spec.Scanned = append(spec.Scanned, d)
-			}
+			spec.Scanned = append(spec.Scanned, d)
 		}
 		spec.GitScan = gitScanComplete
-		if !complete {
+		if !set.Complete {
 			spec.GitScan = gitScanPartial
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/docket-engine/docket/events"
 )
 
 // TestVanishingPathsNeverBuyAWeakerSandbox: the file system can change
@@ -110,5 +112,39 @@ func TestHoldingNeverRecreatesAVanishedRepository(t *testing.T) {
 				t.Errorf("protected %v, scanned %v: the walk's find must still be passed on, to be skipped by the helper if still gone", got.Protected, got.Scanned)
 			}
 		})
+	}
+}
+
+// TestWalkFindsAreNeverHeld: a .git the walk finds below a root is somebody
+// else's (another session's placeholder, a test's tree being removed). It
+// must reach the helper as scanned, so that if it vanishes before the hold
+// no directory is made in their tree; only the roots' own surroundings and
+// what a found gitdir file names are held.
+func TestWalkFindsAreNeverHeld(t *testing.T) {
+	w := t.TempDir()
+	ws := filepath.Join(w, "ws")
+	foreign := filepath.Join(w, "other", ".git")
+	mkdirs(t, ws, foreign)
+	spec := helperSpec{Writable: []string{w, ws}, Cwd: ws, Protected: []string{filepath.Join(ws, ".git")}}
+	addFSAndLimits(&spec, events.SandboxPlan{Network: true})
+	if !contains(spec.Scanned, foreign) {
+		t.Fatalf("the walk's find %s is not scanned: %v", foreign, spec.Scanned)
+	}
+	if contains(spec.Scanned, filepath.Join(w, ".git")) {
+		t.Errorf("the placeholder above the workspace is scanned: it must be held")
+	}
+	if err := os.Remove(foreign); err != nil {
+		t.Fatal(err)
+	}
+	_, release, err := holdPlaceholders(Request{}, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	if exists(foreign) {
+		t.Errorf("a directory was made in somebody else's tree at %s", foreign)
+	}
+	if !exists(filepath.Join(w, ".git")) {
+		t.Errorf("no placeholder above the workspace")
 	}
 }
