@@ -65,7 +65,7 @@ func TestASessionGrantCountsAtTheRetryStep(t *testing.T) {
 func TestASessionGrantForAnotherCommandDoesNotCoverTheRetry(t *testing.T) {
 	f := newFixture(t, setup{approval: "on-failure", mode: "workspace-write",
 		answers: []events.ReviewDecision{events.ApprovedForSession},
-		script: shellLine("c1", "echo hi >> $OUT/a.txt") + "\n" + shellLine("c2", "echo hi >> $OUT/b.txt") + "\n" + done})
+		script:  shellLine("c1", "echo hi >> $OUT/a.txt") + "\n" + shellLine("c2", "echo hi >> $OUT/b.txt") + "\n" + done})
 	res := f.turn("go")
 	if res.Status != events.TurnParked {
 		t.Fatalf("turn %s, want parked on c2's retry question (c2 path %s)", res.Status, f.path("c2"))
