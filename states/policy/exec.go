@@ -2,6 +2,8 @@ package policy
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/docket-engine/docket/states/cmdsafety"
 	"github.com/docket-engine/docket/states/rules"
@@ -194,7 +196,7 @@ func dangerous(ev rules.Evaluation, sc *cmdsafety.Script) bool {
 // is dynamic or the prefix over-broad.
 func proposeAmendment(ev rules.Evaluation, sc *cmdsafety.Script) []string {
 	if !ev.Plain {
-		return nil
+		return wholeScriptAmendment(sc)
 	}
 	pick := -1
 	for i, s := range ev.Segments {
@@ -213,4 +215,20 @@ func proposeAmendment(ev rules.Evaluation, sc *cmdsafety.Script) []string {
 		return nil
 	}
 	return rules.ProposeAmendmentScript(sc.Segment(pick))
+}
+
+// wholeScriptAmendment proposes, for a shell script too complex to split
+// (redirections, here-documents, subshells), the exact wrapper argv,
+// script included, as Codex does: such a script is one opaque command for
+// allow rules, so the rule allows this script text and nothing else.
+// Stricter than Codex, nothing is proposed when the script expands
+// anything (`$`, backquotes), as what it runs would then depend on more
+// than its text; nor for an argv that is not a shell wrapper, or an empty
+// script.
+func wholeScriptAmendment(sc *cmdsafety.Script) []string {
+	_, script, ok := sc.ShellScript()
+	if !ok || strings.TrimSpace(script) == "" || strings.ContainsAny(script, "$`") || rules.OverBroad(sc.Argv()) {
+		return nil
+	}
+	return slices.Clone(sc.Argv())
 }
