@@ -122,3 +122,45 @@ func rawLiteral(w *syntax.Word) (string, bool) {
 	}
 	return lit.Value, true
 }
+
+// HeredocCommand reports whether a shell wrapper's script is one simple
+// command whose words are all literal and whose only redirections are
+// here-documents (`python3 <<'PY' ... PY`), and returns that command. Codex
+// evaluates rules against it (parse_shell_lc_single_command_prefix), so an
+// allow rule for `python3` covers `python3 <<'PY' ...`; it is never
+// known-safe, as Codex's safety check parses plain scripts only.
+func (s *Script) HeredocCommand() ([]string, bool) {
+	if !s.isShell || !strings.Contains(s.text, "<<") {
+		return nil, false
+	}
+	f := s.syntaxTree()
+	if f == nil || len(f.Stmts) != 1 {
+		return nil, false
+	}
+	st := f.Stmts[0]
+	ce, ok := st.Cmd.(*syntax.CallExpr)
+	if !bareStmt(st) || !ok || len(ce.Assigns) != 0 || len(ce.Args) == 0 || len(st.Redirs) == 0 {
+		return nil, false
+	}
+	for _, r := range st.Redirs {
+		if (r.Op != syntax.Hdoc && r.Op != syntax.DashHdoc) || r.N != nil || r.Hdoc == nil {
+			return nil, false
+		}
+		// An unquoted delimiter lets the shell expand the body: a `$(...)`
+		// there runs before the command does, so only a literal body counts.
+		for _, part := range r.Hdoc.Parts {
+			if _, lit := part.(*syntax.Lit); !lit {
+				return nil, false
+			}
+		}
+	}
+	cmd := make([]string, 0, len(ce.Args))
+	for _, w := range ce.Args {
+		lit, ok := literalWord(w)
+		if !ok {
+			return nil, false
+		}
+		cmd = append(cmd, lit)
+	}
+	return cmd, true
+}

@@ -1,6 +1,9 @@
 package cmdsafety
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 const hdocPatch = "*** Begin Patch\n*** Add File: foo\n+hi\n*** End Patch\n"
 
@@ -51,5 +54,34 @@ func TestApplyPatchInvocationTakesOnlyCodexShapes(t *testing.T) {
 				t.Errorf("got patch %q dir %q, want %q %q", inv.Patch, inv.Dir, tc.patch, tc.dir)
 			}
 		})
+	}
+}
+
+func TestHeredocCommandIsOneLiteralCommandFedOnlyByHereDocuments(t *testing.T) {
+	tests := []struct {
+		script string
+		want   []string
+	}{
+		{"python3 <<'PY'\nprint('hello')\nPY", []string{"python3"}},
+		{"python3 - <<EOF\nprint(1)\nEOF", []string{"python3", "-"}},
+		{"cat <<-EOF\n\thi\nEOF", []string{"cat"}},
+		{"python3 <<EOF\n$(rm -rf ~)\nEOF", nil}, // the shell runs the substitution first
+		{"python3 <<EOF\n${HOME}\nEOF", nil},     // expands
+		{"python3 <<'PY' > out\nx\nPY", nil},     // writes a file
+		{"python3 <<'PY'\nx\nPY\nls", nil},       // two commands
+		{"$PY <<'PY'\nx\nPY", nil},               // not literal
+		{"X=1 python3 <<'PY'\nx\nPY", nil},       // assignment
+		{"python3 <<< 'x'", nil},                 // here-string
+		{"python3 script.py", nil},               // no here-document
+		{"(python3 <<'PY'\nx\nPY\n)", nil},       // subshell
+	}
+	for _, tc := range tests {
+		got, ok := Analyze([]string{"bash", "-lc", tc.script}).HeredocCommand()
+		if ok != (tc.want != nil) || !slices.Equal(got, tc.want) {
+			t.Errorf("%q: got %q, %v; want %q", tc.script, got, ok, tc.want)
+		}
+	}
+	if _, ok := Analyze([]string{"python3", "<<'PY'"}).HeredocCommand(); ok {
+		t.Error("an argv that is not a shell wrapper has no here-document command")
 	}
 }

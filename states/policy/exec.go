@@ -230,5 +230,8 @@ func wholeScriptAmendment(sc *cmdsafety.Script) []string {
 	if !ok || strings.TrimSpace(script) == "" || strings.ContainsAny(script, "$`") || rules.OverBroad(sc.Argv()) {
 		return nil
 	}
+	if _, heredoc := sc.HeredocCommand(); heredoc {
+		return nil // judged by its command, as in Codex, which proposes nothing here
+	}
 	return slices.Clone(sc.Argv())
 }

@@ -58,3 +58,26 @@ func TestTheLastHostExecutableDeclarationWins(t *testing.T) {
 		})
 	}
 }
+
+// TestAScriptFedByHereDocumentsIsJudgedByItsCommand: Codex evaluates
+// `bash -lc "python3 <<'PY' ... PY"` against the rules for python3; Docket
+// used to treat it as an opaque script no allow rule could match.
+func TestAScriptFedByHereDocumentsIsJudgedByItsCommand(t *testing.T) {
+	s := mustLoad(t, `prefix_rule(pattern=["python3"], decision="allow")
+prefix_rule(pattern=["node"], decision="forbidden")`)
+	tests := []struct {
+		script string
+		want   Decision
+	}{
+		{"python3 <<'PY'\nprint('hello')\nPY", Allow},
+		{"python3 <<PY\n$(rm -rf ~)\nPY", None}, // an expanding body is no plain feed
+		{"python3 <<'PY' > out.txt\nx\nPY", None},
+		{"node <<'JS'\nx\nJS", Forbidden},
+	}
+	for _, tc := range tests {
+		ev := s.Evaluate([]string{"bash", "-lc", tc.script})
+		if ev.Decision != tc.want || ev.AllAllowed() != (tc.want == Allow) {
+			t.Errorf("%q: decision %s (all allowed %v), want %s", tc.script, ev.Decision, ev.AllAllowed(), tc.want)
+		}
+	}
+}
