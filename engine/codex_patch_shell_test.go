@@ -36,7 +36,9 @@ func TestCodexPatchThroughShell(t *testing.T) {
 			continue
 		}
 		var mismatch string
+		ran := false // false when -run filters the subtest out
 		t.Run(c.ID, func(t *testing.T) {
+			ran = true
 			a, _ := json.Marshal(map[string]any{"command": c.Argv})
 			item := fmt.Sprintf(`{"output":[{"type":"function_call","call_id":"c1","name":"shell","arguments":%s}]}`, a)
 			f := newFixture(t, setup{approval: "on-request", mode: "workspace-write", script: item + "\n" + done})
@@ -61,7 +63,9 @@ func TestCodexPatchThroughShell(t *testing.T) {
 				mismatch = "applied, but not journaled as an apply_patch call"
 			}
 		})
-		sc.Check(t, c.ID, mismatch)
+		if ran {
+			sc.Check(t, c.ID, mismatch)
+		}
 	}
 }
 

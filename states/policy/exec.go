@@ -2,8 +2,6 @@ package policy
 
 import (
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/docket-engine/docket/states/cmdsafety"
 	"github.com/docket-engine/docket/states/rules"
@@ -196,7 +194,7 @@ func dangerous(ev rules.Evaluation, sc *cmdsafety.Script) bool {
 // is dynamic or the prefix over-broad.
 func proposeAmendment(ev rules.Evaluation, sc *cmdsafety.Script) []string {
 	if !ev.Plain {
-		return wholeScriptAmendment(sc)
+		return nil
 	}
 	pick := -1
 	for i, s := range ev.Segments {
@@ -215,23 +213,4 @@ func proposeAmendment(ev rules.Evaluation, sc *cmdsafety.Script) []string {
 		return nil
 	}
 	return rules.ProposeAmendmentScript(sc.Segment(pick))
-}
-
-// wholeScriptAmendment proposes, for a shell script too complex to split
-// (redirections, here-documents, subshells), the exact wrapper argv,
-// script included, as Codex does: such a script is one opaque command for
-// allow rules, so the rule allows this script text and nothing else.
-// Stricter than Codex, nothing is proposed when the script expands
-// anything (`$`, backquotes), as what it runs would then depend on more
-// than its text; nor for an argv that is not a shell wrapper, or an empty
-// script.
-func wholeScriptAmendment(sc *cmdsafety.Script) []string {
-	_, script, ok := sc.ShellScript()
-	if !ok || strings.TrimSpace(script) == "" || strings.ContainsAny(script, "$`") || rules.OverBroad(sc.Argv()) {
-		return nil
-	}
-	if _, heredoc := sc.HeredocCommand(); heredoc {
-		return nil // judged by its command, as in Codex, which proposes nothing here
-	}
-	return slices.Clone(sc.Argv())
 }
