@@ -90,11 +90,23 @@ func (ApplyPatchTool) Prepare(c Call, env *Env) (*PreparedCall, error) {
 	if err != nil {
 		return nil, err
 	}
+	return preparePatch(c, env, text, env.Cwd)
+}
+
+// AcceptsKind: apply_patch is a custom tool, and CLI.md also promises the
+// function form {"input": PATCH} (Codex's JSON apply_patch tool).
+func (ApplyPatchTool) AcceptsKind(k model.ToolKind) bool {
+	return k == model.ToolCustom || k == model.ToolFunction
+}
+
+// preparePatch prepares the patch text of a call (the apply_patch tool's,
+// or one the shell tool intercepted) with relative paths read against cwd.
+func preparePatch(c Call, env *Env, text, cwd string) (*PreparedCall, error) {
 	p, err := patch.Parse(text)
 	if err != nil {
 		return nil, fmt.Errorf("invalid patch: %w", err)
 	}
-	paths, changes := patchPaths(p, env.Cwd)
+	paths, changes := patchPaths(p, cwd)
 	keys := make([]string, len(paths))
 	real := make([]string, len(paths))
 	for i, path := range paths {
@@ -104,13 +116,13 @@ func (ApplyPatchTool) Prepare(c Call, env *Env) (*PreparedCall, error) {
 	return &PreparedCall{
 		ApprovalKind: events.ApprovalPatch,
 		Command:      []string{"apply_patch"},
-		Cwd:          env.Cwd,
+		Cwd:          cwd,
 		Keys:         keys,
 		Paths:        paths,
 		Changes:      changes,
 		Requirement:  env.Decider.PatchRequirement(real),
 		Retryable:    true,
-		Start:        events.ExecStarted{Tool: "apply_patch", Argv: []string{"apply_patch"}, Cwd: env.Cwd, Input: text, TimeoutMs: DefaultShellTimeoutMs},
+		Start:        events.ExecStarted{Tool: "apply_patch", Argv: []string{"apply_patch"}, Cwd: cwd, Input: text, TimeoutMs: DefaultShellTimeoutMs},
 		Shape:        shapePatch,
 	}, nil
 }

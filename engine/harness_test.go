@@ -59,6 +59,7 @@ type setup struct {
 	timeout  time.Duration
 	risk     engine.RiskAssessor
 	rules    []events.RuleSource
+	network  bool // workspace-write network_access
 }
 
 func newFixture(t *testing.T, st setup) *fixture {
@@ -74,7 +75,7 @@ func newFixture(t *testing.T, st setup) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc := events.SessionConfig{ApprovalPolicy: st.approval, SandboxMode: st.mode, TmpdirEnv: os.Getenv("TMPDIR")}
+	sc := events.SessionConfig{ApprovalPolicy: st.approval, SandboxMode: st.mode, TmpdirEnv: os.Getenv("TMPDIR"), NetworkAccess: st.network}
 	plan, err := sessionPlan(sc, f.ws)
 	if err != nil {
 		t.Fatal(err)

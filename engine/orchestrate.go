@@ -63,7 +63,7 @@ func (t *turn) orchestrate(ctx context.Context, idx int, c Call) (res callResult
 	if !ok {
 		return t.invalid(ctx, cr, fmt.Sprintf("unknown tool %q", c.Name))
 	}
-	if want := tool.Spec().Kind; want != c.Kind {
+	if want := tool.Spec().Kind; want != c.Kind && !acceptsKind(tool, c.Kind) {
 		return t.invalid(ctx, cr, fmt.Sprintf("tool %q is a %s tool but was called as a %s tool", c.Name, want, c.Kind))
 	}
 	prep, perr := tool.Prepare(c, s.env())
@@ -242,7 +242,7 @@ func (t *turn) run(ctx context.Context, cr *callRun, attempt int, sandbox events
 	if _, err := s.rec.appendDurable(cr.call.ID, start); err != nil {
 		return callResult{call: cr.call}, err
 	}
-	s.notify(Notice{Type: NoticeCallStarted, TurnID: t.id, CallID: cr.call.ID, Tool: cr.call.Name, Command: cr.prep.Command,
+	s.notify(Notice{Type: NoticeCallStarted, TurnID: t.id, CallID: cr.call.ID, Tool: toolName(cr), Command: cr.prep.Command,
 		Cwd: cr.prep.Cwd, Changes: cr.prep.Changes, Server: cr.prep.Server, MCPTool: cr.prep.MCPTool, Arguments: cr.prep.Arguments})
 	var once sync.Once
 	rr.OnOutput = func(stream string, chunk []byte) {
@@ -290,6 +290,11 @@ func (t *turn) retry(ctx context.Context, cr *callRun, denied events.ExecOutcome
 	}
 	if cr.asked[events.PhaseInitial] {
 		return t.run(ctx, cr, 2, events.SandboxPlan{Mode: events.SandboxNone}, states.CauseAlreadyApproved, "the user approved this call already; running it again without the sandbox")
+	}
+	if s.decider.AllGranted(cr.prep.Keys) {
+		// DESIGN invariant 3: a session grant the user gave counts at the
+		// retry step as at the first (Codex skips this prompt too).
+		return t.run(ctx, cr, 2, events.SandboxPlan{Mode: events.SandboxNone}, states.CauseSessionGrant, "the user approved this for the session; running it again without the sandbox")
 	}
 	cr.denied = &denied
 	cr.risk = s.assessRisk(ctx, cr, denied)
@@ -351,7 +356,7 @@ func (t *turn) output(cr *callRun, text string, ok bool, status CallStatus, exit
 	if _, err := s.rec.append(cr.call.ID, events.ToolOutput{CallID: cr.call.ID, Type: item.Type, Output: text, Success: ok}); err != nil {
 		return callResult{call: cr.call}, err
 	}
-	n := Notice{Type: NoticeCallCompleted, TurnID: t.id, CallID: cr.call.ID, Tool: cr.call.Name, Status: status, ExitCode: exit, Text: agg}
+	n := Notice{Type: NoticeCallCompleted, TurnID: t.id, CallID: cr.call.ID, Tool: toolName(cr), Status: status, ExitCode: exit, Text: agg}
 	if cr.prep != nil {
 		n.Command, n.Cwd, n.Changes = cr.prep.Command, cr.prep.Cwd, cr.prep.Changes
 		n.Server, n.MCPTool, n.Arguments = cr.prep.Server, cr.prep.MCPTool, cr.prep.Arguments

@@ -78,6 +78,9 @@ func (ShellTool) Prepare(c Call, env *Env) (*PreparedCall, error) {
 	if err != nil {
 		return nil, err
 	}
+	if text, dir, ok := interceptedPatch(a.Command, cwd); ok {
+		return preparePatch(c, env, text, dir)
+	}
 	timeout := int64(DefaultShellTimeoutMs)
 	if a.TimeoutMs != nil {
 		if *a.TimeoutMs <= 0 {

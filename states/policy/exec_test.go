@@ -168,6 +168,7 @@ func TestProposedAmendments(t *testing.T) {
 		{"sandboxed skip offers one for the retry prompt", ExecInput{Argv: []string{"npm", "ci"}, Approval: OnFailure}, []string{"npm", "ci"}},
 		{"not for a prompt rule", ExecInput{Argv: []string{"git", "push"}, Approval: OnRequest, Rules: set}, nil},
 		{"not for a dynamic script", ExecInput{Argv: []string{"bash", "-lc", "npm ci $X"}, Approval: Untrusted}, nil},
+		{"not for a script with a redirection (Codex proposes the whole bash -lc argv)", ExecInput{Argv: []string{"bash", "-lc", "touch f && echo hi > f"}, Approval: Untrusted}, nil},
 		{"not for an over-broad prefix", ExecInput{Argv: []string{"python3", "-c"}, Approval: Untrusted}, nil},
 		{"not for a forbidden rule", ExecInput{Argv: []string{"curl"}, Approval: Untrusted, Rules: set}, nil},
 		{"not when every command is allowed", ExecInput{Argv: []string{"make", "test"}, Approval: Untrusted, Rules: set}, nil},

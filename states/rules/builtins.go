@@ -128,7 +128,7 @@ func (f *fileRules) checkExamples(set *Set) error {
 		hosts[k] = v
 	}
 	for k, v := range f.hosts {
-		hosts[k] = mergeUnique(hosts[k], v)
+		hosts[k] = v // the file's own declaration replaces earlier ones, as on commit
 	}
 	for _, c := range f.checks {
 		mini := &Set{byProgram: map[string][]*Rule{}, hosts: hosts, userHome: set.userHome}
@@ -172,7 +172,9 @@ func (f *fileRules) hostExecutable(thread *starlark.Thread, b *starlark.Builtin,
 			return nil, fmt.Errorf("host_executable: path %q must have basename %q", p, name)
 		}
 	}
-	f.hosts[name] = mergeUnique(f.hosts[name], list)
+	// The last declaration for a name wins, as in Codex (within a file and
+	// across files, in load order); duplicates in one list are folded.
+	f.hosts[name] = mergeUnique(nil, list)
 	return starlark.None, nil
 }
 

@@ -18,6 +18,12 @@
 //     dodge a forbidden rule); allow rules only when no rule matched the exact
 //     word, the path is absolute, and host_executable (if declared for that
 //     name) lists the path, as in Codex.
+//   - host_executable: the last declaration for a name wins, within a file
+//     and across files in load order (DOCKET_HOME/rules/*.rules sorted, then
+//     <project>/.docket/rules/*.rules sorted), as in Codex. A project file
+//     can narrow a list a user file declared but not widen it (its list is
+//     cut to the paths both name), since a user's allow rule runs outside
+//     the sandbox.
 //   - A plain shell script (see cmdsafety) is evaluated per command, and the
 //     wrapper argv itself is checked too for prompt/forbidden rules. A dynamic
 //     script is one opaque command for allow rules, while prompt/forbidden

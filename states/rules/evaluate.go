@@ -77,6 +77,14 @@ func (s *Set) Evaluate(argv []string) Evaluation {
 // other questions of the same script parses it only once.
 func (s *Set) EvaluateScript(sc *cmdsafety.Script) Evaluation {
 	segs, plain := sc.Segments()
+	if !plain {
+		// A script that is one command fed by here-documents is judged
+		// by that command, as Codex does; it stays not plain (never
+		// known-safe), its one segment standing for the whole script.
+		if cmd, ok := sc.HeredocCommand(); ok {
+			segs = [][]string{cmd}
+		}
+	}
 	ev := Evaluation{Decision: None, Plain: plain, Segments: make([]Segment, len(segs))}
 	seen := map[matchKey]bool{}
 	record := func(ms []Match, strictOnly bool) Decision {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 
 	"go.starlark.net/resolve"
 	"go.starlark.net/starlark"
@@ -70,6 +71,7 @@ func Load(paths []string, read ReadFunc, opts LoadOptions) (*Set, error) {
 func LoadSources(srcs []events.RuleSource, opts LoadOptions) (*Set, error) {
 	set := &Set{byProgram: map[string][]*Rule{}, hosts: map[string][]string{}, userHome: opts.UserHome}
 	var errs []error
+	userHosts := map[string]bool{} // host_executable names a user (non-project) file declared last
 	for _, src := range srcs {
 		f, err := evalFile(src, set, opts)
 		if err != nil {
@@ -84,7 +86,7 @@ func LoadSources(srcs []events.RuleSource, opts LoadOptions) (*Set, error) {
 			errs = append(errs, le)
 			continue
 		}
-		f.commit(set)
+		f.commit(set, src.Project, userHosts)
 		set.sources = append(set.sources, src)
 	}
 	if len(errs) > 0 {
@@ -103,14 +105,35 @@ type fileRules struct {
 	checks  []exampleCheck
 }
 
-func (f *fileRules) commit(set *Set) {
+func (f *fileRules) commit(set *Set, project bool, userHosts map[string]bool) {
 	for _, r := range f.rules {
 		set.add(r)
 	}
 	for name, paths := range f.hosts {
-		set.hosts[name] = mergeUnique(set.hosts[name], paths)
+		// Last declaration wins (Codex's rule). One exception keeps a
+		// workspace from widening the user's choice: a project file's list
+		// replacing a user file's is cut down to the paths both name, so a
+		// user's allow rule never comes to cover a binary the user did not
+		// list (it would run outside the sandbox).
+		if project && userHosts[name] {
+			paths = intersect(set.hosts[name], paths)
+		} else {
+			userHosts[name] = !project
+		}
+		set.hosts[name] = paths
 	}
 	set.network = append(set.network, f.network...)
+}
+
+// intersect returns the elements of b that a holds too, in b's order.
+func intersect(a, b []string) []string {
+	out := []string{}
+	for _, p := range b {
+		if slices.Contains(a, p) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 func mergeUnique(a, b []string) []string {
