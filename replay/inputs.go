@@ -20,6 +20,8 @@ type recorded struct {
 	outcomes  map[string]events.ExecOutcome
 	started   map[string]bool
 	risks     map[string]events.RiskAssessment
+	// amendments are the rules the user saved ("p"), in seq order.
+	amendments []events.RuleAmended
 }
 
 func outcomeKey(callID string, attempt int) string { return fmt.Sprintf("%s#%d", callID, attempt) }
@@ -43,6 +45,11 @@ func collect(recs []decoded) *recorded {
 			in.outcomes[outcomeKey(v.CallID, v.Attempt)] = *v
 		case *events.RiskAssessment:
 			in.risks[v.CallID] = *v
+		}
+		if r.rec.Kind == events.KindRuleAmended {
+			if b, err := r.rec.Decode(); err == nil {
+				in.amendments = append(in.amendments, *b.(*events.RuleAmended))
+			}
 		}
 	}
 	return in
@@ -108,10 +115,8 @@ func (a recordedApprover) Decide(ctx context.Context, req engine.ApprovalRequest
 	if !found {
 		return engine.Answer{}, engine.ErrNoDecision
 	}
-	if d.Decision == events.TimedOut {
-		<-ctx.Done() // the engine turns its own deadline into timed_out
-		return engine.Answer{}, ctx.Err()
-	}
+	// A recorded timeout is given back as the answer it became: waiting
+	// for a deadline the replay does not have would block for ever.
 	return engine.Answer{Decision: d.Decision, Source: d.Source, Amendment: d.Amendment, At: time.Unix(0, d.At)}, nil
 }
 

@@ -90,6 +90,7 @@ func Verify(ctx context.Context, recs []events.Record, opts Options) (*Result, e
 		}
 	}
 	mdl := &recordedModel{in: in}
+	amender := newRecordedAmender(in)
 	var sess *engine.Session
 	for seg := 0; seg <= len(stops); seg++ {
 		res.Segments++
@@ -108,7 +109,7 @@ func Verify(ctx context.Context, recs []events.Record, opts Options) (*Result, e
 			Rules: nonNil(ss.Rules), Instructions: ss.Instructions, DocketVersion: ss.DocketVersion,
 			Model: mdl, Approver: recordedApprover{in: in, from: from, to: stopAt}, Runner: recordedRunner{in: in, log: log},
 			Clock: fixedClock{t: time.Unix(0, ss.StartedAt)}, Paths: recordedPaths{in: in}, Tools: opts.Tools,
-			Amender: engine.NoopAmender{},
+			Amender: amender,
 		}
 		if len(in.risks) > 0 {
 			// The session assessed risk: feed its assessments back.
