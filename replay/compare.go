@@ -2,6 +2,7 @@ package replay
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -65,10 +66,21 @@ type comparingLog struct {
 	crashed  bool
 	diverged *Divergence
 	compared int
+
+	// The end of the segment (segment.go): want records to produce, end
+	// closed once they all are, stall the bound on no progress.
+	want      int
+	end       chan struct{}
+	ended     bool
+	lastMatch time.Time
+	stall     time.Duration
 }
 
-func newComparingLog(recs []decoded, stopAt uint64) *comparingLog {
-	l := &comparingLog{streams: map[string][]decoded{}, pos: map[string]int{}, stopAt: stopAt}
+func newComparingLog(recs []decoded, stopAt uint64, stall time.Duration) *comparingLog {
+	if stall <= 0 {
+		stall = defaultStall
+	}
+	l := &comparingLog{streams: map[string][]decoded{}, pos: map[string]int{}, stopAt: stopAt, end: make(chan struct{}), stall: stall}
 	for _, r := range recs {
 		l.streams[r.rec.CallID] = append(l.streams[r.rec.CallID], r)
 	}
@@ -95,9 +107,17 @@ func (l *comparingLog) skipTo(seq uint64) {
 	}
 }
 
-// Append compares the record with the journal's.
+// Append compares the record with the journal's. A record past the end
+// of its stream in a segment that a resume ended is where the process
+// stopped: the call waits there for the segment's end (awaitEnd).
 func (l *comparingLog) Append(at time.Time, callID string, body any) (events.Record, error) {
 	l.mu.Lock()
+	st := l.streams[callID]
+	i := l.pos[callID]
+	if l.diverged == nil && !l.crashed && l.stopAt > 0 && (i >= len(st) || st[i].rec.Seq >= l.stopAt) {
+		l.mu.Unlock()
+		return events.Record{}, l.awaitEnd(context.Background())
+	}
 	defer l.mu.Unlock()
 	if l.diverged != nil {
 		return events.Record{}, l.diverged
@@ -106,13 +126,7 @@ func (l *comparingLog) Append(at time.Time, callID string, body any) (events.Rec
 		return events.Record{}, errCrashed
 	}
 	kind, _ := events.KindOf(body)
-	st := l.streams[callID]
-	i := l.pos[callID]
 	if i >= len(st) || (l.stopAt > 0 && st[i].rec.Seq >= l.stopAt) {
-		if l.stopAt > 0 {
-			l.crashed = true
-			return events.Record{}, errCrashed
-		}
 		l.diverged = &Divergence{CallID: callID, Kind: kind, Want: "(the journal has no further record for this stream)", Got: canonical(body)}
 		return events.Record{}, l.diverged
 	}
@@ -126,6 +140,7 @@ func (l *comparingLog) Append(at time.Time, callID string, body any) (events.Rec
 	}
 	l.pos[callID] = i + 1
 	l.compared++
+	l.progress()
 	return want.rec, nil
 }
 
