@@ -404,7 +404,7 @@ func TestFaultStorm(t *testing.T) {
 			tr.crash = pts[rng.IntN(len(pts))]
 			kill = "at " + tr.crash
 		} else {
-			tr.after = time.Duration(50+rng.IntN(2500)) * time.Millisecond
+			tr.after = time.Duration(50+rng.IntN(4000)) * time.Millisecond
 			kill = "after " + tr.after.String()
 		}
 		fails := s.trial(t, tr)
