@@ -2,7 +2,6 @@ package replay
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -109,15 +108,11 @@ func (l *comparingLog) skipTo(seq uint64) {
 
 // Append compares the record with the journal's. A record past the end
 // of its stream in a segment that a resume ended is where the process
-// stopped: the call waits there for the segment's end (awaitEnd).
+// stopped for this call: the call alone stops (errCrashed), and the
+// others go on to where they stopped. (Append must not wait: the engine
+// calls it under its recorder's lock.)
 func (l *comparingLog) Append(at time.Time, callID string, body any) (events.Record, error) {
 	l.mu.Lock()
-	st := l.streams[callID]
-	i := l.pos[callID]
-	if l.diverged == nil && !l.crashed && l.stopAt > 0 && (i >= len(st) || st[i].rec.Seq >= l.stopAt) {
-		l.mu.Unlock()
-		return events.Record{}, l.awaitEnd(context.Background())
-	}
 	defer l.mu.Unlock()
 	if l.diverged != nil {
 		return events.Record{}, l.diverged
@@ -126,7 +121,12 @@ func (l *comparingLog) Append(at time.Time, callID string, body any) (events.Rec
 		return events.Record{}, errCrashed
 	}
 	kind, _ := events.KindOf(body)
-	if i >= len(st) || (l.stopAt > 0 && st[i].rec.Seq >= l.stopAt) {
+	st := l.streams[callID]
+	i := l.pos[callID]
+	if l.stopAt > 0 && (i >= len(st) || st[i].rec.Seq >= l.stopAt) {
+		return events.Record{}, errCrashed
+	}
+	if i >= len(st) {
 		l.diverged = &Divergence{CallID: callID, Kind: kind, Want: "(the journal has no further record for this stream)", Got: canonical(body)}
 		return events.Record{}, l.diverged
 	}

@@ -39,7 +39,8 @@ import (
 // DOCKET_STORM_BIN replaces the binary under test for exec, resume, replay
 // and audit (to measure an older build; build it with -tags docketfault);
 // DOCKET_STORM_HANG (default 2m) is how long resume, replay or audit may
-// run before the storm calls it hung.
+// run before the storm calls it hung; DOCKET_STORM_KEEP=DIR keeps each
+// failing trial's journal and runs.log there.
 
 // stormDecisions answer the exec's first approvals; the rest wait at the
 // terminal until approval_timeout_sec runs out.
@@ -81,6 +82,7 @@ type storm struct {
 	mcp        string // the MCP test server, "" without
 	script     string
 	hang       time.Duration // resume, replay and audit are killed past it
+	seed       uint64
 }
 
 type stormTrial struct {
@@ -249,6 +251,28 @@ func stormJournal(t *testing.T, tr *stormTrial) string {
 	return matches[0]
 }
 
+// keep copies a failing trial's journal and marker file to
+// $DOCKET_STORM_KEEP/SEED-TRIAL/, for a look after the test's own
+// directories are gone.
+func (s *storm) keep(t *testing.T, tr *stormTrial, trial int) {
+	dir := os.Getenv("DOCKET_STORM_KEEP")
+	if dir == "" {
+		return
+	}
+	dst := filepath.Join(dir, fmt.Sprintf("%d-%d", s.seed, trial))
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		t.Logf("keep trial %d: %v", trial, err)
+		return
+	}
+	matches, _ := filepath.Glob(filepath.Join(tr.home, "sessions", "*", "*", "*", "*.docket"))
+	for _, src := range append(matches, filepath.Join(tr.ws, "runs.log")) {
+		if b, err := os.ReadFile(src); err == nil {
+			_ = os.WriteFile(filepath.Join(dst, filepath.Base(src)), b, 0o644)
+		}
+	}
+	t.Logf("trial %d kept in %s", trial, dst)
+}
+
 // stormFailure is one broken invariant of one trial.
 type stormFailure struct {
 	class, detail string
@@ -331,7 +355,7 @@ func (s *storm) trial(t *testing.T, tr *stormTrial) []stormFailure {
 	}
 	// Replay verifies.
 	if r := s.docket(t, "replay", path, "--home", tr.home); r.code != 0 {
-		fail("replay", "replay exited %d: %s", r.code, firstLine(r.stdout+r.stderr))
+		fail("replay", "replay exited %d: %s", r.code, strings.TrimSpace(r.stdout+r.stderr))
 	}
 	// The audit accounts for every call.
 	r := s.docket(t, "audit", path, "--home", tr.home, "--json")
@@ -393,6 +417,7 @@ func TestFaultStorm(t *testing.T) {
 	}
 	t.Logf("fault storm: %d trials, DOCKET_STORM_SEED=%d", trials, seed)
 	s := newStorm(t)
+	s.seed = seed
 	pts := s.points(t)
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))
 	byClass := map[string]int{}
@@ -411,6 +436,7 @@ func TestFaultStorm(t *testing.T) {
 		if len(fails) == 0 {
 			continue
 		}
+		s.keep(t, tr, i)
 		failed++
 		seen := map[string]bool{}
 		for _, f := range fails {
