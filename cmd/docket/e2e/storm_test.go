@@ -394,8 +394,6 @@ func countRecords(path string) (int, error) {
 	return n, err
 }
 
-func firstLine(s string) string { l, _, _ := strings.Cut(strings.TrimSpace(s), "\n"); return l }
-
 func lastLine(s string) string {
 	s = strings.TrimSpace(s)
 	return s[strings.LastIndexByte(s, '\n')+1:]
