@@ -54,7 +54,7 @@ func (l *comparingLog) progress() {
 // progressed for the stall bound (then the first unproduced record is the
 // divergence).
 func (l *comparingLog) awaitEnd(ctx context.Context) error {
-	tick := time.NewTicker(l.stall / 4)
+	tick := time.NewTicker(max(l.stall/4, 10*time.Millisecond))
 	defer tick.Stop()
 	for {
 		select {
