@@ -2,9 +2,12 @@ package replay_test
 
 import (
 	"context"
+	"errors"
 	"testing"
+	"time"
 
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/journal"
 	"github.com/docket-engine/docket/replay"
 )
 
@@ -37,5 +40,45 @@ func TestStormJournalsVerifyReplay(t *testing.T) {
 				t.Fatalf("compared %d records in %d segments; want %d in %d", res.Compared, res.Segments, tc.records-tc.segments, tc.segments)
 			}
 		})
+	}
+}
+
+// TestAReplayThatCannotFinishASegmentStopsWithADivergence: a record the
+// engine never writes (here an outcome for a call no response made), in a
+// segment where a call waits for the killed process's end, must end the
+// replay with that record as the divergence, not hang it.
+func TestAReplayThatCannotFinishASegmentStopsWithADivergence(t *testing.T) {
+	recs := readAll(t, "../testdata/storm/parallel-crash.docket")
+	home := t.TempDir()
+	j, err := journal.Create(home, "stalled", nowish())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var extra uint64
+	for _, r := range recs {
+		body, err := r.Decode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Kind == events.KindSessionResumed && extra == 0 {
+			rec, err := j.Append(atOf(r), "zz", events.ExecOutcome{CallID: "zz", Attempt: 1, Output: "never"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			extra = rec.Seq
+		}
+		if _, err := j.Append(atOf(r), r.CallID, body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, err = replay.VerifyFile(ctx, j.Path(), replay.Options{Stall: 200 * time.Millisecond})
+	var d *replay.Divergence
+	if !errors.As(err, &d) || d.Seq != extra || d.CallID != "zz" {
+		t.Fatalf("want a divergence at seq %d (call zz), got %v", extra, err)
 	}
 }
