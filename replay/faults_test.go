@@ -142,13 +142,21 @@ func TestSavedPrefixRuleReplaysWithoutWritingTheRulesFile(t *testing.T) {
 }
 
 // lastCrashRunner runs every call but the marked one; the marked one's run
-// waits until the others have finished and then reports the crash, so the
-// journal holds their outcomes when the "process" dies.
+// waits until the others have completed (their tool outputs journaled, as
+// its Notify hears) and then reports the crash, so the journal holds their
+// outcomes when the "process" dies.
 type lastCrashRunner struct {
 	engine.Runner
 	marker  string
 	others  sync.WaitGroup
 	crashed chan struct{}
+}
+
+// Notify counts the other calls' completions.
+func (c *lastCrashRunner) Notify(n engine.Notice) {
+	if n.Type == engine.NoticeCallCompleted && !strings.Contains(strings.Join(n.Command, " "), c.marker) {
+		c.others.Done()
+	}
 }
 
 func (c *lastCrashRunner) Run(ctx context.Context, req engine.RunRequest) (events.ExecOutcome, error) {
@@ -158,7 +166,6 @@ func (c *lastCrashRunner) Run(ctx context.Context, req engine.RunRequest) (event
 		<-ctx.Done()
 		return events.ExecOutcome{}, ctx.Err()
 	}
-	defer c.others.Done()
 	return c.Runner.Run(ctx, req)
 }
 
@@ -172,7 +179,9 @@ func TestCrashDuringParallelCallsVerifiesAfterResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sess, err := engine.Start(s.config(t, flags("approved", "approved", "approved"), cr, 0), j)
+	cfg := s.config(t, flags("approved", "approved", "approved"), cr, 0)
+	cfg.Observer = cr
+	sess, err := engine.Start(cfg, j)
 	if err != nil {
 		t.Fatal(err)
 	}
