@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin/docket
 PKGS    := ./...
 
-.PHONY: all build demo test vet race fuzz bench bench-journal bench-sandbox bench-engine clean
+.PHONY: all build demo test vet race fuzz fault bench bench-journal bench-sandbox bench-engine clean
 
 all: build
 
@@ -51,6 +51,21 @@ test: vet race demo
 FUZZTIME ?= 20s
 fuzz:
 	./scripts/fuzz.sh $(FUZZTIME)
+
+# A long fault storm (cmd/docket/e2e/storm_test.go): random kill -9s of
+# docket exec over a scripted session with parallel calls, approvals, an
+# approval timeout, saved prefix rules and an MCP call, each followed by
+# resume, verify replay and audit with every invariant checked. The normal
+# test run has a bounded storm of 10 trials. FAULT_SEED reproduces a storm
+# (kill points and delays; the interleaving of parallel calls still varies);
+# failing trials' journals are kept in FAULT_KEEP.
+FAULT_TRIALS ?= 200
+FAULT_SEED   ?= $(shell date +%s)
+FAULT_KEEP   ?= /tmp/docket-fault-failures
+fault:
+	@echo "fault storm: $(FAULT_TRIALS) trials, FAULT_SEED=$(FAULT_SEED)"
+	DOCKET_STORM_TRIALS=$(FAULT_TRIALS) DOCKET_STORM_SEED=$(FAULT_SEED) DOCKET_STORM_KEEP=$(FAULT_KEEP) \
+		$(GO) test -count=1 -timeout 0 -run '^TestFaultStorm$$' -v ./cmd/docket/e2e/
 
 bench: bench-journal bench-engine bench-sandbox
 

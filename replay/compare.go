@@ -65,10 +65,21 @@ type comparingLog struct {
 	crashed  bool
 	diverged *Divergence
 	compared int
+
+	// The end of the segment (segment.go): want records to produce, end
+	// closed once they all are, stall the bound on no progress.
+	want      int
+	end       chan struct{}
+	ended     bool
+	lastMatch time.Time
+	stall     time.Duration
 }
 
-func newComparingLog(recs []decoded, stopAt uint64) *comparingLog {
-	l := &comparingLog{streams: map[string][]decoded{}, pos: map[string]int{}, stopAt: stopAt}
+func newComparingLog(recs []decoded, stopAt uint64, stall time.Duration) *comparingLog {
+	if stall <= 0 {
+		stall = defaultStall
+	}
+	l := &comparingLog{streams: map[string][]decoded{}, pos: map[string]int{}, stopAt: stopAt, end: make(chan struct{}), stall: stall}
 	for _, r := range recs {
 		l.streams[r.rec.CallID] = append(l.streams[r.rec.CallID], r)
 	}
@@ -95,7 +106,11 @@ func (l *comparingLog) skipTo(seq uint64) {
 	}
 }
 
-// Append compares the record with the journal's.
+// Append compares the record with the journal's. A record past the end
+// of its stream in a segment that a resume ended is where the process
+// stopped for this call: the call alone stops (errCrashed), and the
+// others go on to where they stopped. (Append must not wait: the engine
+// calls it under its recorder's lock.)
 func (l *comparingLog) Append(at time.Time, callID string, body any) (events.Record, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -108,11 +123,10 @@ func (l *comparingLog) Append(at time.Time, callID string, body any) (events.Rec
 	kind, _ := events.KindOf(body)
 	st := l.streams[callID]
 	i := l.pos[callID]
-	if i >= len(st) || (l.stopAt > 0 && st[i].rec.Seq >= l.stopAt) {
-		if l.stopAt > 0 {
-			l.crashed = true
-			return events.Record{}, errCrashed
-		}
+	if l.stopAt > 0 && (i >= len(st) || st[i].rec.Seq >= l.stopAt) {
+		return events.Record{}, errCrashed
+	}
+	if i >= len(st) {
 		l.diverged = &Divergence{CallID: callID, Kind: kind, Want: "(the journal has no further record for this stream)", Got: canonical(body)}
 		return events.Record{}, l.diverged
 	}
@@ -126,6 +140,7 @@ func (l *comparingLog) Append(at time.Time, callID string, body any) (events.Rec
 	}
 	l.pos[callID] = i + 1
 	l.compared++
+	l.progress()
 	return want.rec, nil
 }
 

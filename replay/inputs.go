@@ -20,13 +20,31 @@ type recorded struct {
 	outcomes  map[string]events.ExecOutcome
 	started   map[string]bool
 	risks     map[string]events.RiskAssessment
+	// amendments are the rules the user saved ("p"), in seq order.
+	amendments []events.RuleAmended
+	// parked are the seqs of turn_ended records of parked turns.
+	parked []uint64
+	// ended reports whether the journal's last turn ended (rather than
+	// being cut off by a crash no resume followed).
+	ended bool
+	last  uint64 // the journal's last seq
+}
+
+// parkedWithin reports whether a turn parked between from and to (0: end).
+func (in *recorded) parkedWithin(from, to uint64) bool {
+	for _, s := range in.parked {
+		if s > from && (to == 0 || s < to) {
+			return true
+		}
+	}
+	return false
 }
 
 func outcomeKey(callID string, attempt int) string { return fmt.Sprintf("%s#%d", callID, attempt) }
 
 func collect(recs []decoded) *recorded {
 	in := &recorded{decisions: map[string][]seqDecision{}, outcomes: map[string]events.ExecOutcome{},
-		started: map[string]bool{}, risks: map[string]events.RiskAssessment{}}
+		started: map[string]bool{}, risks: map[string]events.RiskAssessment{}, ended: true}
 	for _, r := range recs {
 		if r.rec.Kind == events.KindExecStarted {
 			// Only which attempt started matters (decision records are
@@ -43,6 +61,20 @@ func collect(recs []decoded) *recorded {
 			in.outcomes[outcomeKey(v.CallID, v.Attempt)] = *v
 		case *events.RiskAssessment:
 			in.risks[v.CallID] = *v
+		}
+		in.last = r.rec.Seq
+		switch r.rec.Kind {
+		case events.KindRuleAmended:
+			if b, err := r.rec.Decode(); err == nil {
+				in.amendments = append(in.amendments, *b.(*events.RuleAmended))
+			}
+		case events.KindUserTurn:
+			in.ended = false
+		case events.KindTurnEnded:
+			in.ended = true
+			if b, err := r.rec.Decode(); err == nil && b.(*events.TurnEnded).Status == events.TurnParked {
+				in.parked = append(in.parked, r.rec.Seq)
+			}
 		}
 	}
 	return in
@@ -69,9 +101,14 @@ func (m *recordedModel) Respond(ctx context.Context, req model.Request, _ func(m
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.next >= len(m.in.responses) || (m.to > 0 && m.in.responses[m.next].seq >= m.to) {
-		if m.log != nil && m.to > 0 {
-			m.log.crash()
-			return model.Response{}, errCrashed
+		if m.log != nil {
+			// The process stopped waiting for this response (its request
+			// is already matched): so does the replay, once the segment's
+			// other records are in.
+			m.mu.Unlock()
+			err := m.log.awaitEnd(ctx)
+			m.mu.Lock()
+			return model.Response{}, err
 		}
 		return model.Response{}, errors.New("replay: the journal has no further model response")
 	}
@@ -94,6 +131,9 @@ type seqDecision struct {
 type recordedApprover struct {
 	in       *recorded
 	from, to uint64 // segment bounds; to == 0 means the end
+	// log, in verify replay, is where an unanswered request waits for the
+	// segment's end; live replay has none and parks.
+	log *comparingLog
 }
 
 func (a recordedApprover) Decide(ctx context.Context, req engine.ApprovalRequest) (engine.Answer, error) {
@@ -106,12 +146,15 @@ func (a recordedApprover) Decide(ctx context.Context, req engine.ApprovalRequest
 		}
 	}
 	if !found {
-		return engine.Answer{}, engine.ErrNoDecision
+		if a.log == nil || a.in.parkedWithin(a.from, a.to) {
+			// The session parked here (no answer was available).
+			return engine.Answer{}, engine.ErrNoDecision
+		}
+		// The process stopped while the question was open.
+		return engine.Answer{}, a.log.awaitEnd(ctx)
 	}
-	if d.Decision == events.TimedOut {
-		<-ctx.Done() // the engine turns its own deadline into timed_out
-		return engine.Answer{}, ctx.Err()
-	}
+	// A recorded timeout is given back as the answer it became: waiting
+	// for a deadline the replay does not have would block for ever.
 	return engine.Answer{Decision: d.Decision, Source: d.Source, Amendment: d.Amendment, At: time.Unix(0, d.At)}, nil
 }
 
@@ -133,9 +176,9 @@ func (r recordedRunner) Run(ctx context.Context, req engine.RunRequest) (events.
 	o, ok := r.in.outcomes[outcomeKey(req.CallID, req.Attempt)]
 	if !ok {
 		// The process was running when the session crashed: nothing came
-		// back, and the engine stops here as the original did.
-		r.log.crash()
-		return events.ExecOutcome{}, errCrashed
+		// back, and this call stops here as the original did, once the
+		// other calls have caught up.
+		return events.ExecOutcome{}, r.log.awaitEnd(ctx)
 	}
 	return o, nil
 }

@@ -24,6 +24,9 @@ type LiveOptions struct {
 	// HelperPath is the docket binary used as sandbox helper; empty means
 	// os.Executable().
 	HelperPath string
+	// KeepScratch keeps the scratch area after the replay (for a look at
+	// what the commands did); by default it is removed.
+	KeepScratch bool
 }
 
 // Drift is how one call's outcome differs now from the recording.
@@ -36,11 +39,13 @@ type Drift struct {
 
 // LiveReport is the result of a live replay.
 type LiveReport struct {
-	Journal   string  `json:"journal"`
-	Scratch   string  `json:"scratch"`
-	Calls     int     `json:"calls"`
-	Drift     []Drift `json:"drift"`
-	Divergent string  `json:"divergence,omitempty"`
+	Journal string `json:"journal"`
+	Scratch string `json:"scratch"`
+	// ScratchKept says the scratch area was left in place (--keep-scratch).
+	ScratchKept bool    `json:"scratch_kept"`
+	Calls       int     `json:"calls"`
+	Drift       []Drift `json:"drift"`
+	Divergent   string  `json:"divergence,omitempty"`
 }
 
 // Drifted reports whether anything differs.
@@ -58,37 +63,98 @@ func (r *LiveReport) Render(w io.Writer) {
 	if !r.Drifted() {
 		fmt.Fprintln(w, "  no drift")
 	}
+	if r.ScratchKept {
+		fmt.Fprintf(w, "  scratch area kept: %s\n", r.Scratch)
+	} else {
+		fmt.Fprintln(w, "  scratch area removed")
+	}
 }
 
-// Live re-drives the recorded user turns, model responses and decisions,
-// but runs the commands for real in a scratch copy of the workspace, and
-// reports per call where the outcome now differs.
-func Live(ctx context.Context, path string, opts LiveOptions) (*LiveReport, error) {
+// LivePlan is what a live replay would run: for the confirmation a person
+// gives before anything runs.
+type LivePlan struct {
+	Journal   string
+	Workspace string // the directory copied into the scratch area
+	Commands  int    // recorded runs (shell and apply_patch attempts)
+	Skipped   int    // recorded MCP tool calls, which live replay does not make
+}
+
+// PlanLive reads the journal and says what Live would do with it.
+func PlanLive(path string, opts LiveOptions) (*LivePlan, error) {
+	dec, ss, err := readLive(path)
+	if err != nil {
+		return nil, err
+	}
+	p := &LivePlan{Journal: path, Workspace: opts.Workspace}
+	if p.Workspace == "" {
+		p.Workspace = ss.Cwd
+	}
+	for _, d := range dec {
+		if st, ok := d.body.(*events.ExecStarted); ok {
+			if st.Server != "" {
+				p.Skipped++
+			} else {
+				p.Commands++
+			}
+		}
+	}
+	return p, nil
+}
+
+func readLive(path string) ([]decoded, *events.SessionStarted, error) {
 	var recs []events.Record
 	if err := journal.Scan(path, 1, func(r events.Record) error { recs = append(recs, r); return nil }); err != nil {
 		var dmg *journal.DamagedError
 		if !errors.As(err, &dmg) {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	dec := make([]decoded, 0, len(recs))
 	for _, r := range recs {
 		b, err := r.Decode()
 		if err != nil {
-			return nil, err
+			return nil, nil, fmt.Errorf("live replay: %s: seq %d: %w", path, r.Seq, err)
 		}
 		dec = append(dec, decoded{rec: r, body: b})
 	}
 	if len(dec) == 0 || dec[0].rec.Kind != events.KindSessionStarted {
-		return nil, errors.New("live replay: the journal does not begin with session_started")
+		return nil, nil, fmt.Errorf("live replay: %s does not begin with session_started", path)
 	}
-	ss := *dec[0].body.(*events.SessionStarted)
+	return dec, dec[0].body.(*events.SessionStarted), nil
+}
+
+// Live re-drives the recorded user turns, model responses and decisions,
+// but runs the commands for real in a scratch copy of the workspace, and
+// reports per call where the outcome now differs.
+//
+// Nothing it runs can write outside its scratch area: every command runs
+// under the sandbox (a recorded unsandboxed run included) with the scratch
+// area as its only writable root and the network off, and MCP tool calls
+// are not made. The scratch area is removed afterwards unless
+// opts.KeepScratch.
+func Live(ctx context.Context, path string, opts LiveOptions) (rep *LiveReport, err error) {
+	dec, ssp, err := readLive(path)
+	if err != nil {
+		return nil, err
+	}
+	ss := *ssp
 	src := opts.Workspace
 	if src == "" {
 		src = ss.Cwd
 	}
-	scratch, err := os.MkdirTemp("", "docket-live-")
+	root, err := os.MkdirTemp("", "docket-live-")
 	if err != nil {
+		return nil, err
+	}
+	if !opts.KeepScratch {
+		defer func() {
+			if rerr := os.RemoveAll(root); rerr != nil && err == nil {
+				err = fmt.Errorf("live replay: remove the scratch area: %w", rerr)
+			}
+		}()
+	}
+	scratch, tmp := filepath.Join(root, "workspace"), filepath.Join(root, "tmp")
+	if err := os.Mkdir(tmp, 0o700); err != nil {
 		return nil, err
 	}
 	if err := copyTree(src, scratch); err != nil {
@@ -101,15 +167,22 @@ func Live(ctx context.Context, path string, opts LiveOptions) (*LiveReport, erro
 			return nil, err
 		}
 	}
-	rep := &LiveReport{Journal: path, Scratch: scratch}
+	rep = &LiveReport{Journal: path, Scratch: root, ScratchKept: opts.KeepScratch}
 	rec := &outcomeLog{got: map[string]events.ExecOutcome{}}
 	plan := ss.Plan
 	plan.WritableRoots = rewriteRoots(plan.WritableRoots, ss.Cwd, scratch)
 	plan.ReadOnlySubpaths = rewriteRoots(plan.ReadOnlySubpaths, ss.Cwd, scratch)
+	runner := &confinedRunner{
+		inner: &engine.ProcessRunner{HelperPath: helper, Env: append(os.Environ(), "TMPDIR="+tmp)},
+		root:  root, from: ss.Cwd, to: scratch, limits: ss.Plan.Limits,
+		readOnly: plan.ReadOnlySubpaths, protected: ss.Plan.RequireProtectedPaths,
+	}
 	cfg := engine.Config{SessionID: ss.SessionID, Cwd: scratch, Session: ss.Config, Plan: plan, Rules: ss.Rules,
 		Instructions: ss.Instructions, Model: &recordedModel{in: in}, Approver: recordedApprover{in: in},
-		Runner: &engine.ProcessRunner{HelperPath: helper}, Clock: engine.SystemClock{}, Tools: defaultTools(ss), Amender: engine.NoopAmender{}}
-	s, err := engine.Restore(cfg, rec, recs[:1])
+		Runner: runner, Clock: engine.SystemClock{}, Tools: defaultTools(ss), Amender: newRecordedAmender(in)}
+	recs := make([]events.Record, 1)
+	recs[0] = dec[0].rec
+	s, err := engine.Restore(cfg, rec, recs)
 	if err != nil {
 		return nil, err
 	}
@@ -123,20 +196,34 @@ func Live(ctx context.Context, path string, opts LiveOptions) (*LiveReport, erro
 			break
 		}
 	}
+	unsandboxed := map[string]bool{}
+	for _, d := range dec {
+		if st, ok := d.body.(*events.ExecStarted); ok && !st.Sandbox.Sandboxed() && st.Server == "" {
+			unsandboxed[outcomeKey(st.CallID, st.Attempt)] = true
+		}
+	}
 	keys := make([]string, 0, len(in.outcomes))
 	for k := range in.outcomes {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	got := rec.snapshot()
 	for _, k := range keys {
 		was := in.outcomes[k]
 		rep.Calls++
-		now, ok := rec.got[k]
+		recorded := brief(was)
+		if unsandboxed[k] {
+			// Its drift is reported even when the outcome is the same:
+			// the run it is compared with was confined, the recorded one
+			// was not.
+			recorded = "without a sandbox: " + recorded
+		}
+		now, ok := got[k]
 		switch {
 		case !ok:
-			rep.Drift = append(rep.Drift, Drift{CallID: was.CallID, Attempt: was.Attempt, Recorded: brief(was), Now: "did not run"})
-		case brief(now) != brief(was):
-			rep.Drift = append(rep.Drift, Drift{CallID: was.CallID, Attempt: was.Attempt, Recorded: brief(was), Now: brief(now)})
+			rep.Drift = append(rep.Drift, Drift{CallID: was.CallID, Attempt: was.Attempt, Recorded: recorded, Now: "did not run"})
+		case unsandboxed[k] || brief(now) != brief(was):
+			rep.Drift = append(rep.Drift, Drift{CallID: was.CallID, Attempt: was.Attempt, Recorded: recorded, Now: "in the sandbox: " + brief(now)})
 		}
 	}
 	return rep, nil
@@ -175,6 +262,18 @@ func (l *outcomeLog) Append(at time.Time, callID string, body any) (events.Recor
 }
 
 func (*outcomeLog) Commit() error { return nil }
+
+// snapshot copies the outcomes: the engine's goroutines of a cancelled
+// turn may still be writing.
+func (l *outcomeLog) snapshot() map[string]events.ExecOutcome {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make(map[string]events.ExecOutcome, len(l.got))
+	for k, v := range l.got {
+		out[k] = v
+	}
+	return out
+}
 
 func rewriteRoots(paths []string, from, to string) []string {
 	out := make([]string, len(paths))

@@ -22,6 +22,11 @@ type Options struct {
 	// Tools, when non-nil, replaces the default tools (shell, apply_patch,
 	// and the recorded MCP tools).
 	Tools []engine.Tool
+	// Stall bounds how long a segment may make no progress while a call
+	// waits where the recorded process stopped; zero means 10 s. It only
+	// matters for a journal the replay diverges from, which then still
+	// finishes with the first record the replay never produced.
+	Stall time.Duration
 }
 
 // Result summarises a successful verify replay.
@@ -90,14 +95,19 @@ func Verify(ctx context.Context, recs []events.Record, opts Options) (*Result, e
 		}
 	}
 	mdl := &recordedModel{in: in}
+	amender := newRecordedAmender(in)
 	var sess *engine.Session
 	for seg := 0; seg <= len(stops); seg++ {
 		res.Segments++
 		var stopAt uint64
 		if seg < len(stops) {
 			stopAt = stops[seg]
+		} else if !in.ended {
+			// The last process died mid-turn and no resume followed: its
+			// segment ends where the journal does.
+			stopAt = in.last + 1
 		}
-		log := newComparingLog(dec[1:], stopAt)
+		log := newComparingLog(dec[1:], stopAt, opts.Stall)
 		var from uint64
 		if seg > 0 {
 			from = stops[seg-1]
@@ -106,9 +116,9 @@ func Verify(ctx context.Context, recs []events.Record, opts Options) (*Result, e
 		cfg := engine.Config{
 			SessionID: ss.SessionID, Cwd: ss.Cwd, Session: ss.Config, Settings: ss.Settings, Plan: ss.Plan,
 			Rules: nonNil(ss.Rules), Instructions: ss.Instructions, DocketVersion: ss.DocketVersion,
-			Model: mdl, Approver: recordedApprover{in: in, from: from, to: stopAt}, Runner: recordedRunner{in: in, log: log},
+			Model: mdl, Approver: recordedApprover{in: in, from: from, to: stopAt, log: log}, Runner: recordedRunner{in: in, log: log},
 			Clock: fixedClock{t: time.Unix(0, ss.StartedAt)}, Paths: recordedPaths{in: in}, Tools: opts.Tools,
-			Amender: engine.NoopAmender{},
+			Amender: amender,
 		}
 		if len(in.risks) > 0 {
 			// The session assessed risk: feed its assessments back.
@@ -125,6 +135,7 @@ func Verify(ctx context.Context, recs []events.Record, opts Options) (*Result, e
 			sess, err = engine.Restore(cfg, log, recs[:indexOf(recs, from)])
 			mdl.next = countResponses(dec, from)
 		}
+		log.segmentWindow(from)
 		if err != nil {
 			return res, fmt.Errorf("replay: restore segment %d: %w", seg+1, err)
 		}
