@@ -46,6 +46,8 @@ type Journal struct {
 	sessionID string
 	db        *bolt.DB
 	readOnly  bool
+	// damage is what open found wrong with the meta pages; nil if nothing.
+	damage *DamageReport
 
 	mu        sync.Mutex
 	next      uint64 // seq the next Append gets
@@ -93,6 +95,7 @@ func open(path, id string, readOnly, create bool) (j *Journal, err error) {
 		}
 	}
 	var file *os.File
+	var metas [2]boltfile.MetaState
 	if !create {
 		if file, err = lockFile(path, readOnly); err != nil {
 			if errors.Is(err, errLocked) {
@@ -103,6 +106,9 @@ func open(path, id string, readOnly, create bool) (j *Journal, err error) {
 		if err := boltfile.Check(file, !readOnly); err != nil {
 			_ = file.Close() // read-only use so far; the preflight error is the one to report
 			return nil, damagedOrForeign(path, err)
+		}
+		if ps, err := boltfile.PageSizeOf(file); err == nil {
+			metas = boltfile.Metas(file, ps)
 		}
 	}
 	opts := &bolt.Options{Timeout: LockTimeout, ReadOnly: readOnly, FreelistType: bolt.FreelistMapType}
@@ -144,6 +150,16 @@ func open(path, id string, readOnly, create bool) (j *Journal, err error) {
 			}
 			// A damaged root page can hide the buckets of a real journal.
 			return nil, damagedOrForeign(path, err)
+		}
+		if metas[0].Valid != metas[1].Valid {
+			if j.damage, err = j.lookForLostCommit(metas); err != nil {
+				return nil, err
+			}
+			if j.damage.Lost != nil && !readOnly {
+				if err := j.recoverLostCommit(); err != nil {
+					return nil, err
+				}
+			}
 		}
 	}
 	if !readOnly {
