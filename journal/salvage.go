@@ -72,7 +72,7 @@ func Scan(path string, from uint64, fn func(events.Record) error) error {
 			return err.(callerError).err
 		}
 	}
-	return &DamagedError{Path: path, LastGoodSeq: next - 1, Err: damaged.Err}
+	return &DamagedError{Path: path, LastGoodSeq: next - 1, Err: damaged.Err, limit: limit}
 }
 
 // yieldLost yields the readable records of a commit that a damaged meta
