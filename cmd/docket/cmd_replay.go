@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/docket-engine/docket/journal"
 	"github.com/docket-engine/docket/replay"
@@ -48,7 +49,8 @@ func newReplayCmd(a *app) *cobra.Command {
 						return &exitError{code: exitFailed, err: fmt.Errorf("write the divergence: %w", err)}
 					}
 				} else {
-					fmt.Fprint(a.stdout, d.Error())
+					// err, not d: it also says when the journal is damaged.
+					fmt.Fprintln(a.stdout, strings.TrimRight(err.Error(), "\n"))
 				}
 				return &exitError{code: exitFailed}
 			}
