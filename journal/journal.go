@@ -60,8 +60,9 @@ type Journal struct {
 // writing. It fails if the file already exists.
 func Create(home, id string, started time.Time) (*Journal, error) {
 	path := SessionPath(home, id, started)
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("create journal directory: %w", err)
+	dirty, err := makeDirs(filepath.Dir(path))
+	if err != nil {
+		return nil, err
 	}
 	if _, err := os.Stat(path); err == nil {
 		return nil, fmt.Errorf("create journal %s: already exists", path)
@@ -69,6 +70,13 @@ func Create(home, id string, started time.Time) (*Journal, error) {
 	j, err := open(path, id, false, true)
 	if err != nil {
 		return nil, err
+	}
+	// The file's first commit is durable, but its name is not until the
+	// directories holding it are: without this a power cut early in a
+	// session can lose the whole file, write-ahead records and all.
+	if err := syncDirs(dirty); err != nil {
+		_ = j.Abandon() // nothing is buffered yet: the sync error is the one to report
+		return nil, fmt.Errorf("create journal %s: %w", path, err)
 	}
 	return j, nil
 }
