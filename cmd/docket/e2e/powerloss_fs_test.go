@@ -183,4 +183,6 @@ func (d *powerDisk) cut(t *testing.T) (string, []string) {
 	return out, lost
 }
 
-func (d *powerDisk) String() string { return fmt.Sprintf("power-loss disk %s (backing %s)", d.mount, d.backing) }
+func (d *powerDisk) String() string {
+	return fmt.Sprintf("power-loss disk %s (backing %s)", d.mount, d.backing)
+}
