@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"os"
+	"slices"
 	"syscall"
 )
 
@@ -72,40 +73,44 @@ func ParseMeta(page []byte) (Meta, bool) {
 // The pages are read through a read-only mapping of the file, so a header
 // check costs a memory read, not a system call and a page copy: opening a
 // journal to read one call stays cheap however long the session was.
-func Check(f *os.File, forWriter bool) error {
+func Check(f *os.File, forWriter bool) (*Lazy, error) {
 	info, err := f.Stat()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	size := info.Size()
 	m, pageSize, err := currentMeta(f, size)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if size < 2*pageSize {
-		return fmt.Errorf("the file is %d bytes, shorter than its two meta pages", size)
+		return nil, fmt.Errorf("the file is %d bytes, shorter than its two meta pages", size)
 	}
 	if m.PgID > uint64(size/pageSize) {
-		return fmt.Errorf("the file is %d bytes but its last commit needs %d: it was truncated", size, m.PgID*uint64(pageSize))
+		return nil, fmt.Errorf("the file is %d bytes but its last commit needs %d: it was truncated", size, m.PgID*uint64(pageSize))
 	}
 	if m.PgID < 3 {
-		return fmt.Errorf("its meta page claims %d pages, fewer than a bbolt file has", m.PgID)
+		return nil, fmt.Errorf("its meta page claims %d pages, fewer than a bbolt file has", m.PgID)
 	}
 	data, err := syscall.Mmap(int(f.Fd()), 0, int(m.PgID)*int(pageSize), syscall.PROT_READ, syscall.MAP_SHARED)
 	if err != nil {
-		return fmt.Errorf("map the file: %w", err)
+		return nil, fmt.Errorf("map the file: %w", err)
 	}
 	defer func() { _ = syscall.Munmap(data) }() // a read-only mapping: nothing to flush
-	w := &walker{data: data, meta: m, pageSize: pageSize, full: forWriter, seen: make([]uint64, (m.PgID+63)/64)}
+	w := &walker{data: data, meta: m, pageSize: pageSize, full: forWriter, seen: make([]uint64, (m.PgID+63)/64),
+		buckets: map[string]bucketRoot{}}
 	w.claim(0)
 	w.claim(1)
 	if err := w.tree(m.Root, 0, 0); err != nil {
-		return err
+		return nil, err
 	}
-	if forWriter && m.Freelist != noFreelist {
-		return w.checkFreelist()
+	if forWriter {
+		if m.Freelist != noFreelist {
+			return nil, w.checkFreelist()
+		}
+		return nil, nil
 	}
-	return nil
+	return newLazy(f.Name(), m, pageSize, w.buckets)
 }
 
 // currentMeta returns the meta page bbolt would use and the page size.
@@ -146,8 +151,16 @@ func currentMeta(f *os.File, size int64) (Meta, int64, error) {
 	return Meta{}, 0, fmt.Errorf("neither bbolt meta page is valid")
 }
 
+// bucketRoot is where a top-level bucket's tree starts and how many branch
+// levels it has above its leaves.
+type bucketRoot struct {
+	page   uint64
+	height int
+}
+
 // walker visits the pages of a bbolt file's trees, each at most once.
 type walker struct {
+	buckets  map[string]bucketRoot // top-level buckets with a tree of their own
 	data     []byte // the file's pages below the meta's high-water mark
 	meta     Meta
 	pageSize int64
@@ -194,6 +207,13 @@ func (w *walker) page(id uint64) ([]byte, error) {
 // tree checks the B+tree rooted at page id; nested is how many buckets
 // deep the tree is (0: the root bucket, whose leaves hold bucket headers).
 func (w *walker) tree(id uint64, depth, nested int) error {
+	if nested > 0 && !w.full {
+		h, err := w.height(id)
+		if err != nil {
+			return err
+		}
+		return w.branches(id, depth, h)
+	}
 	if depth > maxTreeDepth {
 		return fmt.Errorf("trees nest deeper than %d pages", maxTreeDepth)
 	}
@@ -257,6 +277,13 @@ func (w *walker) leaf(id uint64, p []byte, depth, nested int) error {
 			return fmt.Errorf("leaf page %d element %d is a bucket of %d bytes", id, i, len(v))
 		}
 		if root := binary.LittleEndian.Uint64(v); root != 0 {
+			if nested == 0 && !w.full {
+				h, err := w.height(root)
+				if err != nil {
+					return err
+				}
+				w.buckets[string(p[e+pos:e+pos+ksize])] = bucketRoot{page: root, height: h}
+			}
 			if err := w.tree(root, depth+1, nested+1); err != nil {
 				return err
 			}
@@ -303,6 +330,80 @@ func (w *walker) checkFreelist() error {
 		free := binary.LittleEndian.Uint64(p[PageHeaderSize+(skip+i)*8:])
 		if free < 2 || free >= w.meta.PgID || w.claimed(free) {
 			return fmt.Errorf("freelist page %d lists page %d, which is in use or outside the file", id, free)
+		}
+	}
+	return nil
+}
+
+// height follows a tree's first children down to its leaves and returns
+// how many branch levels lie above them. It claims nothing: the walk that
+// follows does. bbolt's trees are balanced, so every leaf of the tree is
+// that many levels down.
+func (w *walker) height(id uint64) (int, error) {
+	var path []uint64
+	for h := 0; h <= maxTreeDepth; h++ {
+		if id < 2 || id >= w.meta.PgID {
+			return 0, fmt.Errorf("a tree points at page %d, outside 2..%d", id, w.meta.PgID-1)
+		}
+		if slices.Contains(path, id) || w.claimed(id) {
+			return 0, fmt.Errorf("page %d is reached twice (a loop or a shared page)", id)
+		}
+		path = append(path, id)
+		p := w.data[int64(id)*w.pageSize:]
+		switch binary.LittleEndian.Uint16(p[8:]) {
+		case LeafPageFlag:
+			return h, nil
+		case branchPageFlag:
+			if binary.LittleEndian.Uint16(p[10:]) == 0 {
+				return 0, fmt.Errorf("branch page %d has no elements", id)
+			}
+			id = binary.LittleEndian.Uint64(p[PageHeaderSize+8:])
+		default:
+			return 0, fmt.Errorf("page %d in a tree has page flags %#x", id, binary.LittleEndian.Uint16(p[8:]))
+		}
+	}
+	return 0, fmt.Errorf("trees nest deeper than %d pages", maxTreeDepth)
+}
+
+// branches checks the branch pages of a tree whose leaves lie rem levels
+// below page id, without reading the leaves: a leaf is only claimed (so
+// that no two pointers share it), and its header is checked when it is
+// read (Lazy.Ensure). A branch pointer can only loop through other branch
+// pages, and every one of those is read here.
+func (w *walker) branches(id uint64, depth, rem int) error {
+	if depth > maxTreeDepth {
+		return fmt.Errorf("trees nest deeper than %d pages", maxTreeDepth)
+	}
+	if rem == 0 {
+		if id < 2 || id >= w.meta.PgID {
+			return fmt.Errorf("a tree points at page %d, outside 2..%d", id, w.meta.PgID-1)
+		}
+		if w.claimed(id) {
+			return fmt.Errorf("page %d is reached twice (a loop or a shared page)", id)
+		}
+		w.claim(id)
+		return nil
+	}
+	flags, _, err := w.header(id)
+	if err != nil {
+		return err
+	}
+	if flags != branchPageFlag {
+		return fmt.Errorf("page %d is %d levels above the leaves but has page flags %#x", id, rem, flags)
+	}
+	p := w.data[int64(id)*w.pageSize : (int64(id)+1)*w.pageSize]
+	count := int(binary.LittleEndian.Uint16(p[10:]))
+	if count == 0 || PageHeaderSize+count*BranchElemSize > len(p) {
+		return fmt.Errorf("branch page %d claims %d elements", id, count)
+	}
+	for i := 0; i < count; i++ {
+		e := PageHeaderSize + i*BranchElemSize
+		pos, ksize := int(binary.LittleEndian.Uint32(p[e:])), int(binary.LittleEndian.Uint32(p[e+4:]))
+		if e+pos+ksize > len(p) || e+pos+ksize < e {
+			return fmt.Errorf("branch page %d element %d lies outside the page", id, i)
+		}
+		if err := w.branches(binary.LittleEndian.Uint64(p[e+8:]), depth+1, rem-1); err != nil {
+			return err
 		}
 	}
 	return nil
