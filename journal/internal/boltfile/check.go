@@ -161,7 +161,7 @@ type bucketRoot struct {
 // walker visits the pages of a bbolt file's trees, each at most once.
 type walker struct {
 	buckets  map[string]bucketRoot // top-level buckets with a tree of their own
-	data     []byte // the file's pages below the meta's high-water mark
+	data     []byte                // the file's pages below the meta's high-water mark
 	meta     Meta
 	pageSize int64
 	full     bool     // check every leaf's elements, not just the root bucket's
