@@ -38,16 +38,13 @@ func mountPowerDisk(t *testing.T) *powerDisk {
 	}
 	d := &powerDisk{backing: t.TempDir(), mount: t.TempDir(), files: map[string][]byte{},
 		dirs: map[string]map[string]bool{"": {}}}
-	var st syscall.Stat_t
-	if err := syscall.Stat(d.backing, &st); err != nil {
+	lb, err := fs.NewLoopbackRoot(d.backing)
+	if err != nil {
 		t.Fatal(err)
 	}
-	root := &fs.LoopbackRoot{Path: d.backing, Dev: uint64(st.Dev)}
-	root.NewNode = func(r *fs.LoopbackRoot, _ *fs.Inode, _ string, _ *syscall.Stat_t) fs.InodeEmbedder {
-		return &powerNode{LoopbackNode: fs.LoopbackNode{RootData: r}, disk: d}
-	}
-	root.RootNode = root.NewNode(root, nil, "", &st)
-	srv, err := fs.Mount(d.mount, root.RootNode, &fs.Options{MountOptions: fuse.MountOptions{
+	root := &powerNode{LoopbackNode: lb.(*fs.LoopbackNode), disk: d}
+	root.RootData.RootNode = root
+	srv, err := fs.Mount(d.mount, root, &fs.Options{MountOptions: fuse.MountOptions{
 		DirectMount: true, DirectMountStrict: true, FsName: "docket-powerloss"}})
 	if err != nil {
 		t.Fatalf("mount the power-loss FUSE file system at %s: %v", d.mount, err)
@@ -59,14 +56,20 @@ func mountPowerDisk(t *testing.T) *powerDisk {
 
 // powerNode is a loopback node whose fsyncs record durable state.
 type powerNode struct {
-	fs.LoopbackNode
+	*fs.LoopbackNode
 	disk *powerDisk
 }
 
 var (
 	_ fs.NodeFsyncer        = (*powerNode)(nil)
 	_ fs.NodeOpendirHandler = (*powerNode)(nil)
+	_ fs.NodeWrapChilder    = (*powerNode)(nil)
 )
+
+// WrapChild makes every node the loopback creates a powerNode too.
+func (n *powerNode) WrapChild(_ context.Context, ops fs.InodeEmbedder) fs.InodeEmbedder {
+	return &powerNode{LoopbackNode: ops.(*fs.LoopbackNode), disk: n.disk}
+}
 
 // rel is the node's path inside the file system.
 func (n *powerNode) rel() string { return n.Path(n.Root()) }
