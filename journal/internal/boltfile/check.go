@@ -92,13 +92,17 @@ func Check(f *os.File, forWriter bool) (*Lazy, error) {
 	if m.PgID < 3 {
 		return nil, fmt.Errorf("its meta page claims %d pages, fewer than a bbolt file has", m.PgID)
 	}
-	data, err := syscall.Mmap(int(f.Fd()), 0, int(m.PgID)*int(pageSize), syscall.PROT_READ, syscall.MAP_SHARED)
-	if err != nil {
-		return nil, fmt.Errorf("map the file: %w", err)
-	}
-	defer func() { _ = syscall.Munmap(data) }() // a read-only mapping: nothing to flush
-	w := &walker{data: data, meta: m, pageSize: pageSize, full: forWriter, seen: make([]uint64, (m.PgID+63)/64),
+	w := &walker{f: f, meta: m, pageSize: pageSize, full: forWriter, seen: make([]uint64, (m.PgID+63)/64),
 		buckets: map[string]bucketRoot{}}
+	if forWriter {
+		// The writer's walk reads every page: map them rather than copy.
+		data, err := syscall.Mmap(int(f.Fd()), 0, int(m.PgID)*int(pageSize), syscall.PROT_READ, syscall.MAP_SHARED)
+		if err != nil {
+			return nil, fmt.Errorf("map the file: %w", err)
+		}
+		defer func() { _ = syscall.Munmap(data) }() // a read-only mapping: nothing to flush
+		w.data = data
+	}
 	w.claim(0)
 	w.claim(1)
 	if err := w.tree(m.Root, 0, 0); err != nil {
@@ -161,11 +165,27 @@ type bucketRoot struct {
 // walker visits the pages of a bbolt file's trees, each at most once.
 type walker struct {
 	buckets  map[string]bucketRoot // top-level buckets with a tree of their own
-	data     []byte                // the file's pages below the meta's high-water mark
+	f        *os.File
+	data     []byte // for a writer, the file's pages below the meta's high-water mark
 	meta     Meta
 	pageSize int64
 	full     bool     // check every leaf's elements, not just the root bucket's
 	seen     []uint64 // a bit per page: visited
+}
+
+// span returns n pages from page id: from the mapping, or read from the
+// file (a reader's walk reads only branch pages, a few hundred at most for
+// any journal, and mapping a large file costs more than that).
+func (w *walker) span(id uint64, n int64) ([]byte, error) {
+	start := int64(id) * w.pageSize
+	if w.data != nil {
+		return w.data[start : start+n*w.pageSize], nil
+	}
+	b := make([]byte, n*w.pageSize)
+	if _, err := w.f.ReadAt(b, start); err != nil {
+		return nil, fmt.Errorf("page %d: %w", id, err)
+	}
+	return b, nil
 }
 
 func (w *walker) claimed(p uint64) bool { return w.seen[p/64]&(1<<(p%64)) != 0 }
@@ -177,7 +197,10 @@ func (w *walker) header(id uint64) (flags uint16, overflow uint64, err error) {
 	if id < 2 || id >= w.meta.PgID {
 		return 0, 0, fmt.Errorf("a tree points at page %d, outside 2..%d", id, w.meta.PgID-1)
 	}
-	hdr := w.data[int64(id)*w.pageSize:]
+	hdr, err := w.span(id, 1)
+	if err != nil {
+		return 0, 0, err
+	}
 	if got := binary.LittleEndian.Uint64(hdr[0:]); got != id {
 		return 0, 0, fmt.Errorf("page %d says it is page %d", id, got)
 	}
@@ -200,8 +223,7 @@ func (w *walker) page(id uint64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	start := int64(id) * w.pageSize
-	return w.data[start : start+int64(overflow+1)*w.pageSize], nil
+	return w.span(id, int64(overflow+1))
 }
 
 // tree checks the B+tree rooted at page id; nested is how many buckets
@@ -221,14 +243,16 @@ func (w *walker) tree(id uint64, depth, nested int) error {
 	if err != nil {
 		return err
 	}
-	start := int64(id) * w.pageSize
 	switch flags {
 	case branchPageFlag:
 		// A branch page never has overflow pages in bbolt: 16-byte
 		// elements plus keys fit a page, and a damaged overflow count
 		// has been bounded above.
-		count := int(binary.LittleEndian.Uint16(w.data[start+10:]))
-		p := w.data[start : start+w.pageSize]
+		p, err := w.span(id, 1)
+		if err != nil {
+			return err
+		}
+		count := int(binary.LittleEndian.Uint16(p[10:]))
 		if count == 0 || PageHeaderSize+count*BranchElemSize > len(p) {
 			return fmt.Errorf("branch page %d claims %d elements", id, count)
 		}
@@ -247,7 +271,11 @@ func (w *walker) tree(id uint64, depth, nested int) error {
 		if nested > 0 && !w.full {
 			return nil // its elements are checked as they are read
 		}
-		return w.leaf(id, w.data[start:start+int64(overflow+1)*w.pageSize], depth, nested)
+		p, err := w.span(id, int64(overflow+1))
+		if err != nil {
+			return err
+		}
+		return w.leaf(id, p, depth, nested)
 	default:
 		return fmt.Errorf("page %d in a tree has page flags %#x", id, flags)
 	}
@@ -349,7 +377,10 @@ func (w *walker) height(id uint64) (int, error) {
 			return 0, fmt.Errorf("page %d is reached twice (a loop or a shared page)", id)
 		}
 		path = append(path, id)
-		p := w.data[int64(id)*w.pageSize:]
+		p, err := w.span(id, 1)
+		if err != nil {
+			return 0, err
+		}
 		switch binary.LittleEndian.Uint16(p[8:]) {
 		case LeafPageFlag:
 			return h, nil
@@ -391,7 +422,10 @@ func (w *walker) branches(id uint64, depth, rem int) error {
 	if flags != branchPageFlag {
 		return fmt.Errorf("page %d is %d levels above the leaves but has page flags %#x", id, rem, flags)
 	}
-	p := w.data[int64(id)*w.pageSize : (int64(id)+1)*w.pageSize]
+	p, err := w.span(id, 1)
+	if err != nil {
+		return err
+	}
 	count := int(binary.LittleEndian.Uint16(p[10:]))
 	if count == 0 || PageHeaderSize+count*BranchElemSize > len(p) {
 		return fmt.Errorf("branch page %d claims %d elements", id, count)
