@@ -57,13 +57,21 @@ func newReplayCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if res.Damaged != nil {
+				// The records past the damage were never replayed: a
+				// matching prefix does not make the session verified.
+				if asJSON {
+					if err := json.NewEncoder(a.stdout).Encode(map[string]any{"ok": false, "records": res.Records, "compared": res.Compared,
+						"segments": res.Segments, "path": sf.Path, "damaged_after_seq": res.Damaged.LastGoodSeq, "damage": res.Damaged.Err.Error()}); err != nil {
+						return &exitError{code: exitFailed, err: fmt.Errorf("write the result: %w", err)}
+					}
+				}
+				return &exitError{code: exitFailed, err: fmt.Errorf("%v: the %d records before the damage replayed without a divergence, but the rest could not be read, so the session is not verified", res.Damaged, res.Records)}
+			}
 			if asJSON {
 				return json.NewEncoder(a.stdout).Encode(map[string]any{"ok": true, "records": res.Records, "compared": res.Compared, "segments": res.Segments})
 			}
 			fmt.Fprintf(a.stdout, "replay ok: %s: %d records, %d decisions and inputs matched, %d process segment(s)\n", sf.Path, res.Records, res.Compared, res.Segments)
-			if res.Damaged != nil {
-				fmt.Fprintf(a.stdout, "note: %v\n", res.Damaged)
-			}
 			return nil
 		},
 	}
