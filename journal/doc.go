@@ -34,12 +34,23 @@
 // id, the format version and the last committed seq.
 //
 // Damage never panics or hangs: before bbolt sees a file, a preflight takes
-// the lock, finds the meta page in force and walks every page it reaches
-// once, bounds-checked (bbolt itself trusts them, and a damaged pointer can
-// fault inside its mmap or send its cursor round a loop). Reads verify every
-// record's CRC-32C and seq and stop at the first bad one with a
-// *DamagedError naming the file and the last good seq; records missing from
-// the end of the tree are caught against the committed seq in "meta". When
-// bbolt cannot read on, a raw page scan salvages every intact record that
-// continues the sequence.
+// the lock, finds the meta page in force and checks, bounds-checked, what
+// bbolt trusts blindly (bbolt can fault inside its mmap or send its cursor
+// round a loop). A writer's preflight reads every page it reaches once; a
+// reader's reads every branch page (where a loop would be) and leaves each
+// leaf's header to be checked just before a read reaches it, so a reader's
+// cost follows what it reads. Reads verify every record's CRC-32C and seq
+// and stop at the first bad one with a *DamagedError naming the file and
+// the last good seq; records missing from the end of the tree are caught
+// against the committed seq in "meta". When bbolt cannot read on, a raw page
+// scan salvages every intact record that continues the sequence (Scan), or
+// every intact record at all with the gaps listed (ScanAll, for audits).
+//
+// bbolt falls back, without a word, to the older meta page when the newest
+// fails its checksum, dropping the last commit. Open notices (Damage): the
+// dropped commit's records are still in the file's pages, and a writer
+// commits them back before anything can overwrite them, or refuses with
+// *LostCommitError when they cannot all be read, since resuming without
+// them could run a command twice. Create fsyncs the directories a new
+// journal's name lives in, so a power cut cannot lose the file.
 package journal

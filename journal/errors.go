@@ -32,6 +32,7 @@ type DamagedError struct {
 	Err         error
 
 	salvaged map[uint64]events.Record // what the page scan found, for Scan
+	limit    uint64                   // the last seq Scan knew committed, 0 if none
 }
 
 func (e *DamagedError) Error() string {

@@ -46,6 +46,11 @@ type Journal struct {
 	sessionID string
 	db        *bolt.DB
 	readOnly  bool
+	// damage is what open found wrong with the meta pages; nil if nothing.
+	damage *DamageReport
+	// lazy checks, for a reader, the leaf pages open did not read, before
+	// bbolt reads them; nil for a writer, whose open checked every page.
+	lazy *boltfile.Lazy
 
 	mu        sync.Mutex
 	next      uint64 // seq the next Append gets
@@ -58,8 +63,9 @@ type Journal struct {
 // writing. It fails if the file already exists.
 func Create(home, id string, started time.Time) (*Journal, error) {
 	path := SessionPath(home, id, started)
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("create journal directory: %w", err)
+	dirty, err := makeDirs(filepath.Dir(path))
+	if err != nil {
+		return nil, err
 	}
 	if _, err := os.Stat(path); err == nil {
 		return nil, fmt.Errorf("create journal %s: already exists", path)
@@ -67,6 +73,13 @@ func Create(home, id string, started time.Time) (*Journal, error) {
 	j, err := open(path, id, false, true)
 	if err != nil {
 		return nil, err
+	}
+	// The file's first commit is durable, but its name is not until the
+	// directories holding it are: without this a power cut early in a
+	// session can lose the whole file, write-ahead records and all.
+	if err := syncDirs(dirty); err != nil {
+		_ = j.Abandon() // nothing is buffered yet: the sync error is the one to report
+		return nil, fmt.Errorf("create journal %s: %w", path, err)
 	}
 	return j, nil
 }
@@ -93,6 +106,8 @@ func open(path, id string, readOnly, create bool) (j *Journal, err error) {
 		}
 	}
 	var file *os.File
+	var metas [2]boltfile.MetaState
+	var lazy *boltfile.Lazy
 	if !create {
 		if file, err = lockFile(path, readOnly); err != nil {
 			if errors.Is(err, errLocked) {
@@ -100,9 +115,17 @@ func open(path, id string, readOnly, create bool) (j *Journal, err error) {
 			}
 			return nil, fmt.Errorf("open journal: %w", err)
 		}
-		if err := boltfile.Check(file, !readOnly); err != nil {
+		if lazy, err = boltfile.Check(file, !readOnly); err != nil {
 			_ = file.Close() // read-only use so far; the preflight error is the one to report
 			return nil, damagedOrForeign(path, err)
+		}
+		defer func() {
+			if err != nil {
+				_ = lazy.Close() // read-only; the open's error is the one to report
+			}
+		}()
+		if ps, err := boltfile.PageSizeOf(file); err == nil {
+			metas = boltfile.Metas(file, ps)
 		}
 	}
 	opts := &bolt.Options{Timeout: LockTimeout, ReadOnly: readOnly, FreelistType: bolt.FreelistMapType}
@@ -113,7 +136,7 @@ func open(path, id string, readOnly, create bool) (j *Journal, err error) {
 		}
 		return nil, damagedOrForeign(path, err)
 	}
-	j = &Journal{path: path, sessionID: id, db: db, readOnly: readOnly, next: 1}
+	j = &Journal{path: path, sessionID: id, db: db, readOnly: readOnly, next: 1, lazy: lazy}
 	defer func() {
 		if err != nil {
 			_ = db.Close() // nothing was written yet; err says why the open failed
@@ -144,6 +167,16 @@ func open(path, id string, readOnly, create bool) (j *Journal, err error) {
 			}
 			// A damaged root page can hide the buckets of a real journal.
 			return nil, damagedOrForeign(path, err)
+		}
+		if metas[0].Valid != metas[1].Valid {
+			if j.damage, err = j.lookForLostCommit(metas); err != nil {
+				return nil, err
+			}
+			if j.damage.Lost != nil && !readOnly {
+				if err := j.recoverLostCommit(); err != nil {
+					return nil, err
+				}
+			}
 		}
 	}
 	if !readOnly {
@@ -212,10 +245,17 @@ func damagedOrForeign(path string, cause error) error {
 	return &DamagedError{Path: path, LastGoodSeq: last, Err: cause, salvaged: found}
 }
 
+// afterEveryKey sorts after every key of the records bucket (8 bytes): a
+// range starting there is the bucket's last leaf.
+var afterEveryKey = bytes.Repeat([]byte{0xff}, 9)
+
 // check verifies the meta bucket and finds the next seq.
 func (j *Journal) check() error {
 	return guard(func() error {
 		return j.db.View(func(tx *bolt.Tx) error {
+			if err := j.lazy.Ensure(string(bucketMeta), nil, nil); err != nil {
+				return err
+			}
 			m := tx.Bucket(bucketMeta)
 			if m == nil {
 				return &NotJournalError{Path: j.path, Reason: "it is a bbolt database without Docket's meta bucket"}
@@ -229,6 +269,12 @@ func (j *Journal) check() error {
 			rb := tx.Bucket(bucketRecords)
 			if rb == nil {
 				return &NotJournalError{Path: j.path, Reason: "it has no records bucket"}
+			}
+			if err := j.lazy.Ensure(string(bucketRecords), afterEveryKey, nil); err != nil {
+				return err
+			}
+			if err := j.lazy.Ensure(string(bucketRecords), seqKey(1), seqKey(1)); err != nil {
+				return err
 			}
 			if k, _ := rb.Cursor().Last(); len(k) == 8 {
 				j.committed = binary.BigEndian.Uint64(k)
@@ -397,7 +443,7 @@ func (j *Journal) Close() error {
 		// flock (not the file) is the lock: a leftover one is harmless.
 		_ = os.Remove(lockPath(j.path))
 	}
-	return errors.Join(err, j.db.Close())
+	return errors.Join(err, j.db.Close(), j.lazy.Close())
 }
 
 // Abandon closes the file without committing buffered records, as a crash
@@ -409,7 +455,7 @@ func (j *Journal) Abandon() error {
 	if !j.readOnly {
 		_ = os.Remove(lockPath(j.path)) // harmless if left: see Close
 	}
-	return j.db.Close()
+	return errors.Join(j.db.Close(), j.lazy.Close())
 }
 
 func seqKey(seq uint64) []byte {

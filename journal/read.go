@@ -83,6 +83,10 @@ func (j *Journal) each(from, to uint64, fn func(events.Record) error) error {
 // The records are checked for CRC and for seq continuity.
 func (j *Journal) readBatch(from, to uint64) (out []events.Record, err error) {
 	err = guard(func() error {
+		// A batch reads at most batch records from from.
+		if err := j.lazy.Ensure(string(bucketRecords), seqKey(from), seqKey(min(to, from+batch))); err != nil {
+			return err
+		}
 		return j.db.View(func(tx *bolt.Tx) error {
 			rb := tx.Bucket(bucketRecords)
 			if rb == nil {
@@ -149,12 +153,18 @@ func (j *Journal) Call(callID string) ([]events.Record, error) {
 				return &NotJournalError{Path: j.path, Reason: "it has no call index"}
 			}
 			prefix := append([]byte(callID), 0)
+			if err := j.lazy.Ensure(string(bucketCalls), prefix, append(bytes.Clone(prefix), 0xff)); err != nil {
+				return err
+			}
 			c := cb.Cursor()
 			for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
 				if len(k) != len(prefix)+8 {
 					continue // another call whose id extends this one past a NUL
 				}
 				s := binary.BigEndian.Uint64(k[len(prefix):])
+				if err := j.lazy.Ensure(string(bucketRecords), seqKey(s), seqKey(s)); err != nil {
+					return err
+				}
 				v := rb.Get(seqKey(s))
 				if v == nil {
 					return fmt.Errorf("the call index names seq %d, which is missing", s)

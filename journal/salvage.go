@@ -40,6 +40,12 @@ func Scan(path string, from uint64, fn func(events.Record) error) error {
 		limit = j.committedSeq()
 		err = j.Each(from, yield)
 		_ = j.Close() // read-only: closing loses nothing
+		if d := j.damage; d != nil && d.Lost != nil {
+			if err == nil {
+				return yieldLost(path, d, next, yield)
+			}
+			limit = max(limit, d.Lost.To)
+		}
 	}
 	var ce callerError
 	switch {
@@ -66,7 +72,22 @@ func Scan(path string, from uint64, fn func(events.Record) error) error {
 			return err.(callerError).err
 		}
 	}
-	return &DamagedError{Path: path, LastGoodSeq: next - 1, Err: damaged.Err}
+	return &DamagedError{Path: path, LastGoodSeq: next - 1, Err: damaged.Err, limit: limit}
+}
+
+// yieldLost yields the readable records of a commit that a damaged meta
+// page dropped, from seq next on, and reports the loss.
+func yieldLost(path string, d *DamageReport, next uint64, yield func(events.Record) error) error {
+	for _, r := range d.Lost.Records {
+		if r.Seq < next {
+			continue
+		}
+		if err := yield(r); err != nil {
+			return err.(callerError).err
+		}
+		next = r.Seq + 1
+	}
+	return &DamagedError{Path: path, LastGoodSeq: next - 1, Err: &LostCommitError{Report: d}}
 }
 
 // callerError carries an error of Scan's caller through Each, so that it is

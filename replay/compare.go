@@ -23,6 +23,8 @@ type Divergence struct {
 	Kind   events.RecordKind
 	Want   string // the journal's record, canonical JSON
 	Got    string // the replay's record, canonical JSON
+	// Path is the journal's file, when the replay read one (VerifyFile).
+	Path string
 }
 
 func (d *Divergence) Error() string {
@@ -31,7 +33,11 @@ func (d *Divergence) Error() string {
 	if call == "" {
 		call = "(session)"
 	}
-	fmt.Fprintf(&b, "replay diverged at seq %d, call %s, record %s\n", d.Seq, call, d.Kind)
+	fmt.Fprintf(&b, "replay diverged at seq %d, call %s, record %s", d.Seq, call, d.Kind)
+	if d.Path != "" {
+		fmt.Fprintf(&b, " (journal %s)", d.Path)
+	}
+	b.WriteString("\n")
 	b.WriteString(lineDiff(d.Want, d.Got))
 	return b.String()
 }

@@ -52,6 +52,21 @@ func VerifyFile(ctx context.Context, path string, opts Options) (*Result, error)
 	if res != nil {
 		res.Damaged = dmg
 	}
+	if verr == nil {
+		return res, nil
+	}
+	var d *Divergence
+	if errors.As(verr, &d) {
+		d.Path = path
+	}
+	if dmg != nil {
+		// The records after the damage were never read: a divergence
+		// there is the damage, not the engine.
+		return res, fmt.Errorf("%w\n%v; the replay read only the %d records before it, so it cannot vouch for the session", verr, dmg, len(recs))
+	}
+	if d == nil {
+		return res, fmt.Errorf("replay %s: %w", path, verr)
+	}
 	return res, verr
 }
 

@@ -213,7 +213,7 @@ func TestAuditOfADamagedJournalSaysWhereItStopped(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, errs := runAuditCLI(t, "audit", path, "--json")
-	if code != 0 || !strings.Contains(errs, "damaged after seq 19") {
+	if code != 1 || !strings.Contains(errs, "damaged after seq 19") || !strings.Contains(errs, path) || !strings.Contains(errs, "incomplete") {
 		t.Fatalf("exit %d, stderr %q", code, errs)
 	}
 	var r struct {

@@ -23,7 +23,8 @@ func newAuditCmd(a *app) *cobra.Command {
 		Long: "audit reads a session's journal and prints, for each tool call, the chain of state-machine transitions with\n" +
 			"their causes, the approval decisions (who, when), the sandbox layers enforced, the denial evidence and any\n" +
 			"run without a sandbox. --unsandboxed lists only the calls that ran without a sandbox, each with one line\n" +
-			"saying why. A journal with a damaged tail is audited up to the last good record.",
+			"saying why. A damaged journal is audited past the damage: every record that can be read is, the report\n" +
+			"says which records could not be read and why, and the audit exits 1 because it is incomplete.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts := audit.Options{CallID: callID, UnsandboxedOnly: unsandboxed}
@@ -92,8 +93,13 @@ func runAudit(ctx context.Context, a *app, homeFlag, ref, htmlFile string, jsonO
 		}
 		return &exitError{code: exitFailed, err: fmt.Errorf("audit %s: %w", sf.Path, err)}
 	}
-	if d := tail.damage(); d != nil {
-		fmt.Fprintf(a.stderr, "docket: journal %s is damaged after seq %d (%s); every record up to it was audited\n", sf.Path, d.LastGoodSeq, d.Error)
+	if d := tail.damage(); d.Incomplete() {
+		// An audit that could not read everything must not pass for a
+		// clean one in a script: it exits 1 after printing what it read.
+		return &exitError{code: exitFailed, err: fmt.Errorf("journal %s is damaged after seq %d (%s): read %d of %d records, every readable one audited; the audit is incomplete",
+			sf.Path, d.LastGoodSeq, d.Error, d.Read, d.Last)}
+	} else if d != nil {
+		fmt.Fprintf(a.stderr, "docket: journal %s is damaged (%s), but every one of its %d records was read\n", sf.Path, d.Error, d.Last)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/docket-engine/docket/cmd/docket/internal/config"
 	"github.com/docket-engine/docket/events"
@@ -119,15 +120,26 @@ func runVerifyReplay(c *cobra.Command, a *app, f replayFlags, home, path string)
 					call = "(session)"
 				}
 				fmt.Fprintf(a.stdout, "%s: the rules that load now decide call %s differently (seq %d): \"journal\" is the recorded decision, \"replay\" today's\n", path, call, d.Seq)
-			} else {
-				fmt.Fprintf(a.stdout, "%s: ", path)
 			}
-			fmt.Fprint(a.stdout, d.Error())
+			// err, not d: it also says when the journal is damaged; the
+			// divergence names the file.
+			fmt.Fprintln(a.stdout, strings.TrimRight(err.Error(), "\n"))
 		}
 		return &exitError{code: exitFailed}
 	}
 	if err != nil {
 		return fmt.Errorf("replay %s: %w", path, err)
+	}
+	if res.Damaged != nil {
+		// The records past the damage were never replayed: a matching
+		// prefix does not make the session verified.
+		if f.asJSON {
+			if err := json.NewEncoder(a.stdout).Encode(map[string]any{"ok": false, "journal_file": path, "rules": rulesLabel(f.rules), "records": res.Records, "compared": res.Compared,
+				"segments": res.Segments, "damaged_after_seq": res.Damaged.LastGoodSeq, "damage": res.Damaged.Err.Error()}); err != nil {
+				return &exitError{code: exitFailed, err: fmt.Errorf("write the result: %w", err)}
+			}
+		}
+		return &exitError{code: exitFailed, err: fmt.Errorf("%v: the %d records before the damage replayed without a divergence, but the rest could not be read, so the session is not verified", res.Damaged, res.Records)}
 	}
 	if f.asJSON {
 		return json.NewEncoder(a.stdout).Encode(map[string]any{"ok": true, "journal_file": path, "rules": rulesLabel(f.rules), "records": res.Records, "compared": res.Compared, "segments": res.Segments})
@@ -137,9 +149,6 @@ func runVerifyReplay(c *cobra.Command, a *app, f replayFlags, home, path string)
 		fmt.Fprint(a.stdout, "; the rules that load now decide every call the same")
 	}
 	fmt.Fprintln(a.stdout)
-	if res.Damaged != nil {
-		fmt.Fprintf(a.stdout, "note: %v\n", res.Damaged)
-	}
 	return nil
 }
 

@@ -120,6 +120,9 @@ func runResume(c *cobra.Command, a *app, f *execFlags, r resumeFlags, args []str
 	if err != nil {
 		return err
 	}
+	if d := j.Damage(); d != nil {
+		fmt.Fprintf(a.stderr, "docket: journal %s: %s\n", sf.Path, d)
+	}
 	// Close commits what is still buffered: a failure there loses records.
 	defer closing(&err, "the journal", j.Close)
 	recs, err := j.All()

@@ -1,9 +1,11 @@
 package audit
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/journal"
@@ -33,20 +35,51 @@ func Stream(ctx context.Context, path string, opts Options, sink Sink) error {
 	}
 	a := newAuditor(path, opts, sink)
 	a.scanned = true
-	err := journal.Scan(path, 1, func(r events.Record) error {
+	var undecodable []journal.Gap
+	rep, err := journal.ScanAll(path, func(r events.Record) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		return a.feed(r)
+		err := a.feed(r)
+		var ds *decodeStop
+		if errors.As(err, &ds) {
+			// One record whose body does not decode hides only itself.
+			undecodable = append(undecodable, journal.Gap{From: r.Seq, To: r.Seq, Why: ds.err.Error()})
+			return nil
+		}
+		return err
 	})
-	damage, err := damageOf(err)
 	if err != nil {
 		return err
 	}
 	if opts.CallID != "" && len(a.order) == 0 && a.seen == 0 {
 		return &CallNotFoundError{CallID: opts.CallID, Path: path}
 	}
-	return a.end(damage)
+	return a.end(damageOfRead(rep, undecodable))
+}
+
+// damageOfRead describes what a salvaging read could not read, nil when
+// it read everything intact.
+func damageOfRead(rep *journal.ReadReport, undecodable []journal.Gap) *Damage {
+	if rep.Err == nil && len(rep.Gaps) == 0 && len(undecodable) == 0 {
+		return nil
+	}
+	gaps := append(slices.Clone(rep.Gaps), undecodable...)
+	slices.SortFunc(gaps, func(a, b journal.Gap) int { return cmp.Compare(a.From, b.From) })
+	d := &Damage{Read: rep.Read - len(undecodable), Last: rep.Last, Unread: gaps, LastGoodSeq: rep.Last}
+	if len(gaps) > 0 {
+		d.LastGoodSeq = gaps[0].From - 1
+		d.Error = gaps[0].Why
+	}
+	if rep.Err != nil {
+		var de *journal.DamagedError
+		if errors.As(rep.Err, &de) {
+			d.Error = de.Err.Error()
+		} else {
+			d.Error = rep.Err.Error()
+		}
+	}
+	return d
 }
 
 // errNoIndex says the journal cannot be opened for indexed reads.

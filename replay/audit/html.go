@@ -129,9 +129,15 @@ func (h *htmlWriter) End(r *Report) error {
 		}
 		h.put("</ul></section>\n")
 	}
-	if d := r.Damaged; d != nil {
-		h.put("<p class=\"violation damaged\" data-last-good-seq=\"%d\">The journal cannot be read after #%d (%s); every record up to it was audited.</p>\n",
-			d.LastGoodSeq, d.LastGoodSeq, esc(d.Error))
+	if d := r.Damaged; d.Incomplete() {
+		h.put("<p class=\"violation damaged\" data-last-good-seq=\"%d\">The journal cannot be read after #%d (%s); every readable record was audited: %d of %d records. Not read:</p><ul>\n",
+			d.LastGoodSeq, d.LastGoodSeq, esc(d.Error), d.Read, d.Last)
+		for _, g := range d.Unread {
+			h.put("<li class=\"unread\">%s</li>\n", esc(g.String()))
+		}
+		h.put("</ul>\n")
+	} else if d != nil {
+		h.put("<p class=\"violation damaged\">The journal is damaged (%s), but all %d of its records were read.</p>\n", esc(d.Error), d.Last)
 	}
 	h.put("</body></html>\n")
 	return h.err

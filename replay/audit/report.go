@@ -2,6 +2,7 @@ package audit
 
 import (
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/journal"
 	"github.com/docket-engine/docket/sandbox"
 )
 
@@ -171,8 +172,19 @@ type Violation struct {
 	Message string `json:"message"`
 }
 
-// Damage says where a damaged journal stopped being readable.
+// Damage says what of a damaged journal could not be read. The audit
+// covers every record that could: Read of the Last records the journal
+// says it had; Unread lists the runs of seqs it could not read and why.
 type Damage struct {
+	// LastGoodSeq is the last seq before the first unreadable one.
 	LastGoodSeq uint64 `json:"last_good_seq"`
 	Error       string `json:"error"`
+	Read        int    `json:"records_read"`
+	Last        uint64 `json:"last_seq"`
+	// Unread is empty when every record was salvaged past the damage.
+	Unread []journal.Gap `json:"unread,omitempty"`
 }
+
+// Incomplete reports whether some records could not be read, so that the
+// audit cannot vouch for what they held.
+func (d *Damage) Incomplete() bool { return d != nil && len(d.Unread) > 0 }

@@ -150,7 +150,12 @@ func (t *textWriter) runs(c *Call) {
 
 func (t *textWriter) End(r *Report) error {
 	if t.brief && t.n == 0 {
-		t.printf("\nno call ran without a sandbox\n")
+		if d := r.Damaged; d.Incomplete() {
+			// Never vouch for records that could not be read.
+			t.printf("\nno call ran without a sandbox among the %d of %d records that could be read; the audit is INCOMPLETE\n", d.Read, d.Last)
+		} else {
+			t.printf("\nno call ran without a sandbox\n")
+		}
 	}
 	if len(r.Amendments) > 0 {
 		t.printf("\nrules saved during the session\n")
@@ -164,8 +169,14 @@ func (t *textWriter) End(r *Report) error {
 			t.printf("  call %s, seq %d: %s\n", v.CallID, v.Seq, v.Message)
 		}
 	}
-	if d := r.Damaged; d != nil {
-		t.printf("\nDAMAGED: the journal cannot be read after seq %d (%s); every record up to it was audited\n", d.LastGoodSeq, d.Error)
+	if d := r.Damaged; d.Incomplete() {
+		t.printf("\nDAMAGED: the journal cannot be read after seq %d (%s); every readable record was audited\n", d.LastGoodSeq, d.Error)
+		t.printf("  journal %s: read %d of %d records; INCOMPLETE: not read:\n", r.Journal, d.Read, d.Last)
+		for _, g := range d.Unread {
+			t.printf("    %s\n", g)
+		}
+	} else if d != nil {
+		t.printf("\nDAMAGED: journal %s is damaged (%s), but every one of its %d records was read\n", r.Journal, d.Error, d.Last)
 	}
 	return t.err
 }
