@@ -65,15 +65,17 @@ func gitDirsLayer(scan string) string {
 	return LayerGitDirs
 }
 
-// gitDirSet is what gitDirs found. Held are the paths to hold (a
-// placeholder where missing): the .git paths above the roots (a repository
-// around a root, or a writable parent) and what a found gitdir file or link
-// points to (a dangling one is how a repository would be planted). Found
-// are the .git entries the walk saw below the roots: they belong to whoever
-// made them, so they are bound as they are and never created.
+// gitDirSet is what gitDirs found. Held are the .git paths above the roots
+// (a repository around a root, or a placeholder to make in a writable
+// parent): this call's own to hold. Found are the .git entries the walk saw
+// below the roots, and Targets what a found gitdir file or link points to:
+// they belong to whoever made them, so they are bound as they are and never
+// created, except a target that is missing (a dangling pointer is how a
+// repository would be planted), which gets a placeholder.
 type gitDirSet struct {
 	Held     []string
 	Found    []string
+	Targets  []string
 	Complete bool // false when the walk hit its bounds
 }
 
@@ -85,26 +87,29 @@ type gitDirSet struct {
 func gitDirs(roots []string, cwd string) gitDirSet {
 	var set gitDirSet
 	seen := map[string]bool{}
-	add := func(p string, found bool) {
+	add := func(list *[]string, p string) {
 		if underAny(p, roots) && !seen[p] {
 			seen[p] = true
-			if found {
-				set.Found = append(set.Found, p)
-			} else {
-				set.Held = append(set.Held, p)
-			}
+			*list = append(*list, p)
 		}
 	}
 	for _, r := range roots {
-		enclosingGitDirs(r, roots, func(p string) { add(p, false) })
+		enclosingGitDirs(r, roots, func(p string) { add(&set.Held, p) })
 	}
 	order := append([]string(nil), roots...)
 	if first := enclosingRootOf(cwd, roots); first != "" {
 		order = append([]string{first}, slices.DeleteFunc(order, func(r string) bool { return r == first })...)
 	}
-	set.Complete = walkForGitDirs(order, roots, func(p string, target bool) { add(p, !target) }, gitScanMaxEntries, time.Now().Add(gitScanMaxTime))
+	set.Complete = walkForGitDirs(order, roots, func(p string, target bool) {
+		if target {
+			add(&set.Targets, p)
+		} else {
+			add(&set.Found, p)
+		}
+	}, gitScanMaxEntries, time.Now().Add(gitScanMaxTime))
 	sort.Strings(set.Held)
 	sort.Strings(set.Found)
+	sort.Strings(set.Targets)
 	return set
 }
 

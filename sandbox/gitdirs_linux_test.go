@@ -31,14 +31,14 @@ func TestGitDirsFindsTheRepositoriesARootLiesInOrContains(t *testing.T) {
 	wantHeld := []string{
 		filepath.Join(repo, ".git"),        // the repository around the workspace
 		filepath.Join(repo, "pkg", ".git"), // a writable directory above the workspace: a placeholder
-		filepath.Join(ws, "mod", "gitdir"), // what a found gitdir file names
 	}
+	wantTargets := []string{filepath.Join(ws, "mod", "gitdir")} // what a found gitdir file names
 	wantFound := []string{
 		filepath.Join(ws, "mod", ".git"), // a gitdir file
 		filepath.Join(ws, "vendor", "lib", ".git"),
 	}
-	if !got.Complete || !slices.Equal(got.Held, wantHeld) || !slices.Equal(got.Found, wantFound) {
-		t.Errorf("gitDirs = %+v\nwant held %v, found %v", got, wantHeld, wantFound)
+	if !got.Complete || !slices.Equal(got.Held, wantHeld) || !slices.Equal(got.Found, wantFound) || !slices.Equal(got.Targets, wantTargets) {
+		t.Errorf("gitDirs = %+v\nwant held %v, found %v, targets %v", got, wantHeld, wantFound, wantTargets)
 	}
 }
 

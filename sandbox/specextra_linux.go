@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"os"
 
 	"github.com/docket-engine/docket/events"
 )
@@ -23,11 +24,19 @@ func addFSAndLimits(spec *helperSpec, plan events.SandboxPlan) {
 		// holding it would create a directory in their tree. Scanned paths
 		// are bound if still there and never created.
 		for _, d := range set.Found {
+			if !contains(spec.Protected, d) {
+				spec.Protected = append(spec.Protected, d)
+				spec.Scanned = append(spec.Scanned, d)
+			}
+		}
+		for _, d := range set.Targets {
 			if contains(spec.Protected, d) {
 				continue
 			}
 			spec.Protected = append(spec.Protected, d)
-			spec.Scanned = append(spec.Scanned, d)
+			if _, err := os.Lstat(d); err == nil {
+				spec.Scanned = append(spec.Scanned, d)
+			}
 		}
 		spec.GitScan = gitScanComplete
 		if !set.Complete {

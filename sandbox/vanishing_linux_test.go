@@ -124,7 +124,13 @@ func TestWalkFindsAreNeverHeld(t *testing.T) {
 	w := t.TempDir()
 	ws := filepath.Join(w, "ws")
 	foreign := filepath.Join(w, "other", ".git")
-	mkdirs(t, ws, foreign)
+	mkdirs(t, ws, foreign, filepath.Join(w, "wt"))
+	// A worktree's .git file naming a directory that does not exist: its
+	// target is where a repository would be planted, so it is held.
+	dangling := filepath.Join(w, "planted")
+	if err := os.WriteFile(filepath.Join(w, "wt", ".git"), []byte("gitdir: "+dangling+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	spec := helperSpec{Writable: []string{w, ws}, Cwd: ws, Protected: []string{filepath.Join(ws, ".git")}}
 	addFSAndLimits(&spec, events.SandboxPlan{Network: true})
 	if !contains(spec.Scanned, foreign) {
@@ -146,5 +152,8 @@ func TestWalkFindsAreNeverHeld(t *testing.T) {
 	}
 	if !exists(filepath.Join(w, ".git")) {
 		t.Errorf("no placeholder above the workspace")
+	}
+	if contains(spec.Scanned, dangling) || !exists(dangling) {
+		t.Errorf("the dangling gitdir target %s is not held (scanned %v)", dangling, spec.Scanned)
 	}
 }
