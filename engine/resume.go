@@ -73,8 +73,13 @@ func Restore(cfg Config, log Log, records []events.Record) (*Session, error) {
 		last      = map[string]states.State{}
 		usage     events.Usage
 	)
+	var refused map[int]string // position in lastCalls → output of a refused call
 	flush := func() {
-		for _, c := range lastCalls {
+		for i, c := range lastCalls {
+			if text, ok := refused[i]; ok {
+				s.addItemsLocked(outputItem(c, text))
+				continue
+			}
 			if o, ok := outputs[c.ID]; ok {
 				s.addItemsLocked(events.Item{Type: o.Type, CallID: o.CallID, Output: o.Output})
 				delete(outputs, c.ID)
@@ -110,6 +115,7 @@ func Restore(cfg Config, log Log, records []events.Record) (*Session, error) {
 				s.addResolvedLocked(v.Resolved)
 				s.addItemsLocked(v.Items...)
 				lastCalls = callsOf(v.Items)
+				refused = s.restoreScreen(lastCalls)
 				usage = usage.Add(v.Usage)
 			}
 		case *events.Transition:
@@ -147,7 +153,10 @@ func Restore(cfg Config, log Log, records []events.Record) (*Session, error) {
 	s.restored = last
 	if turnOpen {
 		p := &pendingTurn{id: turnID, usage: usage}
-		for _, c := range lastCalls {
+		for i, c := range lastCalls {
+			if _, bad := refused[i]; bad {
+				continue
+			}
 			if h, ok := s.history[c.ID]; !ok || !h.hasOutput {
 				p.calls = append(p.calls, c)
 			}

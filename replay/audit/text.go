@@ -55,7 +55,7 @@ func (t *textWriter) Begin(h *Report) error {
 
 func (t *textWriter) Call(c *Call) error {
 	t.n++
-	t.printf("\ncall %s  %s  %s\n", c.CallID, orDash(c.Tool), quoteArgv(c.Command))
+	t.printf("\ncall %s  %s  %s\n", callName(c), orDash(c.Tool), quoteArgv(c.Command))
 	if t.brief {
 		t.printf("  why: %s\n", c.WhyUnsandboxed)
 		return t.err
@@ -64,6 +64,9 @@ func (t *textWriter) Call(c *Call) error {
 	t.printf("  outcome  %s%s, final state %s\n", c.Outcome, exitNote(c.ExitCode), c.FinalState)
 	if c.RanUnsandboxed {
 		t.printf("  UNSANDBOXED because %s\n", c.WhyUnsandboxed)
+	}
+	if r := c.Refused; r != nil {
+		t.printf("  REFUSED  seq %d: tool call %d of its response did not run: %s\n", r.Seq, r.Position+1, r.Reason)
 	}
 	t.printf("  transitions\n")
 	if len(c.Transitions) == 0 {
@@ -269,4 +272,12 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// callName names a call; a refused call may have no id.
+func callName(c *Call) string {
+	if c.CallID == "" && c.Refused != nil {
+		return fmt.Sprintf("(no id, tool call %d of its response)", c.Refused.Position+1)
+	}
+	return c.CallID
 }
