@@ -37,6 +37,7 @@ type auditor struct {
 	// lastCalls are the tool calls of the latest model response, in
 	// order: an invalid_call record names its call by position.
 	lastCalls []events.Item
+	responses int // model responses so far
 }
 
 // grant is a session grant and who gave it.
@@ -167,6 +168,7 @@ func (a *auditor) sessionStarted(v *events.SessionStarted) {
 // is known by its tool name and arguments even if it never got further.
 func (a *auditor) modelResponse(v *events.ModelResponse) {
 	a.lastCalls = a.lastCalls[:0]
+	a.responses++
 	for _, it := range v.Items {
 		if it.Type != events.ItemFunctionCall && it.Type != events.ItemCustomToolCall {
 			continue
@@ -179,6 +181,7 @@ func (a *auditor) modelResponse(v *events.ModelResponse) {
 		if len(t.c.Transitions) > 0 {
 			continue
 		}
+		t.resp, t.pos = a.responses, len(a.lastCalls)-1
 		t.c.Tool = it.Name
 		t.c.Command, t.c.Cwd = a.commandOf(it)
 	}
@@ -382,7 +385,16 @@ func (a *auditor) invalidCall(r events.Record, v *events.InvalidCall) {
 	t, ok := a.open[v.CallID]
 	if !ok || t.complete || len(t.c.Transitions) > 0 || t.c.Refused != nil {
 		t = newTracker(v.CallID)
-		a.order = append(a.order, t)
+		t.resp, t.pos = a.responses, v.Position
+		// In the order of the response's calls, before any later call.
+		at := len(a.order)
+		for i, o := range a.order {
+			if o.resp == t.resp && o.pos > t.pos {
+				at = i
+				break
+			}
+		}
+		a.order = append(a.order[:at], append([]*tracker{t}, a.order[at:]...)...)
 		if !ok {
 			a.open[v.CallID] = t
 		}

@@ -13,6 +13,9 @@ import (
 type tracker struct {
 	c        Call
 	complete bool // done and its tool output recorded: ready to emit
+	// resp and pos place the call in the model's responses (the n-th
+	// response, from 1; the call's index in it), for refused calls.
+	resp, pos int
 
 	state      states.State
 	lastEvent  string
