@@ -160,7 +160,6 @@ func itemsText(items []events.Item) string {
 	return b.String()
 }
 
-
 func mustScript(t *testing.T, lines string) *script.Model {
 	t.Helper()
 	m, err := script.Parse("script", []byte(lines))

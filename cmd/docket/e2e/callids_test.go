@@ -24,8 +24,8 @@ func TestUnusableCallIdsThroughTheBinary(t *testing.T) {
 	}
 	escalate := `,"sandbox_permissions":"require_escalated","justification":"needed"`
 	lines := []string{
-		`{"output":[`+call("", filepath.Join(outside, "empty"), escalate)+`]}`,
-		`{"output":[`+call("d", filepath.Join(ws, "d1"), "")+`,`+call("d", filepath.Join(ws, "d2"), "")+`,`+call("ok", filepath.Join(ws, "ok"), "")+`]}`,
+		`{"output":[` + call("", filepath.Join(outside, "empty"), escalate) + `]}`,
+		`{"output":[` + call("d", filepath.Join(ws, "d1"), "") + `,` + call("d", filepath.Join(ws, "d2"), "") + `,` + call("ok", filepath.Join(ws, "ok"), "") + `]}`,
 		`{"output":[{"type":"message","content":"finished"}]}`}
 	script := writeScript(t, lines...)
 	r := docket(t, nil, "exec", "--skip-git-repo-check", "--home", home, "-C", ws, "-s", "workspace-write", "-a", "on-request",
