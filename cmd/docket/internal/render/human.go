@@ -41,9 +41,9 @@ type Header struct {
 // stdout, everything else (commands, their output, approvals, denials) to
 // stderr. It is safe for concurrent use.
 type Human struct {
-	mu      sync.Mutex
-	stdout  io.Writer
-	stderr  io.Writer
+	mu     sync.Mutex
+	stdout io.Writer
+	stderr io.Writer
 	// out collects one notice's lines, written to stderr in one go:
 	// a write per output line made big outputs slow.
 	out     bytes.Buffer
