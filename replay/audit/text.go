@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/events/safetext"
 )
 
 // NewTextWriter returns a Sink that writes the human-readable audit. With
@@ -24,7 +25,15 @@ type textWriter struct {
 	err   error
 }
 
+// printf writes one piece of the report. Every string argument is made
+// safe first (safetext.Line): commands, reasons, paths and messages come
+// from the model or from commands and must not act on the terminal.
 func (t *textWriter) printf(format string, a ...any) {
+	for i, v := range a {
+		if s, ok := v.(string); ok {
+			a[i] = safetext.Line(s)
+		}
+	}
 	if t.err == nil {
 		_, t.err = fmt.Fprintf(t.w, format, a...)
 	}
@@ -252,6 +261,12 @@ func quoteArgv(argv []string) string {
 	}
 	out := make([]string, len(argv))
 	for i, a := range argv {
+		if safetext.Line(a) != a {
+			// Control characters, bidi overrides, invisible runes:
+			// $'…' with them escaped, still read back exactly.
+			out[i] = safetext.Quote(a)
+			continue
+		}
 		out[i] = shellQuote(a)
 	}
 	return strings.Join(out, " ")
