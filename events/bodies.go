@@ -119,6 +119,8 @@ type Decision struct {
 	Source    DecisionSource `msgpack:"source"`
 	At        int64          `msgpack:"at"`
 	Amendment []string       `msgpack:"amendment,omitempty"`
+	// Feedback is what the user typed with a denial; the model is told it.
+	Feedback string `msgpack:"feedback,omitempty"`
 }
 
 // DenialEvidence explains why a failed sandboxed run is judged a sandbox

@@ -69,7 +69,7 @@ func populatedBodies() []any {
 		},
 		Decision{
 			CallID: "call_1", RequestID: "req_1", Phase: PhaseRetry, Decision: "approved_execpolicy_amendment",
-			Source: SourceUser, At: 1_763_000_001_000_000_000, Amendment: []string{"go", "test"},
+			Source: SourceUser, At: 1_763_000_001_000_000_000, Amendment: []string{"go", "test"}, Feedback: "use make test",
 		},
 		ExecOutcome{
 			CallID: "call_1", Attempt: 2, ExitCode: -1, Signal: "SIGKILL", DurationNs: 1_500_000_000,

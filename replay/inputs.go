@@ -112,7 +112,7 @@ func (a recordedApprover) Decide(ctx context.Context, req engine.ApprovalRequest
 		<-ctx.Done() // the engine turns its own deadline into timed_out
 		return engine.Answer{}, ctx.Err()
 	}
-	return engine.Answer{Decision: d.Decision, Source: d.Source, Amendment: d.Amendment, At: time.Unix(0, d.At)}, nil
+	return engine.Answer{Decision: d.Decision, Source: d.Source, Amendment: d.Amendment, Feedback: d.Feedback, At: time.Unix(0, d.At)}, nil
 }
 
 // recordedRunner returns the journal's outcomes and spawns nothing.

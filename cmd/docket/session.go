@@ -100,6 +100,7 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd string, o wireOpt
 	interactive := false
 	if f, ok := a.stdin.(*os.File); ok {
 		auto := approve.NewAuto(f, list)
+		auto.SetColor(color)
 		appr, interactive = auto, auto.Interactive()
 		prev := w.finish
 		w.finish = func() error { return errors.Join(auto.Close(), prev()) }

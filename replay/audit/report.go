@@ -128,6 +128,8 @@ type Decision struct {
 	Source    events.DecisionSource `json:"source"`
 	At        string                `json:"at"`
 	Amendment []string              `json:"amendment,omitempty"`
+	// Feedback is what the user typed with a denial, for the model.
+	Feedback string `json:"feedback,omitempty"`
 }
 
 // Request is one approval request that went out for the call.

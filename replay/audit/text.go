@@ -113,6 +113,9 @@ func (t *textWriter) approvals(c *Call) {
 		if len(d.Amendment) > 0 {
 			text += ", rule prefix " + tokens(d.Amendment)
 		}
+		if d.Feedback != "" {
+			text += ", feedback: " + d.Feedback
+		}
 		lines = append(lines, line{d.Seq, text})
 	}
 	sort.SliceStable(lines, func(i, j int) bool { return lines[i].seq < lines[j].seq })

@@ -200,7 +200,7 @@ func (t *tracker) decision(r events.Record, v *events.Decision) {
 	if at == 0 {
 		at = r.At
 	}
-	d := Decision{Seq: r.Seq, Phase: v.Phase, Decision: v.Decision, Source: v.Source, At: fmtTime(at), Amendment: v.Amendment}
+	d := Decision{Seq: r.Seq, Phase: v.Phase, Decision: v.Decision, Source: v.Source, At: fmtTime(at), Amendment: v.Amendment, Feedback: v.Feedback}
 	t.c.Decisions = append(t.c.Decisions, d)
 	vc := *v
 	t.last = &vc
