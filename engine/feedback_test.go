@@ -61,7 +61,7 @@ func TestADenialsFeedbackReachesTheModelAndTheJournal(t *testing.T) {
 func TestTheApproverIsToldWhatAYesMeans(t *testing.T) {
 	escalate := `,"sandbox_permissions":"require_escalated","justification":"I must write outside"`
 	for _, tc := range []struct {
-		name, approval, args               string
+		name, approval, args                string
 		unsandboxed, retryLater, modelWords bool
 	}{
 		{"escalation request", "on-request", escalate, true, false, true},

@@ -130,4 +130,3 @@ func choices(amend bool) string {
 	}
 	return "[y] approve  [s] approve for this session  [n] deny  [f] deny and tell the model why  [a] abort the turn\nanswer (y/s/n/f/a): "
 }
-
