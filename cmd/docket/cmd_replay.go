@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/docket-engine/docket/events/safetext"
 	"github.com/docket-engine/docket/journal"
 	"github.com/docket-engine/docket/replay"
 	"github.com/spf13/cobra"
@@ -48,7 +49,8 @@ func newReplayCmd(a *app) *cobra.Command {
 						return &exitError{code: exitFailed, err: fmt.Errorf("write the divergence: %w", err)}
 					}
 				} else {
-					fmt.Fprint(a.stdout, d.Error())
+					// Both sides quote recorded model output: safe text only.
+					fmt.Fprint(a.stdout, safetext.Text(d.Error()))
 				}
 				return &exitError{code: exitFailed}
 			}
