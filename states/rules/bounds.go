@@ -17,6 +17,16 @@ import (
 // stopped here instead of growing until the kernel kills Docket.
 const DefaultMaxMemory = 64 << 20
 
+// DefaultMaxTime bounds how long one rules file may evaluate. Steps alone
+// do not bound time: a step may scan a megabyte string, and ten million of
+// those take minutes. A rules file loads in milliseconds; this is for a
+// loaded machine, not for a slow file.
+const DefaultMaxTime = 30 * time.Second
+
+// ErrTooSlow is wrapped by the error of a rules file that evaluated for
+// longer than its time bound.
+var ErrTooSlow = errors.New("the rules file takes too long to load")
+
 // memoryPoll is how often the watchdog reads the heap while a file
 // evaluates: a doubling of a list near the limit takes longer than this,
 // so at most one more doubling completes before the file is stopped.
@@ -56,7 +66,7 @@ type guard struct {
 	reason error // the bound that cancelled the thread
 }
 
-func startGuard(ctx context.Context, thread *starlark.Thread, maxMemory uint64) *guard {
+func startGuard(ctx context.Context, thread *starlark.Thread, maxMemory uint64, maxTime time.Duration) *guard {
 	g := &guard{ctx: ctx, thread: thread, stop: make(chan struct{})}
 	base := heapBytes()
 	g.done.Add(1)
@@ -64,9 +74,14 @@ func startGuard(ctx context.Context, thread *starlark.Thread, maxMemory uint64) 
 		defer g.done.Done()
 		tick := time.NewTicker(memoryPoll)
 		defer tick.Stop()
+		deadline := time.NewTimer(maxTime)
+		defer deadline.Stop()
 		for {
 			select {
 			case <-g.stop:
+				return
+			case <-deadline.C:
+				g.cancel(fmt.Errorf("%w (more than %s)", ErrTooSlow, maxTime), "the rules file takes too long to load")
 				return
 			case <-ctx.Done():
 				g.cancel(ctx.Err(), "loading the rules was interrupted")

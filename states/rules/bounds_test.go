@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/docket-engine/docket/events"
 )
@@ -53,6 +54,16 @@ func TestARunawayLoopSaysTooManySteps(t *testing.T) {
 	_, err := LoadSources([]events.RuleSource{{Path: "/h/rules/loop.rules", Text: "while True:\n    pass\n"}}, LoadOptions{MaxSteps: 10_000})
 	if !errors.Is(err, ErrTooManySteps) || !strings.Contains(err.Error(), "/h/rules/loop.rules:") {
 		t.Fatalf("error %v: want ErrTooManySteps naming the file", err)
+	}
+}
+
+func TestAFileThatNeverEndsWithinItsStepsHitsTheTimeBound(t *testing.T) {
+	// Each step scans a megabyte: within the default step bound this
+	// would evaluate for minutes.
+	src := events.RuleSource{Path: "/h/rules/slow.rules", Text: "x = \"a\" * 1000000\nwhile True:\n    x.find(\"b\")\n"}
+	_, err := LoadSources([]events.RuleSource{src}, LoadOptions{MaxTime: 50 * time.Millisecond})
+	if !errors.Is(err, ErrTooSlow) || !strings.Contains(err.Error(), "/h/rules/slow.rules:3") {
+		t.Fatalf("error %v: want ErrTooSlow naming the file and line", err)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"time"
 
 	"go.starlark.net/resolve"
 	"go.starlark.net/starlark"
@@ -28,6 +29,8 @@ type LoadOptions struct {
 	MaxSteps uint64
 	// MaxMemory overrides DefaultMaxMemory when non-zero.
 	MaxMemory uint64
+	// MaxTime overrides DefaultMaxTime when non-zero.
+	MaxTime time.Duration
 	// Context, when set, interrupts loading when it ends (a SIGTERM while
 	// a slow rules file evaluates): the error then wraps its error.
 	Context context.Context
@@ -171,7 +174,11 @@ func evalFile(src events.RuleSource, set *Set, opts LoadOptions) (*fileRules, er
 		"network_rule":    starlark.NewBuiltin("network_rule", f.networkRule),
 	}
 	fileOpts := &syntax.FileOptions{Set: true, While: true, TopLevelControl: true, GlobalReassign: true}
-	g := startGuard(ctx, thread, maxMem)
+	maxTime := opts.MaxTime
+	if maxTime == 0 {
+		maxTime = DefaultMaxTime
+	}
+	g := startGuard(ctx, thread, maxMem, maxTime)
 	_, err := starlark.ExecFileOptions(fileOpts, thread, src.Path, src.Text, predeclared)
 	if bound := g.finish(); bound != nil && err != nil {
 		le := &LoadError{File: src.Path, Msg: bound.Error(), Err: bound}
