@@ -421,7 +421,9 @@ func (h *Human) outputLine(id, l string) {
 		h.out.WriteString(styleDim)
 	}
 	h.out.WriteString(safetext.Line(h.prefix(id)))
-	h.out.WriteString(safetext.Fold(safetext.Line(l), safetext.DefaultWidth))
+	// Text, not Line: a tab in output (go test, ls -l) is harmless and
+	// stays a tab; l holds no newline.
+	h.out.WriteString(safetext.Fold(safetext.Text(l), safetext.DefaultWidth))
 	if h.opts.Color {
 		h.out.WriteString(styleReset)
 	}
