@@ -162,12 +162,14 @@ func (t *turn) ask(ctx context.Context, cr *callRun, phase events.Phase, reason 
 	if _, err := s.rec.appendDurable(cr.call.ID, req); err != nil {
 		return Answer{}, err
 	}
-	s.notify(Notice{Type: NoticeApproval, TurnID: t.id, CallID: cr.call.ID, Approval: &req})
+	areq := t.approvalRequest(cr, req)
+	s.notify(Notice{Type: NoticeApproval, TurnID: t.id, CallID: cr.call.ID, Approval: &req,
+		Means: ApprovalMeaning{Unsandboxed: areq.Unsandboxed, RetryUnsandboxed: areq.RetryUnsandboxed, ModelJustification: areq.ModelJustification}})
 	actx, cancel := ctx, context.CancelFunc(func() {})
 	if s.cfg.ApprovalTimeout > 0 {
 		actx, cancel = context.WithTimeout(ctx, s.cfg.ApprovalTimeout)
 	}
-	ans, err := s.approver.Decide(actx, t.approvalRequest(cr, req))
+	ans, err := s.approver.Decide(actx, areq)
 	deadline := actx.Err() == context.DeadlineExceeded
 	cancel()
 	switch {

@@ -271,8 +271,17 @@ func (h *Human) Notify(n engine.Notice) {
 		h.flushPending()
 		if a := n.Approval; a != nil && !h.opts.Prompted {
 			h.line("%s call %s (%s, %s): %s", h.style(styleYellow, "approval needed:"), a.CallID, a.Kind, a.Phase, describe(a.Command, a.Paths))
-			if a.Reason != "" {
+			switch {
+			case a.Reason != "" && n.Means.ModelJustification:
+				h.line("  the model says (its words, not Docket's): %s", a.Reason)
+			case a.Reason != "":
 				h.line("  reason: %s", a.Reason)
+			}
+			switch {
+			case n.Means.Unsandboxed:
+				h.line("  %s", h.style(styleRed, "!! approving runs this WITHOUT THE SANDBOX"))
+			case n.Means.RetryUnsandboxed:
+				h.line("  %s", h.style(styleYellow, "!! approving also allows an unasked run WITHOUT THE SANDBOX if the sandbox blocks it"))
 			}
 		}
 	case engine.NoticeParked:
