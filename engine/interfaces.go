@@ -89,6 +89,25 @@ type ApprovalRequest struct {
 	// Parsed is the command split into plain commands when it is a simple
 	// shell script, for display.
 	Parsed [][]string
+	// What a "yes" means, for a prompt to say plainly. They are derived
+	// from the journaled request and the session's policy, so they are
+	// not journaled themselves.
+	//
+	// Unsandboxed: approving runs the call without the sandbox (a retry
+	// after a denial, an approved escalation request, a policy with no
+	// sandbox).
+	Unsandboxed bool
+	// RetryUnsandboxed: the call runs in the sandbox, but approving it now
+	// also lets Docket re-run it without the sandbox, unasked, if the
+	// sandbox blocks it.
+	RetryUnsandboxed bool
+	// ModelJustification is set when Reason is the model's own words (its
+	// escalation justification), which a prompt must label as the model's,
+	// never present as Docket's.
+	ModelJustification bool
+	// Patch is the patch text of an apply_patch request, so the prompt can
+	// show the change itself and not only the file names.
+	Patch string
 }
 
 // Answer is an Approver's decision on one request.
@@ -96,6 +115,9 @@ type Answer struct {
 	Decision  events.ReviewDecision
 	Source    events.DecisionSource
 	Amendment []string
+	// Feedback is what the user typed with a denial: it is journaled with
+	// the decision and goes back to the model as the call's output.
+	Feedback string
 	// At is when the decision was made; zero means now (the engine's clock).
 	// Replay sets it from the journal.
 	At time.Time

@@ -56,7 +56,10 @@ type Notice struct {
 	Seq        uint64
 	Transition *events.Transition
 	Approval   *events.ApprovalRequested
-	Usage      events.Usage
+	// Means says what a yes to Approval would allow (see ApprovalRequest):
+	// for renderers that show the request without asking.
+	Means ApprovalMeaning
+	Usage events.Usage
 }
 
 // FileChange is one file an apply_patch call touches.
@@ -82,3 +85,9 @@ type Observer interface {
 type nopObserver struct{}
 
 func (nopObserver) Notify(Notice) {}
+
+// ApprovalMeaning is what a yes to an approval request allows, as
+// ApprovalRequest's fields of the same names say.
+type ApprovalMeaning struct {
+	Unsandboxed, RetryUnsandboxed, ModelJustification bool
+}

@@ -37,6 +37,8 @@ type callRun struct {
 	// denied is the sandboxed outcome a retry prompt is about, so a
 	// declined retry still tells the model what the sandboxed run did.
 	denied *events.ExecOutcome
+	// feedback is what the user typed with a denial, for the model.
+	feedback string
 }
 
 func (t *turn) newRun(c Call, idx int) *callRun {
@@ -138,6 +140,7 @@ func (t *turn) askAndRun(ctx context.Context, cr *callRun, phase events.Phase, r
 	case events.TimedOut:
 		return t.deny(ctx, cr, states.CauseApprovalTimeout, "no decision arrived in time; not run", StatusDeclined)
 	default:
+		cr.feedback = userFeedback(ans)
 		return t.deny(ctx, cr, states.CauseUserDenied, "the user denied it", StatusDeclined)
 	}
 }
@@ -159,12 +162,14 @@ func (t *turn) ask(ctx context.Context, cr *callRun, phase events.Phase, reason 
 	if _, err := s.rec.appendDurable(cr.call.ID, req); err != nil {
 		return Answer{}, err
 	}
-	s.notify(Notice{Type: NoticeApproval, TurnID: t.id, CallID: cr.call.ID, Approval: &req})
+	areq := t.approvalRequest(cr, req)
+	s.notify(Notice{Type: NoticeApproval, TurnID: t.id, CallID: cr.call.ID, Approval: &req,
+		Means: ApprovalMeaning{Unsandboxed: areq.Unsandboxed, RetryUnsandboxed: areq.RetryUnsandboxed, ModelJustification: areq.ModelJustification}})
 	actx, cancel := ctx, context.CancelFunc(func() {})
 	if s.cfg.ApprovalTimeout > 0 {
 		actx, cancel = context.WithTimeout(ctx, s.cfg.ApprovalTimeout)
 	}
-	ans, err := s.approver.Decide(actx, ApprovalRequest{ApprovalRequested: req, Parsed: s.decider.Parsed(p.Command)})
+	ans, err := s.approver.Decide(actx, areq)
 	deadline := actx.Err() == context.DeadlineExceeded
 	cancel()
 	switch {
@@ -182,7 +187,7 @@ func (t *turn) ask(ctx context.Context, cr *callRun, phase events.Phase, reason 
 		at = s.rec.now()
 	}
 	d := events.Decision{CallID: cr.call.ID, RequestID: req.RequestID, Phase: phase, Decision: ans.Decision,
-		Source: ans.Source, At: at.UnixNano(), Amendment: ans.Amendment}
+		Source: ans.Source, At: at.UnixNano(), Amendment: ans.Amendment, Feedback: userFeedback(ans)}
 	if _, err := s.rec.append(cr.call.ID, d); err != nil {
 		return Answer{}, err
 	}
@@ -328,9 +333,9 @@ func (t *turn) deny(ctx context.Context, cr *callRun, cause states.Cause, reason
 	}
 	if cr.denied != nil {
 		text, _ := cr.prep.Shape(*cr.denied)
-		return t.output(cr, text+"\nIt was not run again without the sandbox: "+reason, false, StatusFailed, cr.denied.ExitCode, cr.denied.Output)
+		return t.output(cr, text+"\nIt was not run again without the sandbox: "+reason+feedbackNote(cr.feedback), false, StatusFailed, cr.denied.ExitCode, cr.denied.Output)
 	}
-	return t.output(cr, "Not run: "+reason, false, status, -1, "")
+	return t.output(cr, "Not run: "+reason+feedbackNote(cr.feedback), false, status, -1, "")
 }
 
 // invalid fails a call that cannot be understood.

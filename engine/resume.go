@@ -18,6 +18,7 @@ type callHistory struct {
 	hasOutput  bool
 	lastCause  string
 	lastReason string
+	feedback   string // the user's words with the last denial
 }
 
 func newCallHistory() *callHistory {
@@ -73,8 +74,13 @@ func Restore(cfg Config, log Log, records []events.Record) (*Session, error) {
 		last      = map[string]states.State{}
 		usage     events.Usage
 	)
+	var refused map[int]string // position in lastCalls → output of a refused call
 	flush := func() {
-		for _, c := range lastCalls {
+		for i, c := range lastCalls {
+			if text, ok := refused[i]; ok {
+				s.addItemsLocked(outputItem(c, text))
+				continue
+			}
 			if o, ok := outputs[c.ID]; ok {
 				s.addItemsLocked(events.Item{Type: o.Type, CallID: o.CallID, Output: o.Output})
 				delete(outputs, c.ID)
@@ -110,6 +116,7 @@ func Restore(cfg Config, log Log, records []events.Record) (*Session, error) {
 				s.addResolvedLocked(v.Resolved)
 				s.addItemsLocked(v.Items...)
 				lastCalls = callsOf(v.Items)
+				refused = s.restoreScreen(lastCalls)
 				usage = usage.Add(v.Usage)
 			}
 		case *events.Transition:
@@ -120,6 +127,7 @@ func Restore(cfg Config, log Log, records []events.Record) (*Session, error) {
 			h := hist(v.CallID)
 			h.phase, h.reason = v.Phase, v.Reason
 		case *events.Decision:
+			hist(v.CallID).feedback = v.Feedback
 			switch v.Decision {
 			case events.Approved, events.ApprovedForSession, events.ApprovedExecpolicyAmendment:
 				hist(v.CallID).approved[v.Phase] = true
@@ -147,7 +155,10 @@ func Restore(cfg Config, log Log, records []events.Record) (*Session, error) {
 	s.restored = last
 	if turnOpen {
 		p := &pendingTurn{id: turnID, usage: usage}
-		for _, c := range lastCalls {
+		for i, c := range lastCalls {
+			if _, bad := refused[i]; bad {
+				continue
+			}
 			if h, ok := s.history[c.ID]; !ok || !h.hasOutput {
 				p.calls = append(p.calls, c)
 			}
@@ -236,6 +247,7 @@ func (t *turn) resumeCall(ctx context.Context, cr *callRun) (callResult, error) 
 	case states.RetryPrompt:
 		return t.retry(ctx, cr, h.outcomes[last])
 	case states.Denied:
+		cr.feedback = h.feedback
 		return t.deny2done(ctx, cr, states.Cause(h.lastCause), h.lastReason)
 	case states.Done:
 		if out, ok := h.outcomes[last]; ok {
@@ -252,7 +264,7 @@ func (t *turn) deny2done(ctx context.Context, cr *callRun, cause states.Cause, r
 	if err := cr.fire(ctx, states.Finish, cause, reason); err != nil {
 		return callResult{call: cr.call}, err
 	}
-	return t.output(cr, "Not run: "+reason, false, StatusDeclined, -1, "")
+	return t.output(cr, "Not run: "+reason+feedbackNote(cr.feedback), false, StatusDeclined, -1, "")
 }
 
 // Resume restores a session and records, durably, that this process took

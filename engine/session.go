@@ -84,6 +84,9 @@ type Session struct {
 	// resolved is where each call's paths really lead, by call id then
 	// path, as model_response records recorded it.
 	resolved map[string]map[string]string
+	// callIDs holds the id of every accepted call of the session, so a
+	// later response cannot reuse one (see screenCalls).
+	callIDs map[string]bool
 }
 
 func (s *Session) env() *Env {
@@ -167,7 +170,7 @@ func build(cfg Config, log Log) (*Session, error) {
 	}
 	s := &Session{cfg: cfg, decider: dec, registry: reg, model: cfg.Model, approver: cfg.Approver,
 		runner: cfg.Runner, observer: cfg.Observer, fsm: states.NewPool(), machines: map[string]*states.Machine{},
-		history: map[string]*callHistory{}, resolved: map[string]map[string]string{}}
+		history: map[string]*callHistory{}, resolved: map[string]map[string]string{}, callIDs: map[string]bool{}}
 	s.rec = newRecorder(log, cfg.Clock, s.onRecord, cfg.Faults)
 	s.specs = reg.Specs()
 	base, _ := json.Marshal(struct {

@@ -91,15 +91,16 @@ func (ShellTool) Prepare(c Call, env *Env) (*PreparedCall, error) {
 	escalated := a.SandboxPermissions == "require_escalated"
 	req := env.Decider.ExecRequirement(a.Command, escalated, a.Justification)
 	return &PreparedCall{
-		ApprovalKind: events.ApprovalExec,
-		Command:      a.Command,
-		Cwd:          cwd,
-		Keys:         []string{env.Decider.ExecKey(a.Command, cwd, a.SandboxPermissions)},
-		Requirement:  req,
-		Escalated:    escalated,
-		Retryable:    true,
-		Start:        events.ExecStarted{Tool: "shell", Argv: a.Command, Cwd: cwd, TimeoutMs: timeout},
-		Shape:        func(o events.ExecOutcome) (string, bool) { return shapeExec(o, env.Config.ToolOutputMaxBytes) },
+		ApprovalKind:  events.ApprovalExec,
+		Command:       a.Command,
+		Cwd:           cwd,
+		Keys:          []string{env.Decider.ExecKey(a.Command, cwd, a.SandboxPermissions)},
+		Requirement:   req,
+		Escalated:     escalated,
+		Justification: a.Justification,
+		Retryable:     true,
+		Start:         events.ExecStarted{Tool: "shell", Argv: a.Command, Cwd: cwd, TimeoutMs: timeout},
+		Shape:         func(o events.ExecOutcome) (string, bool) { return shapeExec(o, env.Config.ToolOutputMaxBytes) },
 	}, nil
 }
 

@@ -51,6 +51,9 @@ type PreparedCall struct {
 	Requirement  policy.Requirement
 	// Escalated: the model asked to run without the sandbox.
 	Escalated bool
+	// Justification is the model's own reason for asking, shown to the
+	// user labelled as the model's.
+	Justification string
 	// OutOfProcess: the tool runs outside Docket's sandbox by nature (MCP).
 	OutOfProcess bool
 	// Retryable: a sandbox denial may be retried without the sandbox.

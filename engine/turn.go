@@ -70,20 +70,26 @@ func (t *turn) loop(ctx context.Context, pending []Call) (TurnResult, error) {
 	for {
 		calls := pending
 		pending = nil
+		var all []Call
+		var refused []screened
 		if calls == nil {
 			resp, err := t.request(ctx)
 			if err != nil {
 				return t.end(events.TurnFailed, err.Error(), nil)
 			}
-			calls = callsOf(resp.Items)
-			if len(calls) == 0 {
+			all = callsOf(resp.Items)
+			if len(all) == 0 {
 				return t.end(events.TurnCompleted, finalMessage(resp.Items), nil)
+			}
+			if calls, refused, err = t.screen(all); err != nil {
+				return TurnResult{TurnID: t.id}, err
 			}
 		}
 		results, err := t.dispatch(ctx, calls)
 		if err != nil {
 			return TurnResult{TurnID: t.id}, err
 		}
+		results = withRefused(all, refused, results)
 		var parked []string
 		aborted := false
 		for _, r := range results {

@@ -119,6 +119,8 @@ type Decision struct {
 	Source    DecisionSource `msgpack:"source"`
 	At        int64          `msgpack:"at"`
 	Amendment []string       `msgpack:"amendment,omitempty"`
+	// Feedback is what the user typed with a denial; the model is told it.
+	Feedback string `msgpack:"feedback,omitempty"`
 }
 
 // DenialEvidence explains why a failed sandboxed run is judged a sandbox
@@ -245,6 +247,23 @@ type ToolOutput struct {
 	Type    string `msgpack:"type"`
 	Output  string `msgpack:"output"`
 	Success bool   `msgpack:"success"`
+}
+
+// InvalidCall records a tool call the engine refused before anything ran
+// because it could not be told apart from the response's other calls or the
+// session's earlier ones: no call id, a call id given twice, a call id the
+// session has already used, or one that is not printable. Such a call has
+// no state machine (its id cannot key one); the model is told Output.
+// Position is the call's index among the response's tool calls, from 0,
+// and names it when CallID cannot.
+type InvalidCall struct {
+	TurnID   string `msgpack:"turn_id"`
+	Request  int    `msgpack:"request"`
+	Position int    `msgpack:"position"`
+	CallID   string `msgpack:"call_id"`
+	Name     string `msgpack:"name"`
+	Reason   string `msgpack:"reason"`
+	Output   string `msgpack:"output"`
 }
 
 // ModelRequest records that a request was sent to the model.

@@ -28,6 +28,7 @@ const (
 	KindGrant             RecordKind = "grant"
 	KindRuleAmended       RecordKind = "rule_amended"
 	KindTurnEnded         RecordKind = "turn_ended"
+	KindInvalidCall       RecordKind = "invalid_call"
 )
 
 // kindTable is the one list of record kinds: each kind once, with whether
@@ -49,6 +50,7 @@ var kindTable = [...]kindEntry{
 	entry[Grant](KindGrant, false),
 	entry[RuleAmended](KindRuleAmended, false),
 	entry[TurnEnded](KindTurnEnded, false),
+	entry[InvalidCall](KindInvalidCall, false),
 }
 
 // kindEntry is one row of kindTable.

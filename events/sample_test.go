@@ -69,7 +69,7 @@ func populatedBodies() []any {
 		},
 		Decision{
 			CallID: "call_1", RequestID: "req_1", Phase: PhaseRetry, Decision: "approved_execpolicy_amendment",
-			Source: SourceUser, At: 1_763_000_001_000_000_000, Amendment: []string{"go", "test"},
+			Source: SourceUser, At: 1_763_000_001_000_000_000, Amendment: []string{"go", "test"}, Feedback: "use make test",
 		},
 		ExecOutcome{
 			CallID: "call_1", Attempt: 2, ExitCode: -1, Signal: "SIGKILL", DurationNs: 1_500_000_000,
@@ -105,6 +105,8 @@ func populatedBodies() []any {
 		Grant{CallID: "call_1", RequestID: "req_1", Keys: []string{"exec:go test", "exec:go vet"}},
 		RuleAmended{CallID: "call_1", Pattern: []string{"go", "test"}, Line: `prefix_rule(pattern=["go", "test"], decision="allow")`, File: "/home/dev/.docket/rules/default.rules", Written: true},
 		TurnEnded{TurnID: "turn-1", Status: TurnCompleted, Message: "All tests pass.", Usage: usage},
+		InvalidCall{TurnID: "turn-1", Request: 2, Position: 1, CallID: "c1", Name: "shell",
+			Reason: "call_id \"c1\" is given to 2 calls of this response", Output: "Invalid call at position 1: call_id \"c1\" is given to 2 calls"},
 	}
 }
 

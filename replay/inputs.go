@@ -155,7 +155,7 @@ func (a recordedApprover) Decide(ctx context.Context, req engine.ApprovalRequest
 	}
 	// A recorded timeout is given back as the answer it became: waiting
 	// for a deadline the replay does not have would block for ever.
-	return engine.Answer{Decision: d.Decision, Source: d.Source, Amendment: d.Amendment, At: time.Unix(0, d.At)}, nil
+	return engine.Answer{Decision: d.Decision, Source: d.Source, Amendment: d.Amendment, Feedback: d.Feedback, At: time.Unix(0, d.At)}, nil
 }
 
 // recordedRunner returns the journal's outcomes and spawns nothing.

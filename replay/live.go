@@ -14,6 +14,7 @@ import (
 
 	"github.com/docket-engine/docket/engine"
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/events/safetext"
 	"github.com/docket-engine/docket/journal"
 )
 
@@ -55,10 +56,11 @@ func (r *LiveReport) Drifted() bool { return len(r.Drift) > 0 || r.Divergent != 
 func (r *LiveReport) Render(w io.Writer) {
 	fmt.Fprintf(w, "live replay of %s in %s: %d call outcome(s) compared\n", r.Journal, r.Scratch, r.Calls)
 	for _, d := range r.Drift {
-		fmt.Fprintf(w, "  %s (attempt %d): recorded %s; now %s\n", d.CallID, d.Attempt, d.Recorded, d.Now)
+		// Recorded and current outcomes quote command output: safe text.
+		fmt.Fprintf(w, "  %s (attempt %d): recorded %s; now %s\n", safetext.Line(d.CallID), d.Attempt, safetext.Line(d.Recorded), safetext.Line(d.Now))
 	}
 	if r.Divergent != "" {
-		fmt.Fprintf(w, "  the session took another path: %s\n", r.Divergent)
+		fmt.Fprintf(w, "  the session took another path: %s\n", safetext.Text(r.Divergent))
 	}
 	if !r.Drifted() {
 		fmt.Fprintln(w, "  no drift")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/docket-engine/docket/cmd/docket/internal/config"
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/events/safetext"
 	"github.com/docket-engine/docket/journal"
 	"github.com/docket-engine/docket/replay"
 	"github.com/spf13/cobra"
@@ -100,7 +102,7 @@ func runLiveReplay(c *cobra.Command, a *app, f replayFlags, path string) error {
 func runVerifyReplay(c *cobra.Command, a *app, f replayFlags, home, path string) error {
 	var opts replay.Options
 	if f.rules == "current" {
-		srcs, err := currentRules(home, path)
+		srcs, err := currentRules(c.Context(), home, path)
 		if err != nil {
 			return err
 		}
@@ -122,8 +124,9 @@ func runVerifyReplay(c *cobra.Command, a *app, f replayFlags, home, path string)
 				fmt.Fprintf(a.stdout, "%s: the rules that load now decide call %s differently (seq %d): \"journal\" is the recorded decision, \"replay\" today's\n", path, call, d.Seq)
 			}
 			// err, not d: it also says when the journal is damaged; the
-			// divergence names the file.
-			fmt.Fprintln(a.stdout, strings.TrimRight(err.Error(), "\n"))
+			// divergence names the file. Both sides quote recorded model
+			// output: safe text only.
+			fmt.Fprintln(a.stdout, strings.TrimRight(safetext.Text(err.Error()), "\n"))
 		}
 		return &exitError{code: exitFailed}
 	}
@@ -162,7 +165,7 @@ func rulesLabel(r string) string {
 // currentRules loads the rules files that a session in the recorded
 // workspace would load now: the user's, and the project's when the
 // configuration trusts the workspace.
-func currentRules(home, path string) ([]events.RuleSource, error) {
+func currentRules(ctx context.Context, home, path string) ([]events.RuleSource, error) {
 	var ss *events.SessionStarted
 	errStop := errors.New("stop")
 	err := journal.Scan(path, 1, func(r events.Record) error {
@@ -181,5 +184,5 @@ func currentRules(home, path string) ([]events.RuleSource, error) {
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: err}
 	}
-	return loadRules(cfg.Home, rulesProject(cfg, ss.Cwd))
+	return loadRules(ctx, cfg.Home, rulesProject(cfg, ss.Cwd))
 }

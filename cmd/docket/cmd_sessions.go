@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/events/safetext"
 	"github.com/docket-engine/docket/journal"
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
@@ -185,7 +186,7 @@ func printSessions(w io.Writer, rows []sessionSummary) error {
 		if r.Problem != "" && state != sessionUnreadable {
 			state += " (damaged)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", r.ID, r.Started.Local().Format("2006-01-02 15:04:05"), r.Turns, state, r.Cwd, r.Preview)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", r.ID, r.Started.Local().Format("2006-01-02 15:04:05"), r.Turns, state, safetext.Line(r.Cwd), safetext.Line(r.Preview))
 	}
 	return tw.Flush()
 }

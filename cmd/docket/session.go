@@ -100,6 +100,7 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd string, o wireOpt
 	interactive := false
 	if f, ok := a.stdin.(*os.File); ok {
 		auto := approve.NewAuto(f, list)
+		auto.SetColor(color)
 		appr, interactive = auto, auto.Interactive()
 		prev := w.finish
 		w.finish = func() error { return errors.Join(auto.Close(), prev()) }
@@ -143,7 +144,7 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd string, o wireOpt
 		prev := w.finish
 		w.finish = func() error { return errors.Join(mgr.Close(), prev()) }
 	}
-	srcs, err := loadRules(cfg.Home, rulesProject(cfg, cwd))
+	srcs, err := loadRules(ctx, cfg.Home, rulesProject(cfg, cwd))
 	if err != nil {
 		return nil, err
 	}
@@ -249,9 +250,13 @@ func mcpServers(cfg *config.Config) map[string]mcp.ServerConfig {
 
 // loadRules reads the rules files in force; any load error fails closed.
 // project is "" when the workspace is not trusted: its rules do not load.
-func loadRules(home, project string) ([]events.RuleSource, error) {
-	set, err := rulesfile.Load(rulesfile.Discover(home, project), rules.LoadOptions{})
+// A cancelled ctx (SIGINT, SIGTERM) interrupts a rules file mid-evaluation.
+func loadRules(ctx context.Context, home, project string) ([]events.RuleSource, error) {
+	set, err := rulesfile.Load(rulesfile.Discover(home, project), rules.LoadOptions{Context: ctx})
 	if err != nil {
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			return nil, &exitError{code: exitFailed, err: fmt.Errorf("interrupted while loading the rules: %w", err)}
+		}
 		return nil, &exitError{code: exitUsage, err: err}
 	}
 	srcs := set.Sources()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/docket-engine/docket/cmd/docket/internal/render"
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/events/safetext"
 	"github.com/docket-engine/docket/journal"
 )
 
@@ -93,7 +94,7 @@ func chooseSession(a *app, home, project string, r resumeFlags) (journal.Session
 // listSessions writes one numbered line a session.
 func listSessions(w io.Writer, rows []sessionSummary) {
 	for i, r := range rows {
-		fmt.Fprintf(w, "  %2d  %s  %s  %-9s  %s\n", i+1, r.ID, r.Started.Local().Format("2006-01-02 15:04"), r.State, r.Preview)
+		fmt.Fprintf(w, "  %2d  %s  %s  %-9s  %s\n", i+1, r.ID, r.Started.Local().Format("2006-01-02 15:04"), r.State, safetext.Line(r.Preview))
 	}
 }
 

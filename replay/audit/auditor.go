@@ -34,6 +34,10 @@ type auditor struct {
 	grants  []grant
 	amended []Amendment // every amendment, for explaining rule_allow
 	seen    int         // calls finished, before filtering
+	// lastCalls are the tool calls of the latest model response, in
+	// order: an invalid_call record names its call by position.
+	lastCalls []events.Item
+	responses int // model responses so far
 }
 
 // grant is a session grant and who gave it.
@@ -106,6 +110,9 @@ func (a *auditor) feed(r events.Record) error {
 	case *events.Grant:
 		a.grant(r, v)
 		return nil
+	case *events.InvalidCall:
+		a.invalidCall(r, v)
+		return a.emitReady()
 	case *events.RuleAmended:
 		am := Amendment{CallID: v.CallID, Seq: r.Seq, Pattern: v.Pattern, Line: v.Line, File: v.File, Written: v.Written}
 		a.amended = append(a.amended, am)
@@ -160,10 +167,13 @@ func (a *auditor) sessionStarted(v *events.SessionStarted) {
 // modelResponse starts an audit for every call the model made, so a call
 // is known by its tool name and arguments even if it never got further.
 func (a *auditor) modelResponse(v *events.ModelResponse) {
+	a.lastCalls = a.lastCalls[:0]
+	a.responses++
 	for _, it := range v.Items {
 		if it.Type != events.ItemFunctionCall && it.Type != events.ItemCustomToolCall {
 			continue
 		}
+		a.lastCalls = append(a.lastCalls, it)
 		if it.CallID == "" || !a.wanted(it.CallID) {
 			continue
 		}
@@ -171,6 +181,7 @@ func (a *auditor) modelResponse(v *events.ModelResponse) {
 		if len(t.c.Transitions) > 0 {
 			continue
 		}
+		t.resp, t.pos = a.responses, len(a.lastCalls)-1
 		t.c.Tool = it.Name
 		t.c.Command, t.c.Cwd = a.commandOf(it)
 	}
@@ -280,6 +291,9 @@ func (a *auditor) end(damage *Damage) error {
 func (a *auditor) finalize(t *tracker) Call {
 	c := t.c
 	c.FinalState = string(t.state)
+	if c.Refused != nil {
+		c.FinalState = FinalRefused
+	}
 	c.Outcome = t.outcome()
 	for i := len(c.Attempts) - 1; i >= 0; i-- {
 		if c.Attempts[i].OutcomeSeq > 0 {
@@ -316,6 +330,8 @@ func (a *auditor) finalize(t *tracker) Call {
 // outcome classifies how the call ended.
 func (t *tracker) outcome() string {
 	switch {
+	case t.c.Refused != nil:
+		return OutcomeInvalid
 	case t.state != states.Done:
 		return OutcomePending
 	case t.lastEvent == string(states.Fail):
@@ -356,4 +372,41 @@ func orDefault(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// invalidCall audits a call the engine refused before it ran (its id was
+// unusable). The call got a tracker from its model response when it had
+// an id; that tracker, still untouched, becomes the refusal. A refused
+// call without an id, or the second of two namesakes, gets its own.
+func (a *auditor) invalidCall(r events.Record, v *events.InvalidCall) {
+	if !a.wanted(v.CallID) {
+		return
+	}
+	t, ok := a.open[v.CallID]
+	if !ok || t.complete || len(t.c.Transitions) > 0 || t.c.Refused != nil {
+		t = newTracker(v.CallID)
+		t.resp, t.pos = a.responses, v.Position
+		// In the order of the response's calls, before any later call.
+		at := len(a.order)
+		for i, o := range a.order {
+			if o.resp == t.resp && o.pos > t.pos {
+				at = i
+				break
+			}
+		}
+		a.order = append(a.order[:at], append([]*tracker{t}, a.order[at:]...)...)
+		if !ok {
+			a.open[v.CallID] = t
+		}
+	}
+	t.c.Tool = v.Name
+	t.c.Command = nil
+	if v.Position >= 0 && v.Position < len(a.lastCalls) {
+		t.c.Command, t.c.Cwd = a.commandOf(a.lastCalls[v.Position])
+	}
+	t.c.Refused = &Refusal{Seq: r.Seq, Position: v.Position, Reason: v.Reason}
+	if t.c.Cwd == "" {
+		t.c.Cwd = a.cwd
+	}
+	t.complete = true
 }

@@ -6,6 +6,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/docket-engine/docket/events/safetext"
 )
 
 // NewHTMLWriter returns a Sink that writes a self-contained HTML page
@@ -188,6 +190,9 @@ func timeline(c *Call) []item {
 // esc escapes text for HTML and XML alike; characters XML cannot carry at
 // all (most control characters) become U+FFFD.
 func esc(s string) string {
+	// Bidi overrides and invisible characters reorder or hide text in a
+	// browser as on a terminal: made visible first, as everywhere.
+	s = safetext.Text(s)
 	s = strings.Map(func(r rune) rune {
 		switch {
 		case r == '\t' || r == '\n' || r == '\r':

@@ -93,6 +93,21 @@ type Call struct {
 	Requests   []Request `json:"approval_requests,omitempty"`
 	Attempts   []Attempt `json:"attempts,omitempty"`
 	Violations []string  `json:"violations,omitempty"`
+	// Refused is set for a call the engine refused before anything ran,
+	// because its call id was unusable (empty, repeated, not printable).
+	Refused *Refusal `json:"refused,omitempty"`
+}
+
+// FinalRefused is the final state of a refused call: it never had a state
+// machine, so it has no state of the FSM's.
+const FinalRefused = "refused"
+
+// Refusal says why a call was refused before it ran, from its invalid_call
+// record. Position is the call's index among its response's calls, from 0.
+type Refusal struct {
+	Seq      uint64 `json:"seq"`
+	Position int    `json:"position"`
+	Reason   string `json:"reason"`
 }
 
 // Transition is one recorded move of the call's state machine.
@@ -114,6 +129,8 @@ type Decision struct {
 	Source    events.DecisionSource `json:"source"`
 	At        string                `json:"at"`
 	Amendment []string              `json:"amendment,omitempty"`
+	// Feedback is what the user typed with a denial, for the model.
+	Feedback string `json:"feedback,omitempty"`
 }
 
 // Request is one approval request that went out for the call.

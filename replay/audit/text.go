@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/events/safetext"
 )
 
 // NewTextWriter returns a Sink that writes the human-readable audit. With
@@ -24,7 +25,15 @@ type textWriter struct {
 	err   error
 }
 
+// printf writes one piece of the report. Every string argument is made
+// safe first (safetext.Line): commands, reasons, paths and messages come
+// from the model or from commands and must not act on the terminal.
 func (t *textWriter) printf(format string, a ...any) {
+	for i, v := range a {
+		if s, ok := v.(string); ok {
+			a[i] = safetext.Line(s)
+		}
+	}
 	if t.err == nil {
 		_, t.err = fmt.Fprintf(t.w, format, a...)
 	}
@@ -55,7 +64,7 @@ func (t *textWriter) Begin(h *Report) error {
 
 func (t *textWriter) Call(c *Call) error {
 	t.n++
-	t.printf("\ncall %s  %s  %s\n", c.CallID, orDash(c.Tool), quoteArgv(c.Command))
+	t.printf("\ncall %s  %s  %s\n", callName(c), orDash(c.Tool), quoteArgv(c.Command))
 	if t.brief {
 		t.printf("  why: %s\n", c.WhyUnsandboxed)
 		return t.err
@@ -64,6 +73,9 @@ func (t *textWriter) Call(c *Call) error {
 	t.printf("  outcome  %s%s, final state %s\n", c.Outcome, exitNote(c.ExitCode), c.FinalState)
 	if c.RanUnsandboxed {
 		t.printf("  UNSANDBOXED because %s\n", c.WhyUnsandboxed)
+	}
+	if r := c.Refused; r != nil {
+		t.printf("  REFUSED  seq %d: tool call %d of its response did not run: %s\n", r.Seq, r.Position+1, r.Reason)
 	}
 	t.printf("  transitions\n")
 	if len(c.Transitions) == 0 {
@@ -100,6 +112,9 @@ func (t *textWriter) approvals(c *Call) {
 		text := fmt.Sprintf("answered  %-7s %s: %s by %s", d.Phase, d.At, d.Decision, who(d.Source))
 		if len(d.Amendment) > 0 {
 			text += ", rule prefix " + tokens(d.Amendment)
+		}
+		if d.Feedback != "" {
+			text += ", feedback: " + d.Feedback
 		}
 		lines = append(lines, line{d.Seq, text})
 	}
@@ -260,6 +275,12 @@ func quoteArgv(argv []string) string {
 	}
 	out := make([]string, len(argv))
 	for i, a := range argv {
+		if safetext.Line(a) != a {
+			// Control characters, bidi overrides, invisible runes:
+			// $'…' with them escaped, still read back exactly.
+			out[i] = safetext.Quote(a)
+			continue
+		}
 		out[i] = shellQuote(a)
 	}
 	return strings.Join(out, " ")
@@ -280,4 +301,12 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// callName names a call; a refused call may have no id.
+func callName(c *Call) string {
+	if c.CallID == "" && c.Refused != nil {
+		return fmt.Sprintf("(no id, tool call %d of its response)", c.Refused.Position+1)
+	}
+	return c.CallID
 }

@@ -13,6 +13,9 @@ import (
 type tracker struct {
 	c        Call
 	complete bool // done and its tool output recorded: ready to emit
+	// resp and pos place the call in the model's responses (the n-th
+	// response, from 1; the call's index in it), for refused calls.
+	resp, pos int
 
 	state      states.State
 	lastEvent  string
@@ -197,7 +200,7 @@ func (t *tracker) decision(r events.Record, v *events.Decision) {
 	if at == 0 {
 		at = r.At
 	}
-	d := Decision{Seq: r.Seq, Phase: v.Phase, Decision: v.Decision, Source: v.Source, At: fmtTime(at), Amendment: v.Amendment}
+	d := Decision{Seq: r.Seq, Phase: v.Phase, Decision: v.Decision, Source: v.Source, At: fmtTime(at), Amendment: v.Amendment, Feedback: v.Feedback}
 	t.c.Decisions = append(t.c.Decisions, d)
 	vc := *v
 	t.last = &vc

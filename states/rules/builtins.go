@@ -19,6 +19,9 @@ type exampleCheck struct {
 }
 
 func (f *fileRules) prefixRule(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if f.onRule != nil {
+		f.onRule()
+	}
 	var pattern, decision, justification, match, notMatch, reviewer starlark.Value = nil, starlark.None, starlark.None, starlark.None, starlark.None, starlark.None
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs,
 		"pattern", &pattern, "decision?", &decision, "justification?", &justification,

@@ -1,10 +1,12 @@
 package rules
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"slices"
+	"time"
 
 	"go.starlark.net/resolve"
 	"go.starlark.net/starlark"
@@ -26,6 +28,16 @@ type LoadOptions struct {
 	UserHome string
 	// MaxSteps overrides DefaultMaxSteps when non-zero.
 	MaxSteps uint64
+	// MaxMemory overrides DefaultMaxMemory when non-zero.
+	MaxMemory uint64
+	// MaxTime overrides DefaultMaxTime when non-zero.
+	MaxTime time.Duration
+	// Context, when set, interrupts loading when it ends (a SIGTERM while
+	// a slow rules file evaluates): the error then wraps its error.
+	Context context.Context
+
+	// onRule, for tests, runs at every prefix_rule call.
+	onRule func()
 }
 
 // ReadFunc reads a rules file; os.ReadFile in production. The caller owns
@@ -103,6 +115,7 @@ type fileRules struct {
 	hosts   map[string][]string
 	network []NetworkRule
 	checks  []exampleCheck
+	onRule  func() // LoadOptions.onRule
 }
 
 func (f *fileRules) commit(set *Set, project bool, userHosts map[string]bool) {
@@ -151,7 +164,7 @@ func mergeUnique(a, b []string) []string {
 }
 
 func evalFile(src events.RuleSource, set *Set, opts LoadOptions) (*fileRules, error) {
-	f := &fileRules{path: src.Path, hosts: map[string][]string{}}
+	f := &fileRules{path: src.Path, hosts: map[string][]string{}, onRule: opts.onRule}
 	thread := &starlark.Thread{
 		Name:  "rules " + src.Path,
 		Print: func(*starlark.Thread, string) {},
@@ -164,14 +177,51 @@ func evalFile(src events.RuleSource, set *Set, opts LoadOptions) (*fileRules, er
 		steps = DefaultMaxSteps
 	}
 	thread.SetMaxExecutionSteps(steps)
+	thread.OnMaxSteps = func(th *starlark.Thread) {
+		th.Cancel(fmt.Sprintf("it took more than %d steps", steps))
+	}
+	ctx := opts.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, &LoadError{File: src.Path, Msg: "loading the rules was interrupted", Err: err}
+	}
+	maxMem := opts.MaxMemory
+	if maxMem == 0 {
+		maxMem = DefaultMaxMemory
+	}
 	predeclared := starlark.StringDict{
 		"prefix_rule":     starlark.NewBuiltin("prefix_rule", f.prefixRule),
 		"host_executable": starlark.NewBuiltin("host_executable", f.hostExecutable),
 		"network_rule":    starlark.NewBuiltin("network_rule", f.networkRule),
 	}
 	fileOpts := &syntax.FileOptions{Set: true, While: true, TopLevelControl: true, GlobalReassign: true}
-	if _, err := starlark.ExecFileOptions(fileOpts, thread, src.Path, src.Text, predeclared); err != nil {
-		return nil, starlarkError(src.Path, err)
+	maxTime := opts.MaxTime
+	if maxTime == 0 {
+		maxTime = DefaultMaxTime
+	}
+	g := startGuard(ctx, thread, maxMem, maxTime)
+	_, err := starlark.ExecFileOptions(fileOpts, thread, src.Path, src.Text, predeclared)
+	if bound := g.finish(); bound != nil && err != nil {
+		le := &LoadError{File: src.Path, Msg: bound.Error(), Err: bound}
+		if errors.Is(bound, context.Canceled) || errors.Is(bound, context.DeadlineExceeded) {
+			le.Msg = "loading the rules was interrupted"
+		}
+		if se, ok := starlarkError(src.Path, err).(*LoadError); ok {
+			le.Line, le.Col = se.Line, se.Col
+		}
+		return nil, le
+	}
+	if err != nil {
+		le := starlarkError(src.Path, err)
+		if thread.Steps >= steps {
+			if l, ok := le.(*LoadError); ok {
+				l.Msg = fmt.Sprintf("%v: the file took more than %d Starlark steps to load (a loop that never ends?)", ErrTooManySteps, steps)
+				l.Err = fmt.Errorf("%w: %w", ErrTooManySteps, err)
+			}
+		}
+		return nil, le
 	}
 	if err := f.checkExamples(set); err != nil {
 		return nil, err

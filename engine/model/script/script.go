@@ -142,8 +142,10 @@ func convert(it rawItem) (events.Item, error) {
 		}
 		return events.Item{Type: it.Type, ID: it.ID, Text: text}, nil
 	case events.ItemFunctionCall:
-		if it.CallID == "" || it.Name == "" {
-			return events.Item{}, errors.New("function_call needs call_id and name")
+		// An empty or repeated call_id is passed on: a real model can send
+		// one, and the engine, not the script, must refuse it.
+		if it.Name == "" {
+			return events.Item{}, errors.New("function_call needs a name")
 		}
 		args := string(it.Arguments)
 		if len(it.Arguments) > 0 && it.Arguments[0] == '"' {
@@ -154,8 +156,8 @@ func convert(it rawItem) (events.Item, error) {
 		}
 		return events.Item{Type: it.Type, ID: it.ID, CallID: it.CallID, Name: it.Name, Arguments: args}, nil
 	case events.ItemCustomToolCall:
-		if it.CallID == "" || it.Name == "" || it.Input == nil {
-			return events.Item{}, errors.New("custom_tool_call needs call_id, name and input")
+		if it.Name == "" || it.Input == nil {
+			return events.Item{}, errors.New("custom_tool_call needs name and input")
 		}
 		return events.Item{Type: it.Type, ID: it.ID, CallID: it.CallID, Name: it.Name, Input: *it.Input}, nil
 	case "":

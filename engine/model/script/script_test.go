@@ -53,8 +53,8 @@ func TestBadScriptsNameTheLine(t *testing.T) {
 		{"not JSON", "{\"output\":[]}\nnot json\n", "s.jsonl:2:"},
 		{"no output", `{"outputs":[]}`, "s.jsonl:1:"},
 		{"unknown item", `{"output":[{"type":"telepathy"}]}`, `unsupported item type "telepathy"`},
-		{"call without id", `{"output":[{"type":"function_call","name":"shell","arguments":{}}]}`, "needs call_id and name"},
-		{"custom without input", `{"output":[{"type":"custom_tool_call","call_id":"c","name":"apply_patch"}]}`, "needs call_id, name and input"},
+		{"call without name", `{"output":[{"type":"function_call","call_id":"c","arguments":{}}]}`, "needs a name"},
+		{"custom without input", `{"output":[{"type":"custom_tool_call","call_id":"c","name":"apply_patch"}]}`, "needs name and input"},
 		{"item without type", `{"output":[{"call_id":"c"}]}`, `no "type"`},
 		{"bad content", `{"output":[{"type":"message","content":42}]}`, "message content"},
 	}

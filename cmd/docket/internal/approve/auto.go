@@ -35,6 +35,13 @@ func NewAuto(stdin *os.File, decisions []events.ReviewDecision) *Auto {
 	return a
 }
 
+// SetColor lets the terminal prompt use colours (see Terminal.SetColor).
+func (a *Auto) SetColor(on bool) {
+	if a.term != nil {
+		a.term.SetColor(on)
+	}
+}
+
 // Interactive reports whether requests can be put to a person.
 func (a *Auto) Interactive() bool { return a.term != nil }
 

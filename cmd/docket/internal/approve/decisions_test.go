@@ -168,7 +168,7 @@ func TestAutoOnATerminalUsesDecisionsFirst(t *testing.T) {
 		ans, _ := a.Decide(context.Background(), execRequest("c2"))
 		ch <- ans
 	}()
-	scr.waitFor(t, "answer (y/s/n/a): ", 1)
+	scr.waitFor(t, "answer (y/s/n/f/a): ", 1)
 	if _, err := master.Write([]byte("n\n")); err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/docket-engine/docket/cmd/docket/internal/render"
 	"github.com/docket-engine/docket/engine"
 	"github.com/docket-engine/docket/events"
 	"golang.org/x/sys/unix"
@@ -27,7 +26,13 @@ type Terminal struct {
 	own  bool // in was opened here and is closed by Close
 	buf  []byte
 	read func(ctx context.Context, p []byte) (int, error)
+	// color: the prompt may use ANSI colours (the diff of a patch).
+	color bool
 }
+
+// SetColor lets the prompt use ANSI colours; the caller decides, from
+// --color, NO_COLOR and whether the output is a terminal.
+func (t *Terminal) SetColor(on bool) { t.color = on }
 
 // NewTerminal prompts on out and reads answers from in. in should be a
 // terminal opened with os.OpenFile (so reads can be cancelled); os.Stdin
@@ -69,7 +74,7 @@ func decisionFor(s string) events.ReviewDecision {
 		return events.ApprovedForSession
 	case "p":
 		return events.ApprovedExecpolicyAmendment
-	case "n", "no":
+	case "n", "no", "f":
 		return events.Denied
 	case "a", "abort":
 		return events.Abort
@@ -90,7 +95,7 @@ func (t *Terminal) Decide(ctx context.Context, req engine.ApprovalRequest) (engi
 
 	t.discardTypeahead()
 	amend := len(req.ProposedAmendment) > 0
-	fmt.Fprint(t.out, prompt(req))
+	fmt.Fprint(t.out, prompt(req, t.color))
 	for {
 		fmt.Fprint(t.out, choices(amend))
 		line, err := t.readLine(ctx)
@@ -104,16 +109,24 @@ func (t *Terminal) Decide(ctx context.Context, req engine.ApprovalRequest) (engi
 			}
 			return engine.Answer{}, fmt.Errorf("call %s: read the answer: %w", req.CallID, err)
 		}
-		d := decisionFor(strings.ToLower(strings.TrimSpace(line)))
+		typed := strings.ToLower(strings.TrimSpace(line))
+		d := decisionFor(typed)
 		if d == "" || (d == events.ApprovedExecpolicyAmendment && !amend) {
 			if amend {
-				fmt.Fprintln(t.out, "please answer y, s, p, n or a")
+				fmt.Fprintln(t.out, "please answer y, s, p, n, f or a")
 			} else {
-				fmt.Fprintln(t.out, "please answer y, s, n or a")
+				fmt.Fprintln(t.out, "please answer y, s, n, f or a")
 			}
 			continue
 		}
 		ans := engine.Answer{Decision: d, Source: events.SourceUser}
+		if typed == "f" {
+			fb, err := t.feedback(ctx, req)
+			if err != nil {
+				return engine.Answer{}, err
+			}
+			ans.Feedback = fb
+		}
 		if d == events.ApprovedExecpolicyAmendment {
 			ans.Amendment = append([]string(nil), req.ProposedAmendment...)
 		}
@@ -122,41 +135,21 @@ func (t *Terminal) Decide(ctx context.Context, req engine.ApprovalRequest) (engi
 	}
 }
 
-// prompt renders the request.
-func prompt(req engine.ApprovalRequest) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "\nApproval requested for call %s (%s, %s)\n", req.CallID, req.Kind, req.Phase)
-	if len(req.Command) > 0 {
-		fmt.Fprintf(&b, "  command: %s\n", render.ShellJoin(req.Command))
-	}
-	if len(req.Paths) > 0 {
-		fmt.Fprintf(&b, "  files:   %s\n", strings.Join(req.Paths, ", "))
-	}
-	fmt.Fprintf(&b, "  cwd:     %s\n", req.Cwd)
-	if req.Reason != "" {
-		fmt.Fprintf(&b, "  reason:  %s\n", req.Reason)
-	}
-	if r := req.Risk; r != nil && r.Error == "" && (r.RiskLevel != "" || r.Description != "") {
-		fmt.Fprintf(&b, "  risk:    %s", r.RiskLevel)
-		if r.Description != "" {
-			if r.RiskLevel != "" {
-				b.WriteString(": ")
-			}
-			b.WriteString(r.Description)
+// feedback asks what the model should be told with a denial.
+func (t *Terminal) feedback(ctx context.Context, req engine.ApprovalRequest) (string, error) {
+	fmt.Fprint(t.out, "tell the model why (one line; Enter for none): ")
+	line, err := t.readLine(ctx)
+	if err != nil {
+		fmt.Fprintln(t.out)
+		if ctx.Err() != nil {
+			return "", ctx.Err()
 		}
-		b.WriteString("\n")
+		if errors.Is(err, io.EOF) || errors.Is(err, syscall.EIO) {
+			return "", fmt.Errorf("call %s: the terminal closed: %w", req.CallID, engine.ErrNoDecision)
+		}
+		return "", fmt.Errorf("call %s: read the feedback: %w", req.CallID, err)
 	}
-	if len(req.ProposedAmendment) > 0 {
-		fmt.Fprintf(&b, "  rule:    p saves an allow rule for commands starting with: %s\n", render.ShellJoin(req.ProposedAmendment))
-	}
-	return b.String()
-}
-
-func choices(amend bool) string {
-	if amend {
-		return "[y] approve  [s] approve for this session  [p] approve and save the rule  [n] deny  [a] abort the turn\nanswer (y/s/p/n/a): "
-	}
-	return "[y] approve  [s] approve for this session  [n] deny  [a] abort the turn\nanswer (y/s/n/a): "
+	return strings.TrimSpace(line), nil
 }
 
 // discardTypeahead drops input that arrived before the prompt.

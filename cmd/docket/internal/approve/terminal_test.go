@@ -122,15 +122,15 @@ func TestTerminalPromptAnswers(t *testing.T) {
 	}{
 		{name: "y approves", req: execRequest("c1"), typed: []string{"y"}, decision: events.Approved,
 			shows: []string{"Approval requested for call c1 (exec, initial)", "command: bash -lc 'touch /etc/x'", "cwd:     /work",
-				"reason:  writes outside the workspace", "answer (y/s/n/a): ", "decision: approved"},
+				"reason:  writes outside the workspace", "answer (y/s/n/f/a): ", "decision: approved"},
 			hides: []string{"[p]", "risk:"}},
 		{name: "s approves for the session", req: execRequest("c1"), typed: []string{"S"}, decision: events.ApprovedForSession},
 		{name: "yes spelt out approves", req: execRequest("c1"), typed: []string{"  yes "}, decision: events.Approved},
 		{name: "p saves the proposed rule", req: amended, typed: []string{"p"}, decision: events.ApprovedExecpolicyAmendment, amendment: []string{"git", "push"},
-			shows: []string{"(exec, retry)", "risk:    high: pushes to a remote", "rule:    p saves an allow rule for commands starting with: git push",
-				"[p] approve and save the rule", "answer (y/s/p/n/a): "}},
+			shows: []string{"(exec, retry)", "risk (the model's assessment): high: pushes to a remote", "rule:    p saves an allow rule for commands starting with: git push",
+				"[p] approve and save the rule", "answer (y/s/p/n/f/a): "}},
 		{name: "invalid input re-prompts", req: execRequest("c1"), typed: []string{"x", "p", "", "n"}, decision: events.Denied,
-			shows: []string{"please answer y, s, n or a"}},
+			shows: []string{"please answer y, s, n, f or a"}},
 		{name: "a aborts", req: execRequest("c1"), typed: []string{"a"}, decision: events.Abort},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -169,7 +169,7 @@ func TestTerminalHonoursCancellationAndRecovers(t *testing.T) {
 	master, term, scr := newPTY(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	ch := decide(ctx, term, execRequest("c1"))
-	scr.waitFor(t, "answer (y/s/n/a): ", 1)
+	scr.waitFor(t, "answer (y/s/n/f/a): ", 1)
 	cancel()
 	if r := <-ch; !errors.Is(r.err, context.Canceled) {
 		t.Fatalf("cancelled prompt returned %+v, want context.Canceled", r)
@@ -183,7 +183,7 @@ func TestTerminalHonoursCancellationAndRecovers(t *testing.T) {
 	// The next prompt still reads answers.
 	ch = decide(context.Background(), term, execRequest("c3"))
 	scr.waitFor(t, "Approval requested for call c3", 1)
-	scr.waitFor(t, "answer (y/s/n/a): ", 2)
+	scr.waitFor(t, "answer (y/s/n/f/a): ", 2)
 	if _, err := master.Write([]byte("y\n")); err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +201,7 @@ func TestTerminalDiscardsTypeahead(t *testing.T) {
 	}
 	scr.waitFor(t, "y\n", 1)
 	ch := decide(context.Background(), term, execRequest("c1"))
-	scr.waitFor(t, "answer (y/s/n/a): ", 1)
+	scr.waitFor(t, "answer (y/s/n/f/a): ", 1)
 	if _, err := master.Write([]byte("n\n")); err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +213,7 @@ func TestTerminalDiscardsTypeahead(t *testing.T) {
 func TestTerminalSerialisesConcurrentRequests(t *testing.T) {
 	master, term, scr := newPTY(t)
 	first := decide(context.Background(), term, execRequest("c1"))
-	shown := scr.waitFor(t, "answer (y/s/n/a): ", 1)
+	shown := scr.waitFor(t, "answer (y/s/n/f/a): ", 1)
 	second := decide(context.Background(), term, execRequest("c2"))
 	// Whichever request got the terminal first, the other is not shown
 	// until it is answered.
@@ -227,7 +227,7 @@ func TestTerminalSerialisesConcurrentRequests(t *testing.T) {
 	if r := <-first; r.err != nil || r.ans.Decision != events.Approved {
 		t.Fatalf("first answer = %+v", r)
 	}
-	shown = scr.waitFor(t, "answer (y/s/n/a): ", 2)
+	shown = scr.waitFor(t, "answer (y/s/n/f/a): ", 2)
 	if _, err := master.Write([]byte("n\n")); err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +250,7 @@ func TestTerminalSerialisesConcurrentRequests(t *testing.T) {
 func TestTerminalClosedMeansNoDecision(t *testing.T) {
 	master, term, scr := newPTY(t)
 	ch := decide(context.Background(), term, execRequest("c1"))
-	scr.waitFor(t, "answer (y/s/n/a): ", 1)
+	scr.waitFor(t, "answer (y/s/n/f/a): ", 1)
 	master.Close()
 	if r := <-ch; !errors.Is(r.err, engine.ErrNoDecision) {
 		t.Fatalf("closed terminal: %+v, want ErrNoDecision", r)

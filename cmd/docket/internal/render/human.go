@@ -1,13 +1,16 @@
 package render
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/docket-engine/docket/engine"
+	"github.com/docket-engine/docket/events/safetext"
 )
 
 // HumanOptions tune the human renderer.
@@ -38,9 +41,12 @@ type Header struct {
 // stdout, everything else (commands, their output, approvals, denials) to
 // stderr. It is safe for concurrent use.
 type Human struct {
-	mu      sync.Mutex
-	stdout  io.Writer
-	stderr  io.Writer
+	mu     sync.Mutex
+	stdout io.Writer
+	stderr io.Writer
+	// out collects one notice's lines, written to stderr in one go:
+	// a write per output line made big outputs slow.
+	out     bytes.Buffer
 	opts    HumanOptions
 	pending string // the latest agent message, not yet known to be final
 	calls   map[string]*humanCall
@@ -54,7 +60,7 @@ type Human struct {
 
 // humanCall is what the renderer remembers about a call in flight.
 type humanCall struct {
-	partial   string // output after the last newline
+	partial   []byte // output after the last newline, at most maxPartial bytes
 	sandboxed string // the state it last ran in: sandboxed or unsandboxed
 	started   bool
 	// interrupted: a crash or an abort ended it, and the renderer said so.
@@ -77,15 +83,45 @@ const (
 	styleReset  = "\x1b[0m"
 )
 
-func (h *Human) style(s, text string) string {
+// styledText is text already made safe, possibly wrapped in this
+// renderer's own escape sequences; line passes it through as it is.
+type styledText string
+
+// multiline is a message whose line breaks are kept (made safe by Text).
+type multiline string
+
+// style makes text safe, folds it, and wraps it in an ANSI style when
+// colours are on.
+func (h *Human) style(s, text string) styledText {
+	text = safetext.Fold(safetext.Line(text), safetext.DefaultWidth)
 	if !h.opts.Color {
-		return text
+		return styledText(text)
 	}
-	return s + text + styleReset
+	return styledText(s + text + styleReset)
 }
 
+// line writes one line to stderr (through h.out). Every string argument
+// is made safe first: the model and commands supply most of them, and
+// none may act on the terminal (see safetext). Long lines are folded.
 func (h *Human) line(format string, a ...any) {
-	fmt.Fprintf(h.stderr, format+"\n", a...)
+	for i, v := range a {
+		switch v := v.(type) {
+		case string:
+			a[i] = safetext.Fold(safetext.Line(v), safetext.DefaultWidth)
+		case multiline:
+			a[i] = safetext.Fold(safetext.Text(string(v)), safetext.DefaultWidth)
+		}
+	}
+	fmt.Fprintf(&h.out, format, a...)
+	h.out.WriteByte('\n')
+}
+
+// flush writes what a notice produced.
+func (h *Human) flush() {
+	if h.out.Len() > 0 {
+		_, _ = h.stderr.Write(h.out.Bytes())
+		h.out.Reset()
+	}
 }
 
 func (h *Human) call(id string) *humanCall {
@@ -102,7 +138,7 @@ func (h *Human) flushPending() {
 	if h.pending == "" {
 		return
 	}
-	h.line("%s %s", h.style(styleCyan, "agent:"), h.pending)
+	h.line("%s %s", h.style(styleCyan, "agent:"), multiline(h.pending))
 	h.pending = ""
 }
 
@@ -110,6 +146,7 @@ func (h *Human) flushPending() {
 func (h *Human) WriteHeader(hd Header) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	defer h.flush()
 	verb := "session"
 	if hd.Resumed {
 		verb = "resumed session"
@@ -166,13 +203,14 @@ func (h *Human) spin(gen int) {
 			return
 		}
 		h.drawSpinner(i)
+		h.flush()
 		h.mu.Unlock()
 	}
 }
 
 func (h *Human) drawSpinner(i int) {
 	frames := []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
-	fmt.Fprintf(h.stderr, "\r\x1b[K%s", h.style(styleDim, fmt.Sprintf("%s model working %ds", frames[i%len(frames)], int(time.Since(h.spinFrom).Seconds()))))
+	fmt.Fprintf(&h.out, "\r\x1b[K%s", h.style(styleDim, fmt.Sprintf("%s model working %ds", frames[i%len(frames)], int(time.Since(h.spinFrom).Seconds()))))
 }
 
 // stopSpinner clears the progress line before anything else is printed.
@@ -181,7 +219,7 @@ func (h *Human) stopSpinner() {
 		return
 	}
 	h.spinning = false
-	fmt.Fprint(h.stderr, "\r\x1b[K")
+	h.out.WriteString("\r\x1b[K")
 }
 
 // Close stops the progress line.
@@ -189,12 +227,14 @@ func (h *Human) Close() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.stopSpinner()
+	h.flush()
 }
 
 // Notify renders one notice.
 func (h *Human) Notify(n engine.Notice) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	defer h.flush()
 	switch n.Type {
 	case engine.NoticeTextDelta:
 		// The model is still writing: the spinner stays.
@@ -231,8 +271,17 @@ func (h *Human) Notify(n engine.Notice) {
 		h.flushPending()
 		if a := n.Approval; a != nil && !h.opts.Prompted {
 			h.line("%s call %s (%s, %s): %s", h.style(styleYellow, "approval needed:"), a.CallID, a.Kind, a.Phase, describe(a.Command, a.Paths))
-			if a.Reason != "" {
+			switch {
+			case a.Reason != "" && n.Means.ModelJustification:
+				h.line("  the model says (its words, not Docket's): %s", a.Reason)
+			case a.Reason != "":
 				h.line("  reason: %s", a.Reason)
+			}
+			switch {
+			case n.Means.Unsandboxed:
+				h.line("  %s", h.style(styleRed, "!! approving runs this WITHOUT THE SANDBOX"))
+			case n.Means.RetryUnsandboxed:
+				h.line("  %s", h.style(styleYellow, "!! approving also allows an unasked run WITHOUT THE SANDBOX if the sandbox blocks it"))
 			}
 		}
 	case engine.NoticeParked:
@@ -246,7 +295,9 @@ func (h *Human) Notify(n engine.Notice) {
 		}
 		h.pending = ""
 		if final != "" {
-			fmt.Fprintln(h.stdout, final)
+			// The model's words, on stdout: line breaks kept, anything
+			// that could act on a terminal made visible.
+			fmt.Fprintln(h.stdout, safetext.Text(final))
 		}
 		h.usage(n)
 	case engine.NoticeTurnFailed:
@@ -285,11 +336,8 @@ func (h *Human) callStarted(n engine.Notice) {
 		c.started = true
 		h.running++
 	}
-	if c.partial != "" {
-		h.line("%s", h.style(styleDim, h.prefix(n.CallID)+c.partial))
-		c.partial = ""
-	}
-	where := ""
+	h.flushPartial(n.CallID, c)
+	var where styledText
 	if c.sandboxed == "unsandboxed" {
 		where = h.style(styleYellow, " [no sandbox]")
 	}
@@ -318,13 +366,84 @@ func (h *Human) prefix(id string) string {
 	return "  "
 }
 
+// maxPartial bounds the unfinished line kept between output chunks: a
+// longer line is shown in pieces (Fold would break it there anyway), so
+// output without newlines costs neither quadratic time nor unbounded
+// memory.
+const maxPartial = 4 * safetext.DefaultWidth
+
+// callOutput shows a chunk of a call's output, line by line. Each byte is
+// looked at a bounded number of times: the chunk is scanned once, and only
+// the unfinished last line (at most maxPartial bytes) is carried over.
 func (h *Human) callOutput(n engine.Notice) {
 	c := h.call(n.CallID)
-	text := c.partial + n.Text
-	lines := strings.Split(text, "\n")
-	c.partial = lines[len(lines)-1]
-	for _, l := range lines[:len(lines)-1] {
-		h.line("%s", h.style(styleDim, h.prefix(n.CallID)+l))
+	text := n.Text
+	for len(text) > 0 {
+		i := strings.IndexByte(text, '\n')
+		if i < 0 {
+			room := maxPartial - len(c.partial)
+			if len(text) < room {
+				c.partial = append(c.partial, text...)
+				return
+			}
+			cut := runeCut(text, room)
+			c.partial = append(c.partial, text[:cut]...)
+			text = text[cut:]
+			h.flushPartial(n.CallID, c)
+			continue
+		}
+		if len(c.partial) == 0 {
+			h.outputLine(n.CallID, text[:i])
+		} else {
+			c.partial = append(c.partial, text[:i]...)
+			h.flushPartial(n.CallID, c)
+		}
+		text = text[i+1:]
+	}
+}
+
+// runeCut returns a cut point at most n bytes into s that does not split a
+// UTF-8 sequence (unless s is not UTF-8 there), and at least 1.
+func runeCut(s string, n int) int {
+	if n <= 0 {
+		n = 1
+	}
+	if n >= len(s) {
+		return len(s)
+	}
+	for i := n; i > n-utf8.UTFMax && i > 0; i-- {
+		if utf8.RuneStart(s[i]) {
+			return i
+		}
+	}
+	return n
+}
+
+// outputLine shows one line of output. A CR just before the newline is
+// dropped (CRLF output is ordinary and that CR cannot hide anything); any
+// other CR is made visible, since it is how one line is drawn over another.
+func (h *Human) outputLine(id, l string) {
+	l = strings.TrimSuffix(l, "\r")
+	// Written directly rather than through line: this runs once per line
+	// of output, and a plain short line then costs no allocation.
+	if h.opts.Color {
+		h.out.WriteString(styleDim)
+	}
+	h.out.WriteString(safetext.Line(h.prefix(id)))
+	// Text, not Line: a tab in output (go test, ls -l) is harmless and
+	// stays a tab; l holds no newline.
+	h.out.WriteString(safetext.Fold(safetext.Text(l), safetext.DefaultWidth))
+	if h.opts.Color {
+		h.out.WriteString(styleReset)
+	}
+	h.out.WriteByte('\n')
+}
+
+// flushPartial shows the unfinished line of a call's output, if any.
+func (h *Human) flushPartial(id string, c *humanCall) {
+	if len(c.partial) > 0 {
+		h.outputLine(id, string(c.partial))
+		c.partial = c.partial[:0]
 	}
 }
 
@@ -336,9 +455,7 @@ func (h *Human) callCompleted(n engine.Notice) {
 		h.line("%s %s (%s)", h.style(styleBold, "call"), n.CallID, n.Tool)
 	}
 	if ok {
-		if c.partial != "" {
-			h.line("%s", h.style(styleDim, h.prefix(n.CallID)+c.partial))
-		}
+		h.flushPartial(n.CallID, c)
 		if c.started {
 			h.running--
 		}
@@ -379,9 +496,8 @@ func (h *Human) transition(n engine.Notice) {
 	if tr.To == "sandboxed" || tr.To == "unsandboxed" {
 		h.call(tr.CallID).sandboxed = tr.To
 	}
-	if c, ok := h.calls[tr.CallID]; ok && c.partial != "" {
-		h.line("%s", h.style(styleDim, h.prefix(tr.CallID)+c.partial))
-		c.partial = ""
+	if c, ok := h.calls[tr.CallID]; ok {
+		h.flushPartial(tr.CallID, c)
 	}
 	switch {
 	case h.opts.Verbose:

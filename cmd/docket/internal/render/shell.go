@@ -2,49 +2,18 @@ package render
 
 import (
 	"os"
-	"strings"
+
+	"github.com/docket-engine/docket/events/safetext"
 
 	"golang.org/x/sys/unix"
 )
 
-// ShellJoin renders argv as one shell command line, quoting the way Codex
-// does (Rust shlex's join): plain words stay bare, others go in single
-// quotes, and a single quote inside one is written '"'"'.
-func ShellJoin(argv []string) string {
-	parts := make([]string, len(argv))
-	for i, a := range argv {
-		parts[i] = shellQuote(a)
-	}
-	return strings.Join(parts, " ")
-}
-
-func shellQuote(s string) string {
-	if s == "" {
-		return "''"
-	}
-	plain := true
-	for i := 0; i < len(s); i++ {
-		if !bareByte(s[i]) {
-			plain = false
-			break
-		}
-	}
-	if plain {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'"'"'`) + "'"
-}
-
-// bareByte reports whether c needs no quoting in a POSIX shell word.
-func bareByte(c byte) bool {
-	switch {
-	case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
-		return true
-	case c >= 0x80:
-		return true
-	}
-	return strings.IndexByte("+-./:@]_", c) >= 0
-}
+// ShellJoin renders argv as one command line that a shell reads back as
+// the same argv and that cannot act on a terminal: plain words bare, others
+// single-quoted (as Codex does), and words holding control characters,
+// bidi overrides or invisible characters in $'…' with those escaped. It is
+// safetext.Join, the one renderer of argv for people.
+func ShellJoin(argv []string) string { return safetext.Join(argv) }
 
 // IsTerminal reports whether f is a terminal. It leaves f's blocking mode
 // alone (f.Fd would not), so read deadlines on f keep working.

@@ -1,0 +1,132 @@
+package approve
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/docket-engine/docket/engine"
+	"github.com/docket-engine/docket/events/safetext"
+)
+
+// maxPatchLines bounds the diff a prompt shows; past it the prompt says
+// how much it left out, so nobody approves lines believing they saw all.
+const maxPatchLines = 2000
+
+// ANSI styles for the diff.
+const (
+	ansiBold  = "\x1b[1m"
+	ansiRed   = "\x1b[31m"
+	ansiGreen = "\x1b[32m"
+	ansiCyan  = "\x1b[36m"
+	ansiReset = "\x1b[0m"
+)
+
+// prompt renders the request. Every string in it that the model or a
+// command supplied goes through safetext, so none of it can act on the
+// terminal; the command is the exact argv, quoted so a shell reads it back
+// as the same words. It says plainly what a "yes" allows, and labels the
+// model's justification as the model's.
+func prompt(req engine.ApprovalRequest, color bool) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nApproval requested for call %s (%s, %s)\n", safetext.Line(req.CallID), req.Kind, req.Phase)
+	if len(req.Command) > 0 {
+		field(&b, "command: ", safetext.Join(req.Command))
+	}
+	if len(req.Paths) > 0 {
+		paths := make([]string, len(req.Paths))
+		for i, p := range req.Paths {
+			paths[i] = safetext.Quote(p)
+		}
+		field(&b, "files:   ", strings.Join(paths, ", "))
+	}
+	field(&b, "cwd:     ", safetext.Quote(req.Cwd))
+	if req.Reason != "" {
+		if req.ModelJustification {
+			field(&b, "the model says (its words, not Docket's): ", safetext.Line(req.Reason))
+		} else {
+			field(&b, "reason:  ", safetext.Line(req.Reason))
+		}
+	}
+	if r := req.Risk; r != nil && r.Error == "" && (r.RiskLevel != "" || r.Description != "") {
+		risk := safetext.Line(r.RiskLevel)
+		if r.Description != "" {
+			if risk != "" {
+				risk += ": "
+			}
+			risk += safetext.Line(r.Description)
+		}
+		field(&b, "risk (the model's assessment): ", risk)
+	}
+	switch {
+	case req.Unsandboxed:
+		b.WriteString(emphasis(color, "  !! approving runs this WITHOUT THE SANDBOX: it can change any file you can and reach the network") + "\n")
+	case req.RetryUnsandboxed:
+		b.WriteString(emphasis(color, "  !! approving also allows a later run WITHOUT THE SANDBOX: if the sandbox blocks it, Docket re-runs it unsandboxed without asking again") + "\n")
+	}
+	if req.Patch != "" {
+		b.WriteString("  patch:\n")
+		b.WriteString(diff(req.Patch, color))
+	}
+	if len(req.ProposedAmendment) > 0 {
+		field(&b, "rule:    ", "p saves an allow rule for commands starting with: "+safetext.Join(req.ProposedAmendment))
+	}
+	return b.String()
+}
+
+// field writes one labelled line, folded when long.
+func field(b *strings.Builder, label, value string) {
+	b.WriteString("  " + label)
+	b.WriteString(safetext.Fold(value, safetext.DefaultWidth))
+	b.WriteString("\n")
+}
+
+func emphasis(color bool, s string) string {
+	if !color {
+		return s
+	}
+	return ansiBold + ansiRed + s + ansiReset
+}
+
+// diff renders patch text line by line, made safe, coloured by the first
+// character when color is on: + green, - red, file headers bold, hunk
+// markers cyan.
+func diff(patch string, color bool) string {
+	var b strings.Builder
+	lines := strings.Split(strings.TrimSuffix(patch, "\n"), "\n")
+	shown := lines
+	if len(shown) > maxPatchLines {
+		shown = shown[:maxPatchLines]
+	}
+	for _, l := range shown {
+		text := safetext.Fold(safetext.Line(l), safetext.DefaultWidth)
+		style := ""
+		switch {
+		case strings.HasPrefix(l, "***"):
+			style = ansiBold
+		case strings.HasPrefix(l, "@@"):
+			style = ansiCyan
+		case strings.HasPrefix(l, "+"):
+			style = ansiGreen
+		case strings.HasPrefix(l, "-"):
+			style = ansiRed
+		}
+		b.WriteString("    ")
+		if color && style != "" {
+			b.WriteString(style + text + ansiReset)
+		} else {
+			b.WriteString(text)
+		}
+		b.WriteString("\n")
+	}
+	if n := len(lines) - len(shown); n > 0 {
+		fmt.Fprintf(&b, "    … %d more lines not shown; answer n unless you have read them in the journal\n", n)
+	}
+	return b.String()
+}
+
+func choices(amend bool) string {
+	if amend {
+		return "[y] approve  [s] approve for this session  [p] approve and save the rule  [n] deny  [f] deny and tell the model why  [a] abort the turn\nanswer (y/s/p/n/f/a): "
+	}
+	return "[y] approve  [s] approve for this session  [n] deny  [f] deny and tell the model why  [a] abort the turn\nanswer (y/s/n/f/a): "
+}
