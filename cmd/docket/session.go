@@ -125,11 +125,14 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd string, o wireOpt
 		return nil, err
 	}
 	caps := sandbox.Probe()
-	runner := &engine.ProcessRunner{HelperPath: helper, DocketPath: exe, Caps: &caps}
+	removeLeftPlaceholders(a.stderr, cfg, cwd)
+	runner := &engine.ProcessRunner{HelperPath: helper, DocketPath: exe, Caps: &caps, PlaceholderRecords: placeholderRecords(cfg)}
 	runner.Env, runner.KeepSecretEnv = commandEnv(cfg)
 	tools := []engine.Tool{engine.ShellTool{}, engine.ApplyPatchTool{}}
 	if len(cfg.MCPServers) > 0 {
-		mgr, err := mcp.NewManager(mcpServers(cfg), mcpOptions(cfg, cwd))
+		opts := mcpOptions(cfg, cwd)
+		opts.PlaceholderRecords = placeholderRecords(cfg)
+		mgr, err := mcp.NewManager(mcpServers(cfg), opts)
 		if err != nil {
 			return nil, usageErrorf("mcp_servers: %v", err)
 		}
