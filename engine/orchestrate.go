@@ -84,7 +84,8 @@ func (t *turn) orchestrate(ctx context.Context, idx int, c Call) (res callResult
 		return t.run(ctx, cr, 1, sandbox, states.CauseSessionGrant, "approved for this session earlier")
 	}
 	if err := t.gate.wait(ctx, idx); err != nil {
-		return t.deny(ctx, cr, states.CauseUserAbort, "the turn was aborted before it was asked", StatusDeclined)
+		cause, why := stopCause(ctx)
+		return t.deny(ctx, cr, cause, why+" before it was asked", StatusDeclined)
 	}
 	if err := cr.fire(ctx, states.Ask, req.Cause, req.Reason); err != nil {
 		return res, err
@@ -251,10 +252,8 @@ func (t *turn) run(ctx context.Context, cr *callRun, attempt int, sandbox events
 	}
 	out, err := s.runner.Run(ctx, rr)
 	if err != nil && ctx.Err() != nil {
-		if errors.Is(context.Cause(ctx), errAborted) {
-			return t.interrupt(ctx, cr, states.CauseUserAbort, "the user aborted the turn while it ran; outcome unknown")
-		}
-		return t.interrupt(ctx, cr, states.CauseCancelled, "the turn was cancelled while it ran; outcome unknown")
+		cause, why := stopCause(ctx)
+		return t.interrupt(ctx, cr, cause, why+" while it ran; outcome unknown")
 	}
 	if err != nil {
 		out = events.ExecOutcome{ExitCode: -1, Error: err.Error()}
