@@ -351,7 +351,7 @@ func hardenPlan(plan events.SandboxPlan, cfg *config.Config) events.SandboxPlan 
 // settings are the configuration's recorded settings plus what the command
 // line adds that the audit must be able to name.
 func settings(cfg *config.Config, o wireOptions) []events.Setting {
-	out := cfg.Settings()
+	out := append(cfg.Settings(), modelScriptSettings(cfg)...)
 	if o.bypass {
 		out = append(out, events.Setting{Key: bypassSetting, Value: "true (--dangerously-bypass-approvals-and-sandbox)"})
 	}
