@@ -37,6 +37,9 @@ type callRun struct {
 	// denied is the sandboxed outcome a retry prompt is about, so a
 	// declined retry still tells the model what the sandboxed run did.
 	denied *events.ExecOutcome
+	// saved is an answer a resumed session found journaled for the
+	// pending request; ask uses it instead of asking again.
+	saved *savedAnswer
 }
 
 func (t *turn) newRun(c Call, idx int) *callRun {
@@ -157,6 +160,10 @@ func (t *turn) ask(ctx context.Context, cr *callRun, phase events.Phase, reason 
 		req.ProposedAmendment = nil
 		req.Risk = cr.risk
 	}
+	if sv := cr.saved; sv != nil && sv.d.Phase == phase && sv.d.RequestID == req.RequestID {
+		cr.saved = nil
+		return t.applySaved(cr, req, sv)
+	}
 	if _, err := s.rec.appendDurable(cr.call.ID, req); err != nil {
 		return Answer{}, err
 	}
@@ -187,8 +194,25 @@ func (t *turn) ask(ctx context.Context, cr *callRun, phase events.Phase, reason 
 	if _, err := s.rec.append(cr.call.ID, d); err != nil {
 		return Answer{}, err
 	}
+	if fc, ok := s.cfg.Faults.(FaultCommits); ok && fc.CommitAt(pointDecisionAppended) {
+		if err := s.rec.sync(); err != nil {
+			return Answer{}, err
+		}
+	}
+	s.cfg.Faults.Hit(pointDecisionAppended)
+	return t.answerEffects(cr, req, ans, false, false)
+}
+
+// answerEffects journals and applies what an answer brings besides itself:
+// the session grant, the saved rule. Those already journaled (granted,
+// amended: a resumed session found them) are not done again.
+func (t *turn) answerEffects(cr *callRun, req events.ApprovalRequested, ans Answer, granted, amended bool) (Answer, error) {
+	s, p := t.s, cr.prep
 	switch ans.Decision {
 	case events.ApprovedForSession:
+		if granted {
+			break
+		}
 		if _, err := s.rec.append(cr.call.ID, events.Grant{CallID: cr.call.ID, RequestID: req.RequestID, Keys: p.Keys}); err != nil {
 			return Answer{}, err
 		}
@@ -201,6 +225,9 @@ func (t *turn) ask(ctx context.Context, cr *callRun, phase events.Phase, reason 
 		if len(pattern) == 0 {
 			// Nothing safe to save: treat as a plain approval.
 			ans.Decision = events.Approved
+			break
+		}
+		if amended {
 			break
 		}
 		ra, err := s.decider.Amend(cr.call.ID, pattern)
