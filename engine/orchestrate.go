@@ -114,6 +114,12 @@ func (t *turn) askAndRun(ctx context.Context, cr *callRun, phase events.Phase, r
 	if err != nil {
 		return callResult{call: cr.call}, err
 	}
+	// After an abort no later call may be asked: the turn is cancelled
+	// before this call passes the gate, so the calls waiting there see the
+	// abort (gate.wait checks the context after every pass).
+	if ans.Decision == events.Abort && t.abort != nil {
+		t.abort()
+	}
 	if phase == events.PhaseInitial {
 		t.gate.pass(cr.idx)
 	}

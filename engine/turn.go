@@ -36,6 +36,9 @@ type turn struct {
 	id    string
 	usage events.Usage
 	gate  *gate
+	// abort cancels the calls of the response being dispatched with the
+	// user's abort as the cause; set by dispatch before any call starts.
+	abort func()
 }
 
 // Turn runs one user turn to its end: until the model answers without tool
@@ -207,6 +210,7 @@ func (t *turn) dispatch(ctx context.Context, calls []Call) ([]callResult, error)
 	tctx, cancelCause := context.WithCancelCause(ctx)
 	cancel := func() { cancelCause(errAborted) }
 	defer cancel()
+	t.abort = cancel
 	if t.parallel(calls) {
 		var wg sync.WaitGroup
 		errs := make([]error, len(calls))
