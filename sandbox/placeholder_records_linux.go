@@ -33,6 +33,21 @@ type placeholderRecord struct {
 	Path string `json:"path"`
 	Dev  uint64 `json:"dev"`
 	Ino  uint64 `json:"ino"`
+	// Birth is the directory's creation time (ns) where the file system
+	// keeps one: a freed inode number is soon reused by a new directory.
+	Birth int64 `json:"birth,omitempty"`
+}
+
+// identity reads what a record compares: device, inode and birth time.
+func identity(fd int, path string, flags int) (dev, ino uint64, birth int64, err error) {
+	var sx unix.Statx_t
+	if err := unix.Statx(fd, path, flags|unix.AT_SYMLINK_NOFOLLOW, unix.STATX_INO|unix.STATX_BTIME, &sx); err != nil {
+		return 0, 0, 0, err
+	}
+	if sx.Mask&unix.STATX_BTIME != 0 {
+		birth = sx.Btime.Sec*1e9 + int64(sx.Btime.Nsec)
+	}
+	return unix.Mkdev(sx.Dev_major, sx.Dev_minor), sx.Ino, birth, nil
 }
 
 // maxPlaceholderRecords bounds how many records one start looks at.
@@ -50,11 +65,11 @@ func recordPlaceholder(records, path string) error {
 	if records == "" {
 		return nil
 	}
-	var st unix.Stat_t
-	if err := unix.Lstat(path, &st); err != nil {
+	dev, ino, birth, err := identity(unix.AT_FDCWD, path, 0)
+	if err != nil {
 		return fmt.Errorf("recording placeholder %s: %w", path, err)
 	}
-	b, err := json.Marshal(placeholderRecord{Path: path, Dev: st.Dev, Ino: st.Ino})
+	b, err := json.Marshal(placeholderRecord{Path: path, Dev: dev, Ino: ino, Birth: birth})
 	if err != nil {
 		return fmt.Errorf("recording placeholder %s: %w", path, err)
 	}
@@ -88,7 +103,7 @@ func forgetPlaceholder(records, path string, removed os.FileInfo) {
 	if err != nil {
 		return
 	}
-	if st, ok := removed.Sys().(*syscall.Stat_t); ok && rec.Dev == st.Dev && rec.Ino == st.Ino {
+	if st, ok := removed.Sys().(*syscall.Stat_t); ok && rec.Dev == uint64(st.Dev) && rec.Ino == st.Ino {
 		_ = os.Remove(recordFile(records, path)) // a record of a directory now gone: a stale one is dropped by the next start anyway
 	}
 }
@@ -186,7 +201,11 @@ func removeIfLeft(rec placeholderRecord) (leftResult, error) {
 	}
 	defer func() { _ = f.Close() }() // a directory fd, read-only: closing also drops the lock
 	var st unix.Stat_t
-	if err := unix.Fstat(int(f.Fd()), &st); err != nil || st.Dev != rec.Dev || st.Ino != rec.Ino || st.Mode&0o777 != placeholderMode {
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil || st.Mode&0o777 != placeholderMode {
+		return leftNotOurs, nil
+	}
+	dev, ino, birth, err := identity(int(f.Fd()), "", unix.AT_EMPTY_PATH)
+	if err != nil || dev != rec.Dev || ino != rec.Ino || birth != rec.Birth {
 		return leftNotOurs, nil
 	}
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
