@@ -146,7 +146,13 @@ func watchLifeline(fd int, orphaned chan<- struct{}) {
 		if errors.Is(err, unix.EINTR) {
 			continue
 		}
-		if err != nil || fds[0].Revents&(unix.POLLERR|unix.POLLHUP|unix.POLLNVAL) != 0 {
+		// Only the pipe's own word counts: a poll that fails, or a
+		// descriptor that is not valid, stops the watch (the parent-death
+		// signal remains) rather than kill a command docket still runs.
+		if err != nil || fds[0].Revents&unix.POLLNVAL != 0 {
+			return
+		}
+		if fds[0].Revents&unix.POLLERR != 0 {
 			close(orphaned)
 			return
 		}
