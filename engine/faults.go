@@ -4,7 +4,8 @@ package engine
 // can kill the process exactly there. Points: "after:<event>" once a
 // transition of that event is appended, "before_commit" and "after_commit"
 // around every durable commit, "while_running" once a process has been
-// started.
+// started, "after:decision" once an approval's answer is appended and
+// before anything acts on it.
 //
 // An implementation MUST return promptly and MUST NOT call back into the
 // engine; it may be called with the engine's record lock held and from several
@@ -20,3 +21,12 @@ type Faults interface {
 type noFaults struct{}
 
 func (noFaults) Hit(string) {}
+
+// FaultCommits is what a Faults may also implement to force an
+// interleaving: at a point where CommitAt says so, the engine first makes
+// everything appended so far durable, as a commit of another call running
+// in parallel would. Crash tests use it to leave, say, a journaled answer
+// whose call had not moved yet. Production builds have no Faults at all.
+type FaultCommits interface {
+	CommitAt(point string) bool
+}

@@ -31,6 +31,11 @@ func (g *gate) wait(ctx context.Context, i int) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		}
+		// A call that ended the turn (abort) cancels it before it passes:
+		// seen here, never raced by select's random choice.
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 	}
 	return nil
 }

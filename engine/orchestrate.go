@@ -39,6 +39,9 @@ type callRun struct {
 	denied *events.ExecOutcome
 	// feedback is what the user typed with a denial, for the model.
 	feedback string
+	// saved is an answer a resumed session found journaled for the
+	// pending request; ask uses it instead of asking again.
+	saved *savedAnswer
 }
 
 func (t *turn) newRun(c Call, idx int) *callRun {
@@ -86,7 +89,8 @@ func (t *turn) orchestrate(ctx context.Context, idx int, c Call) (res callResult
 		return t.run(ctx, cr, 1, sandbox, states.CauseSessionGrant, "approved for this session earlier")
 	}
 	if err := t.gate.wait(ctx, idx); err != nil {
-		return t.deny(ctx, cr, states.CauseUserAbort, "the turn was aborted before it was asked", StatusDeclined)
+		cause, why := stopCause(ctx)
+		return t.deny(ctx, cr, cause, why+" before it was asked", StatusDeclined)
 	}
 	if err := cr.fire(ctx, states.Ask, req.Cause, req.Reason); err != nil {
 		return res, err
@@ -111,6 +115,12 @@ func (t *turn) askAndRun(ctx context.Context, cr *callRun, phase events.Phase, r
 	}
 	if err != nil {
 		return callResult{call: cr.call}, err
+	}
+	// After an abort no later call may be asked: the turn is cancelled
+	// before this call passes the gate, so the calls waiting there see the
+	// abort (gate.wait checks the context after every pass).
+	if ans.Decision == events.Abort && t.abort != nil {
+		t.abort()
 	}
 	if phase == events.PhaseInitial {
 		t.gate.pass(cr.idx)
@@ -159,6 +169,10 @@ func (t *turn) ask(ctx context.Context, cr *callRun, phase events.Phase, reason 
 		req.ProposedAmendment = nil
 		req.Risk = cr.risk
 	}
+	if sv := cr.saved; sv != nil && sv.d.Phase == phase && sv.d.RequestID == req.RequestID {
+		cr.saved = nil
+		return t.applySaved(cr, req, sv)
+	}
 	if _, err := s.rec.appendDurable(cr.call.ID, req); err != nil {
 		return Answer{}, err
 	}
@@ -191,8 +205,25 @@ func (t *turn) ask(ctx context.Context, cr *callRun, phase events.Phase, reason 
 	if _, err := s.rec.append(cr.call.ID, d); err != nil {
 		return Answer{}, err
 	}
+	if fc, ok := s.cfg.Faults.(FaultCommits); ok && fc.CommitAt(pointDecisionAppended) {
+		if err := s.rec.sync(); err != nil {
+			return Answer{}, err
+		}
+	}
+	s.cfg.Faults.Hit(pointDecisionAppended)
+	return t.answerEffects(cr, req, ans, false, false)
+}
+
+// answerEffects journals and applies what an answer brings besides itself:
+// the session grant, the saved rule. Those already journaled (granted,
+// amended: a resumed session found them) are not done again.
+func (t *turn) answerEffects(cr *callRun, req events.ApprovalRequested, ans Answer, granted, amended bool) (Answer, error) {
+	s, p := t.s, cr.prep
 	switch ans.Decision {
 	case events.ApprovedForSession:
+		if granted {
+			break
+		}
 		if _, err := s.rec.append(cr.call.ID, events.Grant{CallID: cr.call.ID, RequestID: req.RequestID, Keys: p.Keys}); err != nil {
 			return Answer{}, err
 		}
@@ -205,6 +236,9 @@ func (t *turn) ask(ctx context.Context, cr *callRun, phase events.Phase, reason 
 		if len(pattern) == 0 {
 			// Nothing safe to save: treat as a plain approval.
 			ans.Decision = events.Approved
+			break
+		}
+		if amended {
 			break
 		}
 		ra, err := s.decider.Amend(cr.call.ID, pattern)
@@ -256,10 +290,8 @@ func (t *turn) run(ctx context.Context, cr *callRun, attempt int, sandbox events
 	}
 	out, err := s.runner.Run(ctx, rr)
 	if err != nil && ctx.Err() != nil {
-		if errors.Is(context.Cause(ctx), errAborted) {
-			return t.interrupt(ctx, cr, states.CauseUserAbort, "the user aborted the turn while it ran; outcome unknown")
-		}
-		return t.interrupt(ctx, cr, states.CauseCancelled, "the turn was cancelled while it ran; outcome unknown")
+		cause, why := stopCause(ctx)
+		return t.interrupt(ctx, cr, cause, why+" while it ran; outcome unknown")
 	}
 	if err != nil {
 		out = events.ExecOutcome{ExitCode: -1, Error: err.Error()}

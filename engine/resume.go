@@ -19,10 +19,16 @@ type callHistory struct {
 	lastCause  string
 	lastReason string
 	feedback   string // the user's words with the last denial
+	// saved are the answers journaled for the phase's latest approval
+	// request, which a crash may have kept from being acted on.
+	saved   map[events.Phase]events.Decision
+	granted map[string]bool // request ids whose session grant is journaled
+	amended bool            // a rule amendment of this call is journaled
 }
 
 func newCallHistory() *callHistory {
-	return &callHistory{approved: map[events.Phase]bool{}, outcomes: map[int]events.ExecOutcome{}, started: map[int]events.ExecStarted{}}
+	return &callHistory{approved: map[events.Phase]bool{}, outcomes: map[int]events.ExecOutcome{}, started: map[int]events.ExecStarted{},
+		saved: map[events.Phase]events.Decision{}, granted: map[string]bool{}}
 }
 
 // pendingTurn is a turn a resumed session must finish: parked, or cut off
@@ -126,16 +132,20 @@ func Restore(cfg Config, log Log, records []events.Record) (*Session, error) {
 		case *events.ApprovalRequested:
 			h := hist(v.CallID)
 			h.phase, h.reason = v.Phase, v.Reason
+			delete(h.saved, v.Phase)
 		case *events.Decision:
 			hist(v.CallID).feedback = v.Feedback
 			switch v.Decision {
 			case events.Approved, events.ApprovedForSession, events.ApprovedExecpolicyAmendment:
 				hist(v.CallID).approved[v.Phase] = true
 			}
+			hist(v.CallID).saved[v.Phase] = *v
 		case *events.Grant:
 			s.decider.Grant(v.Keys)
+			hist(v.CallID).granted[v.RequestID] = true
 		case *events.RuleAmended:
 			s.decider.AddAllowRule(v.Pattern)
+			hist(v.CallID).amended = true
 		case *events.ExecStarted:
 			hist(v.CallID).started[v.Attempt] = *v
 		case *events.ExecOutcome:
@@ -237,6 +247,11 @@ func (t *turn) resumeCall(ctx context.Context, cr *callRun) (callResult, error) 
 		phase := h.phase
 		if phase == "" {
 			phase = events.PhaseInitial
+		}
+		// An answer the journal already holds was given by the user (or
+		// timed out) for this very request: act on it, never ask again.
+		if d, ok := h.saved[phase]; ok {
+			cr.saved = &savedAnswer{d: d, granted: h.granted[d.RequestID], amended: h.amended}
 		}
 		return t.askAndRun(ctx, cr, phase, h.reason)
 	case states.Sandboxed, states.Unsandboxed:

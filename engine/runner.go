@@ -35,6 +35,9 @@ type ProcessRunner struct {
 	KeepSecretEnv bool
 	// MCP handles calls whose write-ahead record names a server.
 	MCP MCPCaller
+	// PlaceholderRecords is where placeholder directories are recorded
+	// until removed (sandbox.Request.PlaceholderRecords); "" records none.
+	PlaceholderRecords string
 }
 
 func (r *ProcessRunner) helper() (string, error) {
@@ -78,7 +81,7 @@ func (r *ProcessRunner) Run(ctx context.Context, req RunRequest) (events.ExecOut
 	}
 	sr := sandbox.Request{Cwd: req.Cwd, Env: r.Env, KeepSecretEnv: r.KeepSecretEnv, Plan: req.Sandbox,
 		Timeout: time.Duration(req.TimeoutMs) * time.Millisecond, OutputCap: req.OutputCap,
-		OnOutput: req.OnOutput, HelperPath: helper, Caps: r.Caps}
+		OnOutput: req.OnOutput, HelperPath: helper, Caps: r.Caps, PlaceholderRecords: r.PlaceholderRecords}
 	switch req.Tool {
 	case "shell":
 		sr.Argv = req.Argv

@@ -36,6 +36,9 @@ type turn struct {
 	id    string
 	usage events.Usage
 	gate  *gate
+	// abort cancels the calls of the response being dispatched with the
+	// user's abort as the cause; set by dispatch before any call starts.
+	abort func()
 }
 
 // Turn runs one user turn to its end: until the model answers without tool
@@ -115,7 +118,8 @@ func (t *turn) loop(ctx context.Context, pending []Call) (TurnResult, error) {
 			return t.end(events.TurnAborted, "the user aborted the turn", nil)
 		}
 		if ctx.Err() != nil {
-			return t.end(events.TurnAborted, "the turn was cancelled", nil)
+			_, why := stopCause(ctx)
+			return t.end(events.TurnAborted, why, nil)
 		}
 	}
 }
@@ -212,6 +216,7 @@ func (t *turn) dispatch(ctx context.Context, calls []Call) ([]callResult, error)
 	tctx, cancelCause := context.WithCancelCause(ctx)
 	cancel := func() { cancelCause(errAborted) }
 	defer cancel()
+	t.abort = cancel
 	if t.parallel(calls) {
 		var wg sync.WaitGroup
 		errs := make([]error, len(calls))
@@ -230,7 +235,7 @@ func (t *turn) dispatch(ctx context.Context, calls []Call) ([]callResult, error)
 	}
 	for i, c := range calls {
 		if tctx.Err() != nil {
-			r, err := t.abandon(ctx, c)
+			r, err := t.abandon(tctx, c)
 			if err != nil {
 				return results, err
 			}
@@ -281,16 +286,17 @@ func (t *turn) settle(ctx context.Context, i int, c Call) (callResult, error) {
 func (t *turn) abandon(ctx context.Context, c Call) (callResult, error) {
 	cr := t.newRun(c, 0)
 	bg := context.WithoutCancel(ctx)
+	cause, why := stopCause(ctx)
 	switch cr.m.Current() {
 	case states.Done:
-		return callResult{call: c, output: "Interrupted: the turn was aborted"}, nil
+		return callResult{call: c, output: "Interrupted: " + why}, nil
 	case states.WantsApproval:
-		return t.deny(bg, cr, states.CauseUserAbort, "the turn was aborted before this call ran", StatusDeclined)
+		return t.deny(bg, cr, cause, why+" before this call ran", StatusDeclined)
 	case states.Denied:
-		if err := cr.fire(bg, states.Finish, states.CauseUserAbort, "the turn was aborted"); err != nil {
+		if err := cr.fire(bg, states.Finish, cause, why); err != nil {
 			return callResult{call: c}, err
 		}
-		return t.output(cr, "Not run: the turn was aborted", false, StatusDeclined, -1, "")
+		return t.output(cr, "Not run: "+why, false, StatusDeclined, -1, "")
 	}
-	return t.interrupt(bg, cr, states.CauseUserAbort, "the turn was aborted while this call was in flight")
+	return t.interrupt(bg, cr, cause, why+" while this call was in flight")
 }

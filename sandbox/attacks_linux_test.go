@@ -51,8 +51,9 @@ func attackSayHello(network, addr string) int {
 
 func attackTable() map[string]func(args []string) int {
 	m := map[string]func(args []string) int{
-		"write":  attackWrite,
-		"append": attackAppend,
+		"command-parent": commandParent, // lifeline_linux_test.go
+		"write":          attackWrite,
+		"append":         attackAppend,
 		"mkdir": func(a []string) int {
 			if err := os.MkdirAll(a[0], 0o755); err != nil {
 				return fail("%v", err)

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"runtime"
 	"slices"
+	"sync"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -200,12 +201,20 @@ func holdsNoCaps() error {
 // the Go runtime ends a locked thread with its goroutine, so no other
 // goroutine ever runs on it. Narrowing is best effort; a helper that
 // starts with more capabilities re-executes itself instead.
-func startNarrowed(cmd *exec.Cmd) error {
+//
+// The thread is also the helper's parent for PR_SET_PDEATHSIG, which fires
+// when the thread that forked a process ends, not only when docket does:
+// it stays alive until the returned release is called (once the helper
+// has exited). release is safe to call when the start failed.
+func startNarrowed(cmd *exec.Cmd) (release func(), err error) {
 	errc := make(chan error, 1)
+	done := make(chan struct{})
 	go func() {
 		runtime.LockOSThread()
 		_ = narrowBoundingSet(helperSetupCaps[:])
 		errc <- cmd.Start()
+		<-done
 	}()
-	return <-errc
+	var once sync.Once
+	return func() { once.Do(func() { close(done) }) }, <-errc
 }

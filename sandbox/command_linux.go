@@ -68,9 +68,11 @@ func Command(req Request) (*Process, error) {
 		release()
 		return nil, fmt.Errorf("sandbox: setup pipe: %w", err)
 	}
-	// The exit pipe's read end is closed at once: the caller learns how the
-	// command ended from Cmd.Wait (the init exits with its status), and the
-	// init's report then fails with EPIPE, which it ignores.
+	// The exit pipe's read end is kept but never read: the caller learns
+	// how the command ended from Cmd.Wait (the init exits with its status,
+	// and its one report line fits in the pipe). Holding it open is the
+	// init's lifeline: when docket dies the read end closes and the init
+	// kills the server (watchLifeline); Release closes it.
 	exitR, exitW, err := os.Pipe()
 	if err != nil {
 		// Error path: nothing was written to these; the error returned is the one to report.
@@ -80,7 +82,6 @@ func Command(req Request) (*Process, error) {
 		release()
 		return nil, fmt.Errorf("sandbox: exit pipe: %w", err)
 	}
-	_ = exitR.Close() // unread by design (above); Linux frees the fd even when close fails
 	sys := cloneAttrs(spec.NS)
 	// A new session: its own process group for the caller's kill, and no
 	// controlling terminal to read from or inject into.
@@ -89,7 +90,7 @@ func Command(req Request) (*Process, error) {
 		Path: binaryExecPath, Args: args, Env: helperEnv, Dir: spec.Cwd,
 		ExtraFiles: []*os.File{setupW, exitW, bin}, SysProcAttr: sys,
 	}
-	return &Process{Cmd: cmd, setupR: setupR, parentEnds: []*os.File{setupW, exitW, bin}, release: release, ready: make(chan struct{})}, nil
+	return &Process{Cmd: cmd, setupR: setupR, exitR: exitR, parentEnds: []*os.File{setupW, exitW, bin}, release: release, ready: make(chan struct{})}, nil
 }
 
 // Process is a sandboxed command built by Command and not yet started.
@@ -103,6 +104,8 @@ type Process struct {
 	Cmd *exec.Cmd
 
 	setupR *os.File
+	// exitR is the exit pipe's read end, held as the init's lifeline.
+	exitR *os.File
 	// parentEnds are the helper's descriptors, closed here once it started.
 	parentEnds []*os.File
 	release    func()
@@ -176,6 +179,7 @@ func (p *Process) Release() {
 	p.releaseOnce.Do(func() {
 		p.closeParentEnds()
 		_ = p.setupR.Close() // a read end: nothing to lose; after readSetup it is only ErrClosed
+		_ = p.exitR.Close()  // a read end, never read: nothing to lose
 		p.release()
 	})
 }

@@ -59,8 +59,18 @@ func runInit(spec helperSpec, argv, env []string, ch *channels) int {
 	// the command.
 	exited := make(chan reportLine, 1)
 	go reapUntil(pid, exited)
+	orphaned := make(chan struct{})
+	if ch.exit != nil && !lifelineDisabled() {
+		go watchLifeline(int(ch.exit.Fd()), orphaned)
+	}
 	for {
 		select {
+		case <-orphaned:
+			// docket is gone (killed, crashed): nobody will journal what
+			// the command does from here, so nothing may go on. Returning
+			// ends the init, and the kernel kills the rest of the namespace.
+			_ = syscall.Kill(-1, syscall.SIGKILL)
+			return exitSetup
 		case s := <-sigs:
 			// From PID 1, kill(-1) reaches every other process in the namespace.
 			_ = syscall.Kill(-1, s.(syscall.Signal))
@@ -121,5 +131,30 @@ func reapUntil(pid int, exited chan<- reportLine) {
 		}
 		exited <- l
 		return
+	}
+}
+
+// watchLifeline closes orphaned once the exit pipe has no reader left,
+// which happens only when every copy of docket's read end is closed: docket
+// exited or was killed. A pipe's write end polls POLLERR then, without
+// anything being written, so the init learns of it at once, whichever of
+// docket's threads started it (unlike PR_SET_PDEATHSIG).
+func watchLifeline(fd int, orphaned chan<- struct{}) {
+	fds := []unix.PollFd{{Fd: int32(fd)}}
+	for {
+		_, err := unix.Poll(fds, -1)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		// Only the pipe's own word counts: a poll that fails, or a
+		// descriptor that is not valid, stops the watch (the parent-death
+		// signal remains) rather than kill a command docket still runs.
+		if err != nil || fds[0].Revents&unix.POLLNVAL != 0 {
+			return
+		}
+		if fds[0].Revents&unix.POLLERR != 0 {
+			close(orphaned)
+			return
+		}
 	}
 }

@@ -27,7 +27,7 @@ const placeholderMode = 0o555
 // empty placeholder, so the directory does not outlive the runs.
 
 // hold is holdProtected without the release: the locks stay until Close.
-func (ph *Placeholders) hold(paths, roots []string) ([]string, error) {
+func (ph *Placeholders) hold(paths, roots []string, records string) ([]string, error) {
 	ph.mu.Lock()
 	defer ph.mu.Unlock()
 	if ph.held == nil {
@@ -45,7 +45,7 @@ func (ph *Placeholders) hold(paths, roots []string) ([]string, error) {
 			_ = h.f.Close() // a stale placeholder's directory fd: read-only: nothing to flush, and Linux frees the fd even when close fails (which drops its lock)
 			delete(ph.held, p)
 		}
-		h, ok, err := holdAt(p, roots, 0)
+		h, ok, err := holdAt(p, roots, records, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -63,7 +63,7 @@ func (ph *Placeholders) hold(paths, roots []string) ([]string, error) {
 // sandbox has exited. Paths that cannot be created are dropped: the
 // sandboxed command, with no more rights than docket, cannot create them
 // either.
-func holdProtected(paths, roots []string) ([]string, func(), error) {
+func holdProtected(paths, roots []string, records string) ([]string, func(), error) {
 	var held []heldPath
 	var keep []string
 	release := func() {
@@ -72,7 +72,7 @@ func holdProtected(paths, roots []string) ([]string, func(), error) {
 		}
 	}
 	for _, p := range paths {
-		h, ok, err := holdAt(p, roots, 0)
+		h, ok, err := holdAt(p, roots, records, 0)
 		if err != nil {
 			release()
 			return nil, nil, err
@@ -93,8 +93,10 @@ const maxLinkDepth = 8
 
 // holdAt makes sure p exists and, for a directory, takes a shared lock.
 // Nothing is created outside the writable roots: there the sandbox cannot
-// create anything either.
-func holdAt(p string, roots []string, depth int) (heldPath, bool, error) {
+// create anything either. A directory it creates is recorded under records
+// (when not empty) until it is removed, so that a docket killed while
+// holding it leaves a record the next start can act on.
+func holdAt(p string, roots []string, records string, depth int) (heldPath, bool, error) {
 	if !underAny(p, roots) {
 		return heldPath{}, false, nil
 	}
@@ -109,6 +111,9 @@ func holdAt(p string, roots []string, depth int) (heldPath, bool, error) {
 		if err == nil {
 			// mkdir applies the umask; the mode is the placeholder's mark.
 			_ = unix.Chmod(p, placeholderMode)
+			// Best effort: without the record a placeholder a killed docket
+			// leaves stays until removed by hand, which is how it was.
+			_ = recordPlaceholder(records, p)
 		}
 		fi, err := os.Lstat(p)
 		if errors.Is(err, os.ErrNotExist) {
@@ -118,7 +123,7 @@ func holdAt(p string, roots []string, depth int) (heldPath, bool, error) {
 			return heldPath{}, false, fmt.Errorf("protected path %s: %w", p, err)
 		}
 		if fi.Mode()&os.ModeSymlink != 0 {
-			return holdLinkTarget(p, roots, depth)
+			return holdLinkTarget(p, roots, records, depth)
 		}
 		if !fi.IsDir() {
 			return heldPath{path: p}, true, nil
@@ -140,7 +145,7 @@ func holdAt(p string, roots []string, depth int) (heldPath, bool, error) {
 			_ = f.Close() // not our placeholder any more: a directory fd, read-only: nothing to flush, and Linux frees the fd even when close fails
 			continue
 		}
-		return heldPath{path: p, f: f}, true, nil
+		return heldPath{path: p, f: f, records: records}, true, nil
 	}
 	return heldPath{}, false, fmt.Errorf("protected path %s keeps disappearing", p)
 }
@@ -148,7 +153,7 @@ func holdAt(p string, roots []string, depth int) (heldPath, bool, error) {
 // holdLinkTarget protects what the symlink p points to. A dangling link is
 // the dangerous case: creating its target would create the protected path,
 // so the target gets the placeholder.
-func holdLinkTarget(p string, roots []string, depth int) (heldPath, bool, error) {
+func holdLinkTarget(p string, roots []string, records string, depth int) (heldPath, bool, error) {
 	if depth >= maxLinkDepth {
 		return heldPath{}, false, fmt.Errorf("protected path %s: too many levels of symbolic links", p)
 	}
@@ -165,7 +170,7 @@ func holdLinkTarget(p string, roots []string, depth int) (heldPath, bool, error)
 	if err != nil {
 		return heldPath{}, false, nil // no parent: nothing can be created there either
 	}
-	return holdAt(filepath.Join(dir, filepath.Base(target)), roots, depth+1)
+	return holdAt(filepath.Join(dir, filepath.Base(target)), roots, records, depth+1)
 }
 
 // releasePlaceholder drops the lock and removes the directory if no other
@@ -177,7 +182,8 @@ func releasePlaceholder(h heldPath) {
 	if unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB) != nil {
 		return // another run holds it and will clean up
 	}
-	if same, fi := sameFile(h.f, h.path); !same || fi.Mode().Perm() != placeholderMode {
+	same, fi := sameFile(h.f, h.path)
+	if !same || fi.Mode().Perm() != placeholderMode {
 		return
 	}
 	if _, err := h.f.Seek(0, io.SeekStart); err != nil {
@@ -186,7 +192,9 @@ func releasePlaceholder(h heldPath) {
 	if names, err := h.f.Readdirnames(1); len(names) > 0 || !errors.Is(err, io.EOF) {
 		return
 	}
-	_ = unix.Rmdir(h.path)
+	if unix.Rmdir(h.path) == nil {
+		forgetPlaceholder(h.records, h.path, fi)
+	}
 }
 
 // sameFile reports whether path still names the file f has open.

@@ -34,4 +34,6 @@ func (ph *Placeholders) Close() error {
 type heldPath struct {
 	path string
 	f    *os.File
+	// records is the directory where placeholders are recorded ("" for none).
+	records string
 }

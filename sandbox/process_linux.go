@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"sync"
 	"syscall"
 	"time"
@@ -74,6 +75,17 @@ func runProcess(ctx context.Context, req Request, l launch) (events.ExecOutcome,
 	// A new session: its own process group for the kill, and no
 	// controlling terminal to read from or inject into.
 	sys.Setsid = true
+	// When docket dies (kill -9 included) the process dies with it: a
+	// command must never run on, or write, after the session that
+	// journaled it is gone. The signal fires when the forking thread ends,
+	// so this goroutine holds its thread until the process is reaped
+	// (startNarrowed keeps its own). A PID namespace's init also watches
+	// the exit pipe (watchLifeline), which takes the whole tree down.
+	if !lifelineDisabled() {
+		sys.Pdeathsig = syscall.SIGKILL
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	cmd := &exec.Cmd{
 		Path: l.path, Args: l.args, Env: l.env, Dir: l.dir,
 		Stdin: devnull, Stdout: outW, Stderr: errW,
@@ -92,7 +104,9 @@ func runProcess(ctx context.Context, req Request, l launch) (events.ExecOutcome,
 	}
 	start := time.Now()
 	if l.narrow {
-		err = startNarrowed(cmd)
+		var release func()
+		release, err = startNarrowed(cmd)
+		defer release()
 	} else {
 		err = cmd.Start()
 	}

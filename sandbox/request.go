@@ -72,6 +72,11 @@ type Request struct {
 	// instead of making and removing them on every run. A long-lived caller
 	// can keep one per session; the engine does not yet.
 	Placeholders *Placeholders
+	// PlaceholderRecords, when set, is a directory no sandboxed command can
+	// write (docket keeps it under $DOCKET_HOME) where each placeholder
+	// directory made for this run is recorded until it is removed, so that
+	// RemoveLeftPlaceholders can clean up after a docket that was killed.
+	PlaceholderRecords string
 }
 
 func (r Request) killGrace() time.Duration {

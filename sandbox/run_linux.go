@@ -402,9 +402,9 @@ func holdPlaceholders(req Request, spec helperSpec) (helperSpec, func(), error) 
 	switch {
 	case len(toHold) == 0:
 	case req.Placeholders != nil:
-		keep, err = req.Placeholders.hold(toHold, spec.Writable)
+		keep, err = req.Placeholders.hold(toHold, spec.Writable, req.PlaceholderRecords)
 	default:
-		keep, release, err = holdProtected(toHold, spec.Writable)
+		keep, release, err = holdProtected(toHold, spec.Writable, req.PlaceholderRecords)
 	}
 	if err != nil {
 		return spec, func() {}, fmt.Errorf("sandbox: %w", err)

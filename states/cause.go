@@ -38,7 +38,11 @@ const (
 	CauseNoApprover             Cause = "no_approver"
 	CauseInvalidCall            Cause = "invalid_call"
 	CauseCompleted              Cause = "completed"
-	CauseCancelled              Cause = "cancelled"
+	// CauseCancelled: the operator stopped the turn (Ctrl-C, SIGTERM, a
+	// caller's cancel), not the user's "abort" answer (CauseUserAbort).
+	CauseCancelled Cause = "cancelled"
+	// CauseDeadline: a deadline set on the turn or session passed.
+	CauseDeadline Cause = "deadline"
 )
 
 // UserDecided reports whether c records a choice the user made (rather than a

@@ -64,10 +64,8 @@ numbered list of this project's recent sessions to pick from.`,
 }
 
 func runResume(c *cobra.Command, a *app, f *execFlags, r resumeFlags, args []string) (err error) {
-	for _, name := range []string{"ephemeral", "add-dir", "dangerously-bypass-approvals-and-sandbox"} {
-		if c.Flags().Changed(name) {
-			return usageErrorf("--%s does not apply to resume: a resumed session keeps the journal, policy and sandbox plan it was recorded with", name)
-		}
+	if err := refuseUnresumableFlags(c); err != nil {
+		return err
 	}
 	ref, prompt := "", ""
 	switch {
@@ -146,14 +144,23 @@ func runResume(c *cobra.Command, a *app, f *execFlags, r resumeFlags, args []str
 			seen++
 		}
 	}
+	// The session goes on with the model it was driven by, unless this
+	// command line names another; checked before anything is written, so
+	// a resume that cannot reach its model leaves the session as it was.
+	if err := recordedModel(c, cfg, ss); err != nil {
+		return err
+	}
 	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	w, err := wire(ctx, a, cfg, ss.Cwd, wireOptions{decisions: f.decisions, json: f.json, responsesSeen: seen,
 		color: f.color, outputSchema: opts.schema})
 	if err != nil {
-		return err
+		return resumeUntouched(ss.SessionID, err)
 	}
 	defer closing(&err, "the session's MCP servers and terminal", w.finish)
+	if err := preflightModel(w.engine.Model); err != nil {
+		return resumeUntouched(ss.SessionID, err)
+	}
 	// A resumed session keeps the policy, sandbox plan and rules it
 	// was started with (plus its amendments): Restore fills them
 	// from the journal when they are left empty here.

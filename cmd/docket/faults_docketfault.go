@@ -37,10 +37,32 @@ func faultsFromEnv() engine.Faults {
 			set = append(set, p)
 		}
 	}
+	if spec := os.Getenv("DOCKET_FAULT_COMMIT_AT"); spec != "" {
+		set = append(set, commitAt(strings.Split(spec, ",")))
+	}
 	if len(set) == 0 {
 		return nil
 	}
 	return set
+}
+
+// commitAt names the points (DOCKET_FAULT_COMMIT_AT=point,...) where the
+// engine makes what it appended durable before passing them, as another
+// call's commit could; with DOCKET_CRASH_AT at the same point it leaves
+// exactly the journal that interleaving and a crash would.
+type commitAt []string
+
+// Hit does nothing: commitAt only answers CommitAt.
+func (commitAt) Hit(string) {}
+
+// CommitAt reports whether point is one of the named ones.
+func (c commitAt) CommitAt(point string) bool {
+	for _, p := range c {
+		if p == point {
+			return true
+		}
+	}
+	return false
 }
 
 // faultPlan fires its action at the Nth pass of one point. It is parsed
@@ -104,4 +126,14 @@ func (s faultSet) Hit(point string) {
 	for _, f := range s {
 		f.Hit(point)
 	}
+}
+
+// CommitAt asks every hook that can say.
+func (s faultSet) CommitAt(point string) bool {
+	for _, f := range s {
+		if fc, ok := f.(engine.FaultCommits); ok && fc.CommitAt(point) {
+			return true
+		}
+	}
+	return false
 }

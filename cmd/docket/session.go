@@ -126,11 +126,14 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd string, o wireOpt
 		return nil, err
 	}
 	caps := sandbox.Probe()
-	runner := &engine.ProcessRunner{HelperPath: helper, DocketPath: exe, Caps: &caps}
+	removeLeftPlaceholders(a.stderr, cfg, cwd)
+	runner := &engine.ProcessRunner{HelperPath: helper, DocketPath: exe, Caps: &caps, PlaceholderRecords: placeholderRecords(cfg)}
 	runner.Env, runner.KeepSecretEnv = commandEnv(cfg)
 	tools := []engine.Tool{engine.ShellTool{}, engine.ApplyPatchTool{}}
 	if len(cfg.MCPServers) > 0 {
-		mgr, err := mcp.NewManager(mcpServers(cfg), mcpOptions(cfg, cwd))
+		opts := mcpOptions(cfg, cwd)
+		opts.PlaceholderRecords = placeholderRecords(cfg)
+		mgr, err := mcp.NewManager(mcpServers(cfg), opts)
 		if err != nil {
 			return nil, usageErrorf("mcp_servers: %v", err)
 		}
@@ -353,7 +356,7 @@ func hardenPlan(plan events.SandboxPlan, cfg *config.Config) events.SandboxPlan 
 // settings are the configuration's recorded settings plus what the command
 // line adds that the audit must be able to name.
 func settings(cfg *config.Config, o wireOptions) []events.Setting {
-	out := cfg.Settings()
+	out := append(cfg.Settings(), modelScriptSettings(cfg)...)
 	if o.bypass {
 		out = append(out, events.Setting{Key: bypassSetting, Value: "true (--dangerously-bypass-approvals-and-sandbox)"})
 	}

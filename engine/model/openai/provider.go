@@ -204,6 +204,15 @@ func (p *Provider) Respond(ctx context.Context, req model.Request, onDelta func(
 	return resp, nil
 }
 
+// CheckCredentials reports whether a request could carry a credential
+// now: the env_key variable is set, or a login token is there. A keyless
+// provider (no env_key) always passes. Resume calls it before it writes
+// anything, so a missing key leaves the session as it was.
+func (p *Provider) CheckCredentials() error {
+	_, err := p.credential()
+	return err
+}
+
 // credential picks the bearer token: the env_key variable, else the token
 // source, else none (a keyless local server).
 func (p *Provider) credential() (string, error) {

@@ -1,0 +1,224 @@
+package sandbox
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/docket-engine/docket/events"
+	"golang.org/x/sys/unix"
+)
+
+// A placeholder docket made is removed by the last run that holds it. A
+// docket killed meanwhile (kill -9, power loss) leaves it in the project: an
+// empty read-only directory where the user expects none. The next start
+// removes it, but only what docket itself made: an empty 0555 directory
+// is not proof, since a command could make one anywhere to have a later
+// start delete it (the user's own empty 0555 directory, or one under which
+// the user is about to put data). So each placeholder is recorded, when it
+// is created, in a directory no sandboxed command can write, with the
+// identity (device and inode) of the directory made; a record that no
+// longer names that very directory, still empty and still 0555, is
+// dropped without touching the path.
+
+// placeholderRecord is one recorded placeholder, one JSON file per path.
+type placeholderRecord struct {
+	Path string `json:"path"`
+	Dev  uint64 `json:"dev"`
+	Ino  uint64 `json:"ino"`
+	// Birth is the directory's creation time (ns) where the file system
+	// keeps one: a freed inode number is soon reused by a new directory.
+	Birth int64 `json:"birth,omitempty"`
+}
+
+// identity reads what a record compares: device, inode and birth time.
+func identity(fd int, path string, flags int) (dev, ino uint64, birth int64, err error) {
+	var sx unix.Statx_t
+	if err := unix.Statx(fd, path, flags|unix.AT_SYMLINK_NOFOLLOW, unix.STATX_INO|unix.STATX_BTIME, &sx); err != nil {
+		return 0, 0, 0, err
+	}
+	if sx.Mask&unix.STATX_BTIME != 0 {
+		birth = sx.Btime.Sec*1e9 + int64(sx.Btime.Nsec)
+	}
+	return unix.Mkdev(sx.Dev_major, sx.Dev_minor), sx.Ino, birth, nil
+}
+
+// maxPlaceholderRecords bounds how many records one start looks at.
+const maxPlaceholderRecords = 10000
+
+// recordFile names the record of path: one per path, so the newest
+// placeholder made there replaces an older record.
+func recordFile(records, path string) string {
+	sum := sha256.Sum256([]byte(path))
+	return filepath.Join(records, hex.EncodeToString(sum[:16])+".json")
+}
+
+// recordPlaceholder records the directory just made at path.
+func recordPlaceholder(records, path string) error {
+	if records == "" {
+		return nil
+	}
+	dev, ino, birth, err := identity(unix.AT_FDCWD, path, 0)
+	if err != nil {
+		return fmt.Errorf("recording placeholder %s: %w", path, err)
+	}
+	b, err := json.Marshal(placeholderRecord{Path: path, Dev: dev, Ino: ino, Birth: birth})
+	if err != nil {
+		return fmt.Errorf("recording placeholder %s: %w", path, err)
+	}
+	if err := os.MkdirAll(records, 0o700); err != nil {
+		return fmt.Errorf("recording placeholder %s: %w", path, err)
+	}
+	f, err := os.CreateTemp(records, ".rec-*")
+	if err != nil {
+		return fmt.Errorf("recording placeholder %s: %w", path, err)
+	}
+	_, werr := f.Write(b)
+	cerr := f.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		_ = os.Remove(f.Name()) // a partial temporary record: nothing to keep
+		return fmt.Errorf("recording placeholder %s: %w", path, err)
+	}
+	if err := os.Rename(f.Name(), recordFile(records, path)); err != nil {
+		_ = os.Remove(f.Name()) // never renamed into place: nothing to keep
+		return fmt.Errorf("recording placeholder %s: %w", path, err)
+	}
+	return nil
+}
+
+// forgetPlaceholder drops the record of path if it names the directory
+// described by removed (just removed); a newer placeholder's record stays.
+func forgetPlaceholder(records, path string, removed os.FileInfo) {
+	if records == "" || removed == nil {
+		return
+	}
+	rec, err := readRecord(recordFile(records, path))
+	if err != nil {
+		return
+	}
+	if st, ok := removed.Sys().(*syscall.Stat_t); ok && rec.Dev == uint64(st.Dev) && rec.Ino == st.Ino {
+		_ = os.Remove(recordFile(records, path)) // a record of a directory now gone: a stale one is dropped by the next start anyway
+	}
+}
+
+func readRecord(file string) (placeholderRecord, error) {
+	var rec placeholderRecord
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return rec, err
+	}
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return rec, fmt.Errorf("placeholder record %s: %w", file, err)
+	}
+	if !filepath.IsAbs(rec.Path) {
+		return rec, fmt.Errorf("placeholder record %s: path %q is not absolute", file, rec.Path)
+	}
+	return rec, nil
+}
+
+// RemoveLeftPlaceholders removes the placeholder directories recorded under
+// records that lie under dir (a workspace) and that no run holds any more:
+// those a killed docket left. A placeholder is removed only while it is
+// still the very directory recorded, empty, mode 0555, and unlocked (a live
+// session holds a shared lock on every placeholder it uses); a record that
+// no longer matches is dropped and its path left alone. It returns the
+// directories removed; the error joins what could not be read or removed.
+func RemoveLeftPlaceholders(records, dir string) ([]string, error) {
+	if records == "" {
+		return nil, nil
+	}
+	d, err := os.Open(records)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("placeholder records: %w", err)
+	}
+	names, err := d.Readdirnames(maxPlaceholderRecords)
+	_ = d.Close() // a directory opened for reading: nothing to flush
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("placeholder records %s: %w", records, err)
+	}
+	var removed []string
+	var errs []error
+	for _, name := range names {
+		if !strings.HasSuffix(name, ".json") {
+			continue
+		}
+		file := filepath.Join(records, name)
+		rec, err := readRecord(file)
+		if err != nil {
+			// A record docket cannot read names nothing it may remove.
+			errs = append(errs, err)
+			_ = os.Remove(file) // unreadable: keeping it would only repeat the error
+			continue
+		}
+		if !events.Within(rec.Path, dir) {
+			continue
+		}
+		res, err := removeIfLeft(rec)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		switch res {
+		case leftHeld:
+			continue // a live session's: it removes it, or a later start does
+		case leftRemoved:
+			removed = append(removed, rec.Path)
+		}
+		// The path is gone or no longer ours: the record has done its work,
+		// unless a run made a new placeholder there meanwhile.
+		if now, err := readRecord(file); err == nil && now == rec {
+			_ = os.Remove(file) // a stale record is dropped by the next start anyway
+		}
+	}
+	return removed, errors.Join(errs...)
+}
+
+// leftResult is what removeIfLeft found.
+type leftResult int
+
+const (
+	leftNotOurs leftResult = iota // gone, changed, or not empty: the path is left alone
+	leftHeld                      // a running session holds it
+	leftRemoved                   // removed
+)
+
+// removeIfLeft removes rec's directory if it is still the placeholder made
+// and nobody holds it.
+func removeIfLeft(rec placeholderRecord) (leftResult, error) {
+	f, err := os.OpenFile(rec.Path, os.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return leftNotOurs, nil // gone, a symlink, not a directory: not ours any more
+	}
+	defer func() { _ = f.Close() }() // a directory fd, read-only: closing also drops the lock
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil || st.Mode&0o777 != placeholderMode {
+		return leftNotOurs, nil
+	}
+	dev, ino, birth, err := identity(int(f.Fd()), "", unix.AT_EMPTY_PATH)
+	if err != nil || dev != rec.Dev || ino != rec.Ino || birth != rec.Birth {
+		return leftNotOurs, nil
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		return leftHeld, nil
+	}
+	if same, _ := sameFile(f, rec.Path); !same {
+		return leftNotOurs, nil
+	}
+	if names, err := f.Readdirnames(1); len(names) > 0 || !errors.Is(err, io.EOF) {
+		return leftNotOurs, nil // not empty (or unreadable): never removed
+	}
+	if err := unix.Rmdir(rec.Path); err != nil {
+		return leftNotOurs, fmt.Errorf("removing placeholder %s: %w", rec.Path, err)
+	}
+	return leftRemoved, nil
+}

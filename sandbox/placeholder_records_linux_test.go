@@ -1,0 +1,119 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestRemoveLeftPlaceholdersOnlyRemovesWhatDocketMade makes real
+// placeholders as a run does, leaves them as a killed docket would (the
+// lock dropped, the directory kept), changes each the way a user, a
+// command or a live session might, and checks that a later start removes
+// exactly the untouched, unheld ones it recorded.
+func TestRemoveLeftPlaceholdersOnlyRemovesWhatDocketMade(t *testing.T) {
+	cases := []struct {
+		name string
+		// after changes the left placeholder p; it may return a hold to
+		// keep until the cleanup ran.
+		after       func(t *testing.T, p string) (keep func())
+		wantRemoved bool
+		wantRecord  bool // the record survives the cleanup
+	}{
+		{name: "left by a killed docket: removed", wantRemoved: true},
+		{name: "held by a live session: kept, and so is its record", wantRecord: true,
+			after: func(t *testing.T, p string) func() {
+				h, ok, err := holdAt(p, []string{filepath.Dir(p)}, "", 0)
+				if err != nil || !ok {
+					t.Fatalf("hold: %v %v", ok, err)
+				}
+				return func() { _ = h.f.Close() }
+			}},
+		{name: "filled by the user: kept", after: func(t *testing.T, p string) func() {
+			must(t, os.Chmod(p, 0o755))
+			must(t, os.WriteFile(filepath.Join(p, "mine"), []byte("x"), 0o644))
+			must(t, os.Chmod(p, 0o555))
+			return nil
+		}},
+		{name: "replaced by another empty 0555 directory: kept", after: func(t *testing.T, p string) func() {
+			must(t, os.Remove(p))
+			must(t, os.Mkdir(p, 0o555))
+			return nil
+		}},
+		{name: "made writable by the user: kept", after: func(t *testing.T, p string) func() {
+			must(t, os.Chmod(p, 0o755))
+			return nil
+		}},
+		{name: "swapped for a symlink: kept", after: func(t *testing.T, p string) func() {
+			must(t, os.Remove(p))
+			must(t, os.Symlink(t.TempDir(), p))
+			return nil
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ws, records := t.TempDir(), filepath.Join(t.TempDir(), "placeholders")
+			t.Cleanup(func() {
+				_ = filepath.Walk(ws, func(p string, fi os.FileInfo, err error) error { _ = os.Chmod(p, 0o755); return nil })
+			})
+			p := filepath.Join(ws, ".git")
+			h, ok, err := holdAt(p, []string{ws}, records, 0)
+			if err != nil || !ok || h.f == nil {
+				t.Fatalf("hold: %v %v", ok, err)
+			}
+			_ = h.f.Close() // the kill: the lock goes, the directory stays
+			if tc.after != nil {
+				if keep := tc.after(t, p); keep != nil {
+					defer keep()
+				}
+			}
+			// A look-alike docket never made, next to it.
+			forged := filepath.Join(ws, "forged")
+			must(t, os.Mkdir(forged, 0o555))
+
+			removed, err := RemoveLeftPlaceholders(records, ws)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, statErr := os.Lstat(p)
+			if gone := os.IsNotExist(statErr); gone != tc.wantRemoved || (len(removed) == 1) != tc.wantRemoved {
+				t.Fatalf("removed %v (stat: %v), want removed=%v", removed, statErr, tc.wantRemoved)
+			}
+			if _, err := os.Lstat(forged); err != nil {
+				t.Fatalf("a directory docket never recorded was removed: %v", err)
+			}
+			_, recErr := os.Stat(recordFile(records, p))
+			if (recErr == nil) != tc.wantRecord {
+				t.Fatalf("record exists=%v, want %v", recErr == nil, tc.wantRecord)
+			}
+		})
+	}
+}
+
+// TestRemoveLeftPlaceholdersStaysInItsWorkspace: a start in one workspace
+// leaves another's placeholders (and their records) alone.
+func TestRemoveLeftPlaceholdersStaysInItsWorkspace(t *testing.T) {
+	ws, other, records := t.TempDir(), t.TempDir(), filepath.Join(t.TempDir(), "placeholders")
+	t.Cleanup(func() { _ = os.Chmod(filepath.Join(other, ".git"), 0o755) })
+	h, ok, err := holdAt(filepath.Join(other, ".git"), []string{other}, records, 0)
+	if err != nil || !ok {
+		t.Fatalf("hold: %v %v", ok, err)
+	}
+	_ = h.f.Close()
+	if removed, err := RemoveLeftPlaceholders(records, ws); err != nil || len(removed) != 0 {
+		t.Fatalf("removed %v, %v", removed, err)
+	}
+	if _, err := os.Lstat(filepath.Join(other, ".git")); err != nil {
+		t.Fatal(err)
+	}
+	if removed, err := RemoveLeftPlaceholders(records, other); err != nil || len(removed) != 1 {
+		t.Fatalf("in its own workspace: removed %v, %v", removed, err)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
