@@ -79,6 +79,10 @@ type comparingLog struct {
 	ended     bool
 	lastMatch time.Time
 	stall     time.Duration
+
+	// stopper stops the driven turn where the operator or a deadline
+	// stopped it (stop.go).
+	stopper turnStopper
 }
 
 func newComparingLog(recs []decoded, stopAt uint64, stall time.Duration) *comparingLog {

@@ -28,6 +28,9 @@ type recorded struct {
 	// being cut off by a crash no resume followed).
 	ended bool
 	last  uint64 // the journal's last seq
+	// stops are the calls the operator or a deadline interrupted, by call
+	// id (stop.go).
+	stops map[string]operatorStop
 }
 
 // parkedWithin reports whether a turn parked between from and to (0: end).
@@ -44,7 +47,7 @@ func outcomeKey(callID string, attempt int) string { return fmt.Sprintf("%s#%d",
 
 func collect(recs []decoded) *recorded {
 	in := &recorded{decisions: map[string][]seqDecision{}, outcomes: map[string]events.ExecOutcome{},
-		started: map[string]bool{}, risks: map[string]events.RiskAssessment{}, ended: true}
+		started: map[string]bool{}, risks: map[string]events.RiskAssessment{}, ended: true, stops: map[string]operatorStop{}}
 	for _, r := range recs {
 		if r.rec.Kind == events.KindExecStarted {
 			// Only which attempt started matters (decision records are
@@ -64,6 +67,10 @@ func collect(recs []decoded) *recorded {
 		}
 		in.last = r.rec.Seq
 		switch r.rec.Kind {
+		case events.KindTransition:
+			if id, st, ok := operatorStopOf(r.rec); ok {
+				in.stops[id] = st
+			}
 		case events.KindRuleAmended:
 			if b, err := r.rec.Decode(); err == nil {
 				in.amendments = append(in.amendments, *b.(*events.RuleAmended))
@@ -136,6 +143,11 @@ type recordedApprover struct {
 	log *comparingLog
 }
 
+// inSegment reports whether seq lies in the approver's segment.
+func (a recordedApprover) inSegment(seq uint64) bool {
+	return seq > a.from && (a.to == 0 || seq < a.to)
+}
+
 func (a recordedApprover) Decide(ctx context.Context, req engine.ApprovalRequest) (engine.Answer, error) {
 	var d events.Decision
 	found := false
@@ -144,6 +156,9 @@ func (a recordedApprover) Decide(ctx context.Context, req engine.ApprovalRequest
 			d, found = sd.d, true
 			break
 		}
+	}
+	if st, ok := a.in.stops[req.CallID]; !found && ok && a.log != nil && a.inSegment(st.seq) {
+		return engine.Answer{}, a.log.stopAsRecorded(ctx, st)
 	}
 	if !found {
 		if a.log == nil || a.in.parkedWithin(a.from, a.to) {
@@ -174,6 +189,9 @@ func (r recordedRunner) Check(ctx context.Context, req engine.RunRequest) error 
 
 func (r recordedRunner) Run(ctx context.Context, req engine.RunRequest) (events.ExecOutcome, error) {
 	o, ok := r.in.outcomes[outcomeKey(req.CallID, req.Attempt)]
+	if st, stopped := r.in.stops[req.CallID]; !ok && stopped {
+		return events.ExecOutcome{}, r.log.stopAsRecorded(ctx, st)
+	}
 	if !ok {
 		// The process was running when the session crashed: nothing came
 		// back, and this call stops here as the original did, once the

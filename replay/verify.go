@@ -186,7 +186,10 @@ func drive(ctx context.Context, s *engine.Session, dec []decoded, log *comparing
 	}
 	if from > 0 {
 		if _, _, ok := s.Pending(); ok {
-			if _, err := s.Continue(ctx); err != nil {
+			tctx, done := log.stopper.turn(ctx)
+			_, err := s.Continue(tctx)
+			done()
+			if err != nil {
 				if e := check(err); !errors.Is(e, errCrashed) {
 					return e
 				}
@@ -202,7 +205,10 @@ func drive(ctx context.Context, s *engine.Session, dec []decoded, log *comparing
 		if !ok {
 			continue
 		}
-		if _, err := s.TurnWithImages(ctx, ut.Text, ut.Images); err != nil {
+		tctx, done := log.stopper.turn(ctx)
+		_, err := s.TurnWithImages(tctx, ut.Text, ut.Images)
+		done()
+		if err != nil {
 			if e := check(err); !errors.Is(e, errCrashed) {
 				return e
 			}
