@@ -245,28 +245,7 @@ func (w *walker) tree(id uint64, depth, nested int) error {
 	}
 	switch flags {
 	case branchPageFlag:
-		// A branch page never has overflow pages in bbolt: 16-byte
-		// elements plus keys fit a page, and a damaged overflow count
-		// has been bounded above.
-		p, err := w.span(id, 1)
-		if err != nil {
-			return err
-		}
-		count := int(binary.LittleEndian.Uint16(p[10:]))
-		if count == 0 || PageHeaderSize+count*BranchElemSize > len(p) {
-			return fmt.Errorf("branch page %d claims %d elements", id, count)
-		}
-		for i := 0; i < count; i++ {
-			e := PageHeaderSize + i*BranchElemSize
-			pos, ksize := int(binary.LittleEndian.Uint32(p[e:])), int(binary.LittleEndian.Uint32(p[e+4:]))
-			if e+pos+ksize > len(p) || e+pos+ksize < e {
-				return fmt.Errorf("branch page %d element %d lies outside the page", id, i)
-			}
-			if err := w.tree(binary.LittleEndian.Uint64(p[e+8:]), depth+1, nested); err != nil {
-				return err
-			}
-		}
-		return nil
+		return w.branchChildren(id, func(child uint64) error { return w.tree(child, depth+1, nested) })
 	case LeafPageFlag:
 		if nested > 0 && !w.full {
 			return nil // its elements are checked as they are read
@@ -422,6 +401,14 @@ func (w *walker) branches(id uint64, depth, rem int) error {
 	if flags != branchPageFlag {
 		return fmt.Errorf("page %d is %d levels above the leaves but has page flags %#x", id, rem, flags)
 	}
+	return w.branchChildren(id, func(child uint64) error { return w.branches(child, depth+1, rem-1) })
+}
+
+// branchChildren checks a branch page's element table (its count and that
+// each key lies inside the page) and visits each child page in order.
+// A branch page never has overflow pages in bbolt: 16-byte elements plus
+// keys fit a page, and a damaged overflow count has been bounded before.
+func (w *walker) branchChildren(id uint64, visit func(child uint64) error) error {
 	p, err := w.span(id, 1)
 	if err != nil {
 		return err
@@ -436,7 +423,7 @@ func (w *walker) branches(id uint64, depth, rem int) error {
 		if e+pos+ksize > len(p) || e+pos+ksize < e {
 			return fmt.Errorf("branch page %d element %d lies outside the page", id, i)
 		}
-		if err := w.branches(binary.LittleEndian.Uint64(p[e+8:]), depth+1, rem-1); err != nil {
+		if err := visit(binary.LittleEndian.Uint64(p[e+8:])); err != nil {
 			return err
 		}
 	}
