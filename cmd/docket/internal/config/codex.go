@@ -70,6 +70,26 @@ func ignoredTopKeys() []string {
 		"experimental_use_rmcp_client"}
 }
 
+// ignoredOverride returns the warning for a -c that sets one of Codex's
+// interface keys (tui.*, history.*, ...), which a file may carry too: a
+// Codex user's alias or script passing -c tui.notifications=true must not
+// make docket refuse to start. "" for every other -c, which is checked as
+// usual.
+func ignoredOverride(text string) string {
+	o, err := ParseOverride(text)
+	if err != nil {
+		return ""
+	}
+	rel := o.Key
+	if len(rel) > 2 && rel[0] == "profiles" {
+		rel = rel[2:]
+	}
+	if !ignoredCodexKey(rel) {
+		return ""
+	}
+	return fmt.Sprintf("-c %s: ignoring a Codex setting for Codex's own interface and feature flags: %s", text, joinKey(o.Key))
+}
+
 // ignoredKey is one ignored Codex key (or table) and where it was written.
 type ignoredKey struct {
 	key  []string

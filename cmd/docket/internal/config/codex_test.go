@@ -313,3 +313,32 @@ set = { NPM_TOKEN = "secret-2" }
 		}
 	}
 }
+
+// TestCodexInterfaceOverridesAreWarnedAboutNotRefused: -c may set the same
+// Codex interface keys a config.toml may hold; they are ignored with a
+// warning naming the override, as in the file, while a typo stays an error.
+func TestCodexInterfaceOverridesAreWarnedAboutNotRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name, override, warn, err string
+	}{
+		{name: "tui", override: "tui.notifications=true", warn: "-c tui.notifications=true: ignoring"},
+		{name: "history in a profile", override: "profiles.p.history.persistence=none", warn: "profiles.p.history.persistence"},
+		{name: "a typo in an interface key stays an error", override: "tiu.notifications=true", err: "unknown key"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := Load(LoadOptions{Home: homeWith(t, ""), Overrides: []string{tc.override}})
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("Load = %v; want an error saying %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Load: %v", err)
+			}
+			if !slices.ContainsFunc(c.Warnings, func(w string) bool { return strings.Contains(w, tc.warn) }) {
+				t.Fatalf("warnings %q; want one containing %q", c.Warnings, tc.warn)
+			}
+		})
+	}
+}

@@ -80,6 +80,10 @@ func Load(opts LoadOptions) (*Config, error) {
 	var upper []layer
 	upper = append(upper, envLayer(env))
 	for _, text := range opts.Overrides {
+		if w := ignoredOverride(text); w != "" {
+			cfg.Warnings = append(cfg.Warnings, w)
+			continue
+		}
 		l, err := overrideLayer(text)
 		if err != nil {
 			return nil, err
