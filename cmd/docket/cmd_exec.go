@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -49,6 +50,15 @@ func (f *commonFlags) load(c *cobra.Command) (*config.Config, error) {
 // loadWith applies every configuration layer; flags the caller fixed
 // (--dangerously-bypass-approvals-and-sandbox) come in pre-set.
 func (f *commonFlags) loadWith(c *cobra.Command, flags config.Flags) (*config.Config, error) {
+	// The workspace's [projects] trust decides whether its own config and
+	// rules load; a -C that does not exist is reported by the command.
+	cwd, _ := workspace(f.cd)
+	return f.loadAt(c, flags, cwd, nil)
+}
+
+// loadAt is loadWith for the workspace cwd, printing the warnings but not
+// those already printed (a resume loads again for its session's workspace).
+func (f *commonFlags) loadAt(c *cobra.Command, flags config.Flags, cwd string, printed []string) (*config.Config, error) {
 	set := func(name string, v *string) *string {
 		if c.Flags().Changed(name) {
 			return v
@@ -65,14 +75,13 @@ func (f *commonFlags) loadWith(c *cobra.Command, flags config.Flags) (*config.Co
 		flags.SandboxMode = set("sandbox", &f.sandbox)
 	}
 	flags.ModelScript = set("model-script", &f.modelScript)
-	// The workspace's [projects] trust decides whether its own config and
-	// rules load; a -C that does not exist is reported by the command.
-	cwd, _ := workspace(f.cd)
 	cfg, err := config.Load(config.LoadOptions{Home: f.home, Profile: f.profile, Env: os.Getenv, Overrides: f.overrides, Flags: flags, Cwd: cwd})
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: err}
 	}
-	printWarnings(c.ErrOrStderr(), cfg)
+	fresh := *cfg
+	fresh.Warnings = slices.DeleteFunc(slices.Clone(cfg.Warnings), func(w string) bool { return slices.Contains(printed, w) })
+	printWarnings(c.ErrOrStderr(), &fresh)
 	return cfg, nil
 }
 

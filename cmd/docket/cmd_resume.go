@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/docket-engine/docket/cmd/docket/internal/config"
 	"os"
 	"os/signal"
 	"strings"
@@ -137,6 +138,15 @@ func runResume(c *cobra.Command, a *app, f *execFlags, r resumeFlags, args []str
 	ss, ok := first.(*events.SessionStarted)
 	if !ok {
 		return errors.New("the journal does not begin with session_started")
+	}
+	// The session's own workspace decides which project config applies
+	// (its [projects] trust, its .docket/config.toml), not the directory
+	// resume happens to run in: a session must not go on under another
+	// project's settings.
+	if here, _ := workspace(f.cd); ss.Cwd != "" && here != ss.Cwd {
+		if cfg, err = f.loadAt(c, config.Flags{}, ss.Cwd, cfg.Warnings); err != nil {
+			return err
+		}
 	}
 	seen := 0
 	for _, r := range recs {

@@ -3,6 +3,7 @@ package e2e
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -89,5 +90,31 @@ func TestResumeGoesOnWithTheRecordedScript(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(ws, "ran.txt"))
 	if err != nil || string(b) != "ran\n" {
 		t.Fatalf("the approved call should have run once: %q %v", b, err)
+	}
+}
+
+// TestResumeUsesTheSessionsProjectConfig: resume run from another directory
+// goes on under the session's own project settings (its trusted
+// .docket/config.toml), not those of where it happens to run.
+func TestResumeUsesTheSessionsProjectConfig(t *testing.T) {
+	home := t.TempDir()
+	ws := gitWorkspace(t)
+	writeFile(t, filepath.Join(home, "config.toml"), "[projects."+strconv.Quote(ws)+"]\ntrust_level = \"trusted\"\n")
+	writeFile(t, filepath.Join(ws, ".docket", "config.toml"), "[shell_environment_policy]\nset = { PROJECT_MARK = \"from-project\" }\n")
+	script := writeScript(t,
+		`{"output":[{"type":"function_call","call_id":"c1","name":"shell","arguments":{"command":["bash","-c","echo mark=$PROJECT_MARK >> mark.txt"]}}]}`,
+		`{"output":[{"type":"message","content":"done"}]}`)
+	r := docket(t, nil, "exec", "--home", home, "-C", ws, "-a", "untrusted", "-s", "workspace-write", "--model-script", script, "go")
+	if r.code != 3 {
+		t.Fatalf("exec should park (exit 3), got %d\n%s", r.code, r.stderr)
+	}
+	id := sessionIDs(t, home)[0]
+	r = docket(t, nil, "resume", id, "--home", home, "-C", t.TempDir(), "--decisions", "approved")
+	if r.code != 0 {
+		t.Fatalf("resume: exit %d\n%s", r.code, r.stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(ws, "mark.txt"))
+	if err != nil || string(b) != "mark=from-project\n" {
+		t.Fatalf("the resumed call ran without the session's project config: %q %v\n%s", b, err, r.stderr)
 	}
 }
