@@ -59,6 +59,8 @@ func HelperMain(args []string) int {
 	runtime.LockOSThread()
 	ch := openChannels()
 	spec, argv, err := parseHelperArgs(args)
+	tr := helperTracer(spec)
+	tr.mark("helper.main")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "docket sandbox helper:", err)
 		ch.sendSetup(reportLine{Kind: reportSetupError, Layer: "spec", Error: err.Error()})
@@ -66,9 +68,9 @@ func HelperMain(args []string) int {
 	}
 	env := append(os.Environ(), spec.LoaderEnv...)
 	if spec.Init {
-		return runInit(spec, argv, env, &ch)
+		return runInit(spec, argv, env, &ch, tr)
 	}
-	layers, everyThread, err := confine(spec)
+	layers, everyThread, err := confine(spec, tr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "docket sandbox:", err)
 		l := reportLine{Kind: reportSetupError, Error: err.Error()}
@@ -81,9 +83,10 @@ func HelperMain(args []string) int {
 	}
 	if spec.NS.PID && everyThread {
 		spec.Layers = layers
-		return runInit(spec, argv, env, &ch)
+		return runInit(spec, argv, env, &ch, tr)
 	}
 	if spec.NS.PID {
+		tr.mark("init.exec")
 		return execInit(spec, argv, layers, &ch)
 	}
 	// The helper becomes the command: the setup pipe, the exit pipe and the
@@ -93,6 +96,7 @@ func HelperMain(args []string) int {
 		return exitSetup
 	}
 	ch.sendSetup(reportLine{Kind: reportLayers, Layers: layers})
+	tr.mark("command.exec")
 	err = syscall.Exec(spec.Path, argv, env)
 	return execFailed(spec.Path, err, &ch)
 }
@@ -106,7 +110,8 @@ func execInit(spec helperSpec, argv, layers []string, ch *channels) int {
 		return exitSetup
 	}
 	next := spec
-	next.Init, next.Layers = true, layers
+	// The trace descriptor does not pass to the init stage.
+	next.Init, next.Layers, next.Trace = true, layers, false
 	args, err := helperArgs(os.Args[0], next, argv)
 	if err != nil {
 		return fail(err)
@@ -132,9 +137,10 @@ func execInit(spec helperSpec, argv, layers []string, ch *channels) int {
 //
 // everyThread says whether every thread of the helper holds no capability
 // now; when it is false and the helper stays as init, it must re-exec.
-func confine(spec helperSpec) (layers []string, everyThread bool, err error) {
+func confine(spec helperSpec, tr *tracer) (layers []string, everyThread bool, err error) {
 	// Before the mounts make /sys read-only.
 	limits := applyLimits(spec)
+	tr.mark("limits")
 	var extra []string
 	if spec.NS.Mount {
 		fsLayers, err := setupMounts(spec)
@@ -147,6 +153,7 @@ func confine(spec helperSpec) (layers []string, everyThread bool, err error) {
 		}
 		extra = fsLayers
 		spec.privatePTY = contains(fsLayers, LayerDevpts)
+		tr.mark("mounts")
 	}
 	// From here on the helper needs no capability, and the command must
 	// start with none: not root's, not the ambient CAP_SYS_ADMIN an
@@ -156,6 +163,7 @@ func confine(spec helperSpec) (layers []string, everyThread bool, err error) {
 	if err != nil {
 		return nil, false, &layerError{layer: LayerCaps, err: err}
 	}
+	tr.mark("caps")
 	// After the mounts the old working directory may lie under a mount
 	// that now covers it; enter the new view.
 	if err := os.Chdir(spec.Cwd); err != nil {
@@ -168,9 +176,11 @@ func confine(spec helperSpec) (layers []string, everyThread bool, err error) {
 	if err != nil {
 		return nil, false, &layerError{layer: "landlock", err: err}
 	}
+	tr.mark("landlock")
 	if err := loadSeccomp(spec.Seccomp); err != nil {
 		return nil, false, &layerError{layer: LayerSeccomp, err: err}
 	}
+	tr.mark("seccomp")
 	layers = []string{fmt.Sprintf("landlock:v%d", abi), LayerSeccomp}
 	if noCaps {
 		layers = append(layers, LayerCaps)

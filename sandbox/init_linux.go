@@ -23,7 +23,7 @@ var forwarded = [...]os.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, 
 // (including ones that left the process group), reports how the command
 // ended on the exit pipe, and when the command exits, its own exit makes
 // the kernel kill whatever is left.
-func runInit(spec helperSpec, argv, env []string, ch *channels) int {
+func runInit(spec helperSpec, argv, env []string, ch *channels, tr *tracer) int {
 	// The first stage dropped them on the thread that exec'ed this one;
 	// check rather than trust, while a refusal is still a setup error.
 	if err := holdsNoCaps(); err != nil {
@@ -44,6 +44,7 @@ func runInit(spec helperSpec, argv, env []string, ch *channels) int {
 	// From here on the command may exist: nothing it can do reaches the
 	// setup pipe, and no failure can make docket try again.
 	ch.closeSetup()
+	tr.mark("command.fork")
 	pid, err := syscall.ForkExec(spec.Path, argv, &syscall.ProcAttr{
 		Dir:   spec.Cwd,
 		Env:   env,
@@ -52,6 +53,7 @@ func runInit(spec helperSpec, argv, env []string, ch *channels) int {
 	if err != nil {
 		return execFailed(spec.Path, err, ch)
 	}
+	tr.mark("command.started")
 	// The reaper may run on any thread; the forwarding must not. In the
 	// first stage go-landlock restricted each thread on its own, so each
 	// has a Landlock domain of its own, and signal scoping (ABI 6+) lets
@@ -75,6 +77,7 @@ func runInit(spec helperSpec, argv, env []string, ch *channels) int {
 			// From PID 1, kill(-1) reaches every other process in the namespace.
 			_ = syscall.Kill(-1, s.(syscall.Signal))
 		case l := <-exited:
+			tr.mark("command.exit")
 			ch.sendExit(l)
 			if l.Kind != reportExit {
 				return exitSetup

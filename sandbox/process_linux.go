@@ -103,6 +103,7 @@ func runProcess(ctx context.Context, req Request, l launch) (events.ExecOutcome,
 		return out, fmt.Errorf("marking inherited descriptors close-on-exec: %w", err)
 	}
 	start := time.Now()
+	req.trace.mark("spawn.prepare")
 	if l.narrow {
 		var release func()
 		release, err = startNarrowed(cmd)
@@ -118,6 +119,7 @@ func runProcess(ctx context.Context, req Request, l launch) (events.ExecOutcome,
 	if err != nil {
 		return out, &startError{err: err}
 	}
+	req.trace.mark("clone")
 	pid := cmd.Process.Pid
 
 	col := newCollector(req.outputCap(), req.OnOutput)
@@ -137,6 +139,7 @@ func runProcess(ctx context.Context, req Request, l launch) (events.ExecOutcome,
 	// Wait for the leader without reaping it, so that its pid (the group's
 	// id) cannot be reused while the rest of the group is killed.
 	waitExitedNoReap(pid)
+	req.trace.mark("helper.exit")
 	g.kill(syscall.SIGKILL)
 	g.markReaped()
 	waitErr := cmd.Wait()
@@ -145,6 +148,7 @@ func runProcess(ctx context.Context, req Request, l launch) (events.ExecOutcome,
 	<-watchdogDone
 
 	drain(&readers, outR, errR)
+	req.trace.mark("reap")
 	fillStatus(&out, cmd.ProcessState)
 	if waitErr != nil && cmd.ProcessState == nil {
 		return out, fmt.Errorf("waiting for process: %w", waitErr)

@@ -77,6 +77,9 @@ type Request struct {
 	// directory made for this run is recorded until it is removed, so that
 	// RemoveLeftPlaceholders can clean up after a docket that was killed.
 	PlaceholderRecords string
+
+	// trace records the phases of a sandboxed start when TraceEnv is set.
+	trace *tracer
 }
 
 func (r Request) killGrace() time.Duration {

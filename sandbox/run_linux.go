@@ -25,7 +25,11 @@ func Run(ctx context.Context, req Request) (events.ExecOutcome, error) {
 	if err := ctx.Err(); err != nil {
 		return out, fmt.Errorf("sandbox: %w", err)
 	}
+	req.trace = openTracer()
+	defer req.trace.close()
+	req.trace.mark("run.start")
 	p, err := prepare(req)
+	req.trace.mark("prepare")
 	if err != nil {
 		var ce *commandError
 		if errors.As(err, &ce) {
@@ -187,6 +191,7 @@ func helperSetup(req Request, p prepared) (Capabilities, string, helperSpec, err
 	if caps == nil {
 		c := Probe()
 		caps = &c
+		req.trace.mark("probe")
 	}
 	// Protected paths are checked against the namespaces actually had, later.
 	noProtect := plan
@@ -209,6 +214,7 @@ func helperSetup(req Request, p prepared) (Capabilities, string, helperSpec, err
 			return *caps, "", helperSpec{}, &UnavailableError{Missing: []string{LayerSeccomp}, Hint: hintSeccomp, Err: err}
 		}
 		filter = f
+		req.trace.mark("seccomp.compile")
 	}
 	spec := helperSpec{V: specVersion, Mode: plan.Mode, Network: plan.Network, Cwd: p.cwd, Path: p.path, Seccomp: filter}
 	if plan.Mode == ModeWorkspaceWrite {
@@ -231,7 +237,8 @@ func helperSetup(req Request, p prepared) (Capabilities, string, helperSpec, err
 			spec.Protected = append(spec.Protected, p)
 		}
 	}
-	addFSAndLimits(&spec, plan)
+	req.trace.mark("plan")
+	addFSAndLimitsTraced(&spec, plan, req.trace)
 	return *caps, helper, spec, nil
 }
 
@@ -285,7 +292,11 @@ func launchHelper(ctx context.Context, req Request, helper string, spec helperSp
 	if err != nil {
 		return out, err
 	}
-	defer release()
+	req.trace.mark("placeholders.hold")
+	defer func() {
+		release()
+		req.trace.mark("placeholders.release")
+	}()
 	helperEnv, loader := splitLoaderEnv(env)
 	spec.LoaderEnv = loader
 	args, err := helperArgs(helper, spec, req.Argv)
@@ -310,6 +321,17 @@ func launchHelper(ctx context.Context, req Request, helper string, spec helperSp
 		return out, fmt.Errorf("sandbox: exit pipe: %w", err)
 	}
 	defer func() { _ = exitR.Close() }() // a read end: nothing to lose
+	extra := []*os.File{setupW, exitW, bin}
+	if req.trace != nil {
+		// Passed at traceFD; runProcess closes its copy like the others.
+		if f, err := dupCloexec(req.trace.f); err == nil {
+			extra = append(extra, f)
+			spec.Trace = true
+			if args, err = helperArgs(helper, spec, req.Argv); err != nil {
+				return out, fmt.Errorf("sandbox: %w", err)
+			}
+		}
+	}
 	setupDone := make(chan setupReport, 1)
 	go func() { setupDone <- readSetup(setupR) }()
 	exitDone := make(chan exitReport, 1)
@@ -317,7 +339,7 @@ func launchHelper(ctx context.Context, req Request, helper string, spec helperSp
 
 	out, err = runProcess(ctx, req, launch{
 		path: binaryExecPath, args: args, env: helperEnv, dir: spec.Cwd,
-		sys: cloneAttrs(spec.NS), extra: []*os.File{setupW, exitW, bin},
+		sys: cloneAttrs(spec.NS), extra: extra,
 		narrow: !spec.NS.User && os.Geteuid() == 0,
 	})
 	var se *startError
@@ -334,6 +356,7 @@ func launchHelper(ctx context.Context, req Request, helper string, spec helperSp
 	}
 	setup := <-setupDone
 	exit := <-exitDone
+	req.trace.mark("reports.read")
 	out.Layers = setup.layers
 	switch {
 	case setup.bad != nil:

@@ -68,6 +68,9 @@ type helperSpec struct {
 	// GitScan says whether the walk for other git directories under the
 	// roots (see gitdirs.go) was "complete" or "partial"; empty without roots.
 	GitScan string `json:"git_scan,omitempty"`
+	// Trace says the start-up trace's file is open at traceFD (see
+	// trace_linux.go); only docket sets it, only when TraceEnv is set.
+	Trace bool `json:"trace,omitempty"`
 	// Scanned are the protected paths the git walk found existing (not
 	// asked for by the plan): one that vanishes before the helper binds it
 	// (another process removed its repository) is skipped, not an error.

@@ -12,6 +12,11 @@ import (
 // directories to protect (workspace-write), the host's pathname unix
 // sockets to cover (network off), and the plan's resource limits.
 func addFSAndLimits(spec *helperSpec, plan events.SandboxPlan) {
+	addFSAndLimitsTraced(spec, plan, nil)
+}
+
+// addFSAndLimitsTraced is addFSAndLimits marking its phases on tr.
+func addFSAndLimitsTraced(spec *helperSpec, plan events.SandboxPlan, tr *tracer) {
 	if len(spec.Writable) > 0 {
 		set := gitDirs(spec.Writable, spec.Cwd)
 		for _, d := range set.Held {
@@ -42,11 +47,13 @@ func addFSAndLimits(spec *helperSpec, plan events.SandboxPlan) {
 		if !set.Complete {
 			spec.GitScan = gitScanPartial
 		}
+		tr.mark("gitwalk")
 	}
 	if !plan.Network {
 		socks, complete, err := boundUnixSockets()
 		spec.UnixSockets = socks
 		spec.UnixSocketsPartial = !complete || err != nil
+		tr.mark("unix-sockets")
 	}
 	spec.Limits = helperLimits(plan.Limits)
 }
@@ -59,8 +66,10 @@ func launchLimited(ctx context.Context, req Request, helper string, spec helperS
 		spec.Limits.Cgroup = cg.layer
 		spec.Limits.CgroupProcs = cg.procs
 	}
+	req.trace.mark("cgroup.make")
 	out, err := launchHelper(ctx, req, helper, spec, env)
 	out.Killed = killedBy(out, plan.Limits, cg.oomKills())
 	_ = cg.remove() // a leaf left behind holds no process and no limit that matters
+	req.trace.mark("cgroup.remove")
 	return out, err
 }
