@@ -85,6 +85,14 @@ type gitDirSet struct {
 // budget after the workspace. The first way a path is seen decides its
 // list, and the roots' own surroundings are looked at first.
 func gitDirs(roots []string, cwd string) gitDirSet {
+	return gitDirsCached(roots, cwd, nil)
+}
+
+// gitDirsCached is gitDirs taking the walk below the roots from cache when
+// it is still valid (see GitWalkCache); nil walks every time. What lies
+// above the roots and where each found .git points are looked at again on
+// every call either way.
+func gitDirsCached(roots []string, cwd string, cache *GitWalkCache) gitDirSet {
 	var set gitDirSet
 	seen := map[string]bool{}
 	add := func(list *[]string, p string) {
@@ -100,13 +108,24 @@ func gitDirs(roots []string, cwd string) gitDirSet {
 	if first := enclosingRootOf(cwd, roots); first != "" {
 		order = append([]string{first}, slices.DeleteFunc(order, func(r string) bool { return r == first })...)
 	}
-	set.Complete = walkForGitDirs(order, roots, func(p string, target bool) {
-		if target {
-			add(&set.Targets, p)
-		} else {
+	if cache != nil {
+		found, complete := cache.walk(order, roots)
+		for _, p := range found {
 			add(&set.Found, p)
+			for _, t := range GitDirTargets(p) {
+				add(&set.Targets, t)
+			}
 		}
-	}, gitScanMaxEntries, time.Now().Add(gitScanMaxTime))
+		set.Complete = complete
+	} else {
+		set.Complete = walkForGitDirs(order, roots, func(p string, target bool) {
+			if target {
+				add(&set.Targets, p)
+			} else {
+				add(&set.Found, p)
+			}
+		}, gitScanMaxEntries, time.Now().Add(gitScanMaxTime))
+	}
 	sort.Strings(set.Held)
 	sort.Strings(set.Found)
 	sort.Strings(set.Targets)

@@ -17,10 +17,17 @@ import (
 // buffer and makes strings only for subdirectories: the walk runs on every
 // call, so its cost per entry matters (see BenchmarkGitDirs*).
 func walkForGitDirs(order, roots []string, add func(p string, target bool), maxEntries int, deadline time.Time) bool {
+	return walkWatched(order, roots, add, nil, maxEntries, deadline)
+}
+
+// walkWatched is walkForGitDirs calling watch (when not nil) on every
+// directory it opens, before it reads it, so that an entry made there
+// after the read cannot go unnoticed (GitWalkCache).
+func walkWatched(order, roots []string, add func(p string, target bool), watch func(dir string, fd int), maxEntries int, deadline time.Time) bool {
 	buf := make([]byte, 32<<10)
 	entries := 0
 	for _, root := range order {
-		if !walkRoot(root, roots, add, buf, &entries, maxEntries, deadline) {
+		if !walkRoot(root, roots, add, watch, buf, &entries, maxEntries, deadline) {
 			return false
 		}
 	}
@@ -28,7 +35,7 @@ func walkForGitDirs(order, roots []string, add func(p string, target bool), maxE
 }
 
 // walkRoot is one root's breadth-first walk for walkForGitDirs.
-func walkRoot(root string, roots []string, add func(p string, target bool), buf []byte, entries *int, maxEntries int, deadline time.Time) bool {
+func walkRoot(root string, roots []string, add func(p string, target bool), watch func(dir string, fd int), buf []byte, entries *int, maxEntries int, deadline time.Time) bool {
 	queue := []string{root}
 	for len(queue) > 0 {
 		dir := queue[0]
@@ -36,6 +43,9 @@ func walkRoot(root string, roots []string, add func(p string, target bool), buf 
 		fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 		if err != nil {
 			continue // unreadable to docket: the command, no stronger, cannot write there either
+		}
+		if watch != nil {
+			watch(dir, fd)
 		}
 		for {
 			n, err := unix.Getdents(fd, buf)

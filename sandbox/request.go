@@ -77,6 +77,10 @@ type Request struct {
 	// directory made for this run is recorded until it is removed, so that
 	// RemoveLeftPlaceholders can clean up after a docket that was killed.
 	PlaceholderRecords string
+	// GitWalks, when set, keeps the walk for git directories below the
+	// writable roots between runs (see GitWalkCache) instead of walking on
+	// every run. A session keeps one and closes it at its end.
+	GitWalks *GitWalkCache
 
 	// trace records the phases of a sandboxed start when TraceEnv is set.
 	trace *tracer

@@ -238,7 +238,7 @@ func helperSetup(req Request, p prepared) (Capabilities, string, helperSpec, err
 		}
 	}
 	req.trace.mark("plan")
-	addFSAndLimitsTraced(&spec, plan, req.trace)
+	addFSAndLimitsWith(&spec, plan, req.GitWalks, req.trace)
 	return *caps, helper, spec, nil
 }
 

@@ -12,13 +12,14 @@ import (
 // directories to protect (workspace-write), the host's pathname unix
 // sockets to cover (network off), and the plan's resource limits.
 func addFSAndLimits(spec *helperSpec, plan events.SandboxPlan) {
-	addFSAndLimitsTraced(spec, plan, nil)
+	addFSAndLimitsWith(spec, plan, nil, nil)
 }
 
-// addFSAndLimitsTraced is addFSAndLimits marking its phases on tr.
-func addFSAndLimitsTraced(spec *helperSpec, plan events.SandboxPlan, tr *tracer) {
+// addFSAndLimitsWith is addFSAndLimits with the session's walk cache (nil:
+// none) and marking its phases on tr.
+func addFSAndLimitsWith(spec *helperSpec, plan events.SandboxPlan, walks *GitWalkCache, tr *tracer) {
 	if len(spec.Writable) > 0 {
-		set := gitDirs(spec.Writable, spec.Cwd)
+		set := gitDirsCached(spec.Writable, spec.Cwd, walks)
 		for _, d := range set.Held {
 			if !contains(spec.Protected, d) {
 				spec.Protected = append(spec.Protected, d)

@@ -1,0 +1,184 @@
+package sandbox
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/docket-engine/docket/events"
+)
+
+// TestGitWalkCacheWalksAgainWhenARepositoryCanHaveAppeared: a kept walk is
+// used only while nothing that could add a git directory changed, and what
+// a call gets always equals a fresh walk at that point.
+func TestGitWalkCacheWalksAgainWhenARepositoryCanHaveAppeared(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		change     func(t *testing.T, ws, other, outside string)
+		swap       bool // the next call walks the roots in the other order
+		wantWalks  int
+		wantFound  string // a .git the second call must report, relative to base
+		wantTarget string // a target the second call must report, relative to base
+	}{
+		{name: "nothing changed: the kept walk", change: func(*testing.T, string, string, string) {}, wantWalks: 1},
+		{name: "a file made in a walked directory: the kept walk", wantWalks: 1,
+			change: func(t *testing.T, ws, _, _ string) { writeFile(t, filepath.Join(ws, "a", "notes.txt"), "x") }},
+		{name: "a .git directory made in a walked directory", wantWalks: 2, wantFound: "ws/a/.git",
+			change: func(t *testing.T, ws, _, _ string) { mkdirs(t, filepath.Join(ws, "a", ".git")) }},
+		{name: "a .git file made in a walked directory", wantWalks: 2, wantFound: "other/b/.git",
+			change: func(t *testing.T, _, other, _ string) {
+				writeFile(t, filepath.Join(other, "b", ".git"), "gitdir: elsewhere\n")
+			}},
+		{name: "a new directory holding a repository", wantWalks: 2, wantFound: "ws/new/deep/.git",
+			change: func(t *testing.T, ws, _, _ string) { mkdirs(t, filepath.Join(ws, "new", "deep", ".git")) }},
+		{name: "a repository moved in from outside the roots", wantWalks: 2, wantFound: "ws/a/moved/.git",
+			change: func(t *testing.T, ws, _, outside string) {
+				mkdirs(t, filepath.Join(outside, "moved", ".git"))
+				if err := os.Rename(filepath.Join(outside, "moved"), filepath.Join(ws, "a", "moved")); err != nil {
+					t.Fatal(err)
+				}
+			}},
+		{name: "a directory's permissions changed (one unreadable may have become readable)", wantWalks: 2,
+			change: func(t *testing.T, ws, _, _ string) {
+				if err := os.Chmod(filepath.Join(ws, "a"), 0o700); err != nil {
+					t.Fatal(err)
+				}
+			}},
+		{name: "a .git made and removed again: the kept walk", wantWalks: 1,
+			change: func(t *testing.T, ws, _, _ string) {
+				mkdirs(t, filepath.Join(ws, "a", ".git"))
+				if err := os.Remove(filepath.Join(ws, "a", ".git")); err != nil {
+					t.Fatal(err)
+				}
+			}},
+		{name: "a found .git replaced by a gitdir file: the kept walk, the new target", wantWalks: 1, wantTarget: "ws/a",
+			change: func(t *testing.T, ws, _, _ string) {
+				if err := os.RemoveAll(filepath.Join(ws, "sub", ".git")); err != nil {
+					t.Fatal(err)
+				}
+				writeFile(t, filepath.Join(ws, "sub", ".git"), "gitdir: ../a\n")
+			}},
+		{name: "a root replaced by another directory", wantWalks: 2, wantFound: "ws/x/.git",
+			change: func(t *testing.T, ws, _, outside string) {
+				if err := os.Rename(ws, filepath.Join(outside, "old-ws")); err != nil {
+					t.Fatal(err)
+				}
+				mkdirs(t, filepath.Join(ws, "x", ".git"))
+			}},
+		{name: "the roots in another order (another plan)", swap: true, wantWalks: 2,
+			change: func(*testing.T, string, string, string) {}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			base := t.TempDir()
+			ws, other, outside := filepath.Join(base, "ws"), filepath.Join(base, "other"), filepath.Join(base, "outside")
+			mkdirs(t, filepath.Join(ws, "a"), filepath.Join(ws, "sub", ".git"), filepath.Join(other, "b"), outside)
+			roots := []string{other, ws}
+			c := &GitWalkCache{}
+			t.Cleanup(func() { _ = c.Close() })
+			first := gitDirsCached(roots, ws, c)
+			if !first.Complete || !slices.Contains(first.Found, filepath.Join(ws, "sub", ".git")) {
+				t.Fatalf("first walk = %+v, want it complete with ws/sub/.git", first)
+			}
+			tc.change(t, ws, other, outside)
+			cwd := ws
+			if tc.swap {
+				cwd = other
+			}
+			got := gitDirsCached(roots, cwd, c)
+			fresh := gitDirs(roots, cwd)
+			if c.walks != tc.wantWalks {
+				t.Errorf("walks = %d, want %d", c.walks, tc.wantWalks)
+			}
+			if !slices.Equal(got.Found, fresh.Found) || !slices.Equal(got.Targets, fresh.Targets) || !slices.Equal(got.Held, fresh.Held) || got.Complete != fresh.Complete {
+				t.Errorf("cached %+v\nfresh  %+v", got, fresh)
+			}
+			if tc.wantFound != "" && !slices.Contains(got.Found, filepath.Join(base, tc.wantFound)) {
+				t.Errorf("found %v, want %s among them", got.Found, tc.wantFound)
+			}
+			if tc.wantTarget != "" && !slices.Contains(got.Targets, filepath.Join(base, tc.wantTarget)) {
+				t.Errorf("targets %v, want %s among them", got.Targets, tc.wantTarget)
+			}
+		})
+	}
+}
+
+// TestGitWalkCacheGivesTheTargetsOfNowNotOfTheWalk: where a found .git file
+// points is read on every call, so repointing it needs no new walk.
+func TestGitWalkCacheGivesTheTargetsOfNowNotOfTheWalk(t *testing.T) {
+	ws := t.TempDir()
+	mkdirs(t, filepath.Join(ws, "m", "one"), filepath.Join(ws, "m", "two"))
+	writeFile(t, filepath.Join(ws, "m", ".git"), "gitdir: one\n")
+	c := &GitWalkCache{}
+	defer func() { _ = c.Close() }()
+	if got := gitDirsCached([]string{ws}, ws, c); !slices.Contains(got.Targets, filepath.Join(ws, "m", "one")) {
+		t.Fatalf("targets %v, want m/one", got.Targets)
+	}
+	writeFile(t, filepath.Join(ws, "m", ".git"), "gitdir: two\n")
+	got := gitDirsCached([]string{ws}, ws, c)
+	if !slices.Contains(got.Targets, filepath.Join(ws, "m", "two")) {
+		t.Errorf("targets %v after repointing, want m/two", got.Targets)
+	}
+}
+
+// TestGitWalkCacheProtectsARepositoryMadeBetweenCalls runs real sandboxed
+// commands with one cache across calls: a repository made on the host
+// after the first call (the walk kept) is read-only for the second. The
+// same write works without the sandbox.
+func TestGitWalkCacheProtectsARepositoryMadeBetweenCalls(t *testing.T) {
+	caps := Probe()
+	if err := caps.Check(events.SandboxPlan{Mode: ModeWorkspaceWrite}); err != nil {
+		t.Skip(err)
+	}
+	ws := t.TempDir()
+	c := &GitWalkCache{}
+	defer func() { _ = c.Close() }()
+	plan := events.SandboxPlan{Mode: ModeWorkspaceWrite, WritableRoots: []string{ws}, ReadOnlySubpaths: []string{filepath.Join(ws, ".git")}}
+	run := func(p events.SandboxPlan, argv ...string) events.ExecOutcome {
+		t.Helper()
+		out, err := Run(context.Background(), Request{Argv: argv, Cwd: ws, Plan: p, Caps: &caps, GitWalks: c})
+		if err != nil {
+			t.Fatalf("Run(%v): %v", argv, err)
+		}
+		return out
+	}
+	if out := run(plan, "true"); out.ExitCode != 0 {
+		t.Fatalf("first call: exit %d: %s", out.ExitCode, out.Stderr)
+	}
+	if c.walks != 1 {
+		t.Fatalf("walks = %d after the first call, want 1", c.walks)
+	}
+	hook := func(repo string) string { return filepath.Join(ws, repo, ".git", "hooks", "pre-commit") }
+	// Unsandboxed, planting the hook works.
+	mkdirs(t, filepath.Dir(hook("control")))
+	if out := run(events.SandboxPlan{Mode: ModeNone}, "sh", "-c", "echo evil > "+hook("control")); out.ExitCode != 0 || !exists(hook("control")) {
+		t.Fatalf("unsandboxed write of %s failed: exit %d %s", hook("control"), out.ExitCode, out.Stderr)
+	}
+	mkdirs(t, filepath.Dir(hook("late")))
+	out := run(plan, "sh", "-c", "echo evil > "+hook("late"))
+	if exists(hook("late")) {
+		t.Fatalf("the hook was planted in a repository made after the walk was kept (exit %d)", out.ExitCode)
+	}
+	if out.ExitCode == 0 {
+		t.Errorf("the write reported success: %+v", out)
+	}
+	if c.walks != 2 {
+		t.Errorf("walks = %d, want 2 (the new repository must have made the kept walk stale)", c.walks)
+	}
+	// With nothing changed since, the third call uses the kept walk and
+	// still protects the repository.
+	if out := run(plan, "sh", "-c", "echo evil > "+hook("late")); out.ExitCode == 0 || exists(hook("late")) {
+		t.Errorf("third call: the hook was planted (exit %d)", out.ExitCode)
+	}
+	if c.walks != 2 {
+		t.Errorf("walks = %d after an unchanged call, want 2", c.walks)
+	}
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
