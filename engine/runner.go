@@ -38,6 +38,10 @@ type ProcessRunner struct {
 	// PlaceholderRecords is where placeholder directories are recorded
 	// until removed (sandbox.Request.PlaceholderRecords); "" records none.
 	PlaceholderRecords string
+	// GitWalks, when set, keeps the sandbox's walk for git directories
+	// under the writable roots between calls (sandbox.GitWalkCache); its
+	// owner closes it at the end of the session.
+	GitWalks *sandbox.GitWalkCache
 }
 
 func (r *ProcessRunner) helper() (string, error) {
@@ -81,7 +85,8 @@ func (r *ProcessRunner) Run(ctx context.Context, req RunRequest) (events.ExecOut
 	}
 	sr := sandbox.Request{Cwd: req.Cwd, Env: r.Env, KeepSecretEnv: r.KeepSecretEnv, Plan: req.Sandbox,
 		Timeout: time.Duration(req.TimeoutMs) * time.Millisecond, OutputCap: req.OutputCap,
-		OnOutput: req.OnOutput, HelperPath: helper, Caps: r.Caps, PlaceholderRecords: r.PlaceholderRecords}
+		OnOutput: req.OnOutput, HelperPath: helper, Caps: r.Caps, PlaceholderRecords: r.PlaceholderRecords,
+		GitWalks: r.GitWalks}
 	switch req.Tool {
 	case "shell":
 		sr.Argv = req.Argv

@@ -35,7 +35,8 @@ type limitsSpec struct {
 	Processes     int64 `json:"processes,omitempty"`
 	// Cgroup is the leaf's layer name once joined ("cgroup-v1:memory,pids").
 	Cgroup string `json:"cgroup,omitempty"`
-	// CgroupProcs are the cgroup.procs files of the leaf the helper joins.
+	// CgroupProcs are the files of the leaf the helper joins by writing "0":
+	// cgroup.procs on v2, tasks on v1 (see newCgroupV1).
 	CgroupProcs []string `json:"cgroup_procs,omitempty"`
 }
 

@@ -32,7 +32,9 @@ func applyLimits(spec helperSpec) []string {
 	l := spec.Limits
 	joined := len(l.CgroupProcs) > 0
 	for _, f := range l.CgroupProcs {
-		// "0" is the writer itself; the whole helper moves, threads too.
+		// "0" is the writer itself: the whole helper on v2 (cgroup.procs),
+		// this locked thread on v1 (tasks, see newCgroupV1), which runs
+		// the command or the init that forks it.
 		if err := os.WriteFile(f, []byte("0"), 0); err != nil {
 			joined = false
 		}
@@ -144,7 +146,16 @@ func newCgroupV1(l events.ResourceLimits, own []byte) *callCgroup {
 			}
 		}
 		cg.dirs = append(cg.dirs, dir)
-		cg.procs = append(cg.procs, filepath.Join(dir, "cgroup.procs"))
+		// The tasks file moves only the writing thread: the helper's
+		// locked thread, the one that forks or becomes the command (and
+		// re-executes as the init). Moving the whole process through
+		// cgroup.procs takes the kernel's cgroup_threadgroup_rwsem for
+		// writing, which waits for an RCU grace period: about 10 ms per
+		// call on this machine, the largest part of the helper's start.
+		// The command's processes are all forked from that thread, so
+		// every one of them is in the leaf; the helper's other threads
+		// (Go's runtime) stay where docket is and hold no limit.
+		cg.procs = append(cg.procs, filepath.Join(dir, "tasks"))
 		ctrls = append(ctrls, ctrl)
 		if ctrl == "memory" {
 			cg.memDir = dir

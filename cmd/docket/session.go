@@ -127,7 +127,13 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd string, o wireOpt
 	}
 	caps := sandbox.Probe()
 	removeLeftPlaceholders(a.stderr, cfg, cwd)
-	runner := &engine.ProcessRunner{HelperPath: helper, DocketPath: exe, Caps: &caps, PlaceholderRecords: placeholderRecords(cfg)}
+	// One walk for git directories per session, kept while nothing it
+	// depends on changed (sandbox.GitWalkCache).
+	walks := &sandbox.GitWalkCache{}
+	prevFinish := w.finish
+	w.finish = func() error { return errors.Join(walks.Close(), prevFinish()) }
+	runner := &engine.ProcessRunner{HelperPath: helper, DocketPath: exe, Caps: &caps, PlaceholderRecords: placeholderRecords(cfg),
+		GitWalks: walks}
 	runner.Env, runner.KeepSecretEnv = commandEnv(cfg)
 	tools := []engine.Tool{engine.ShellTool{}, engine.ApplyPatchTool{}}
 	if len(cfg.MCPServers) > 0 {

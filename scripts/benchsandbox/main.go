@@ -207,7 +207,14 @@ func inProcess(o options, truebin string) ([]*candidate, error) {
 		return nil
 	}
 	desc := fmt.Sprintf("sandbox.Run, workspace-write, roots %v, default limits, helper %s", plan.WritableRoots, o.helper)
-	return []*candidate{{name: "in-process sandbox.Run, workspace-write", cmd: desc, run: func() error { return call(req) }}}, nil
+	// A session's calls: the walk for git directories kept between them,
+	// as cmd/docket's session wires the engine (sandbox.GitWalkCache).
+	session := req
+	session.GitWalks = &sandbox.GitWalkCache{}
+	return []*candidate{
+		{name: "in-process sandbox.Run, workspace-write, walk per call", cmd: desc + ", a fresh walk for git directories on every call", run: func() error { return call(req) }},
+		{name: "in-process sandbox.Run, workspace-write, session walk cache", cmd: desc + ", Request.GitWalks kept across calls", run: func() error { return call(session) }},
+	}, nil
 }
 
 // spawn runs argv with every stream on /dev/null and fails unless it exits 0.
@@ -343,7 +350,7 @@ func phases(w io.Writer, o options, truebin string) error {
 	for _, t := range []struct {
 		name string
 		run  func() error
-	}{{"in-process sandbox.Run, workspace-write", inproc[0].run}, {"docket sandbox -s workspace-write", cli}} {
+	}{{inproc[0].name, inproc[0].run}, {inproc[1].name, inproc[1].run}, {"docket sandbox -s workspace-write", cli}} {
 		if err := os.WriteFile(file, nil, 0o600); err != nil {
 			return err
 		}
