@@ -111,6 +111,12 @@ func gitDirsCached(roots []string, cwd string, cache *GitWalkCache) gitDirSet {
 	if cache != nil {
 		found, complete := cache.walk(order, roots)
 		for _, p := range found {
+			// One gone since (say a placeholder another call held when
+			// the walk saw it) is not found now: where it is the target
+			// of another .git, it must be held as one.
+			if _, err := os.Lstat(p); err != nil {
+				continue
+			}
 			add(&set.Found, p)
 			for _, t := range GitDirTargets(p) {
 				add(&set.Targets, t)

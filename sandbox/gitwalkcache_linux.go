@@ -25,14 +25,16 @@ import (
 // walk would have given it at the same point:
 //
 //   - every directory the walk read is watched with inotify from before it
-//     was read, so an entry made there later is an event. The walk is done
-//     again when a ".git" entry the walk did not find, or a directory (a
-//     new subtree, or an unreadable directory made readable), was created,
-//     moved in or changed in such a directory and still exists, and when
-//     the event queue overflowed. One that is gone again when the next
-//     call looks (a placeholder .git docket made and removed for the last
-//     call, a build's temporary directory) changes nothing: if it comes
-//     back, that is a new event;
+//     was read, so an entry made there later is an event. A ".git" made or
+//     moved into such a directory is added to the kept list; a directory
+//     made there, or whose attributes changed (it may have been unreadable),
+//     is walked (watched the same way) and what it holds added; a directory
+//     moved in (its watched subdirectories would keep their old paths), an
+//     overflowed event queue, or an unmounted directory make the whole walk
+//     be done again. An entry that is gone again when the next call looks
+//     (a placeholder .git docket made and removed for the last call, a
+//     build's temporary directory) changes nothing: if it comes back, that
+//     is a new event;
 //   - each root must still be the directory (device and inode) it was;
 //   - docket's mount table must not have changed (a mount can put a
 //     repository where the walk saw none; /proc/self/mountinfo polls
@@ -58,6 +60,7 @@ type GitWalkCache struct {
 	complete bool
 	ino      int              // inotify descriptor, valid when kept
 	dirs     map[int32]string // watched directory by watch descriptor
+	lost     bool             // a watch could not be added: keep nothing
 	mounts   *os.File         // /proc/self/mountinfo, opened before the walk
 	kept     bool             // whether found may be used again
 	walks    int              // walks done (for tests)
@@ -78,14 +81,22 @@ const maxEventReads = 256
 func (c *GitWalkCache) Close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.drop()
+	c.drop(false)
 	return nil
 }
 
-// drop forgets the kept walk and closes its descriptors.
-func (c *GitWalkCache) drop() {
+// drop forgets the kept walk and closes its descriptors; in the
+// background when async, since closing an inotify descriptor with
+// thousands of watches waits for the kernel to free each (tens of ms).
+func (c *GitWalkCache) drop(async bool) {
 	if c.kept {
-		_ = unix.Close(c.ino) // an inotify descriptor: closing removes its watches; nothing to flush
+		ino := c.ino
+		closeIno := func() { _ = unix.Close(ino) } // an inotify descriptor: closing removes its watches; nothing to flush
+		if async {
+			go closeIno()
+		} else {
+			closeIno()
+		}
 	}
 	if c.mounts != nil {
 		_ = c.mounts.Close() // read-only: nothing to flush
@@ -99,56 +110,49 @@ func (c *GitWalkCache) walk(order, roots []string) ([]string, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	key := strings.Join(order, "\x00") + "\x01" + strings.Join(roots, "\x00")
-	if c.kept && c.key == key && c.unchanged(order) {
-		return c.found, c.complete
+	if c.kept && c.key == key && c.update(order, roots) {
+		return slices.Clone(c.found), c.complete
 	}
-	c.drop()
+	c.drop(true)
 	c.walks++
 	// Everything that can report a change is in place before the walk
 	// looks, so a change during the walk is seen at the next check.
-	keep := true
 	ino, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
-	if err != nil {
-		keep = false
-	}
-	mounts, err := os.Open("/proc/self/mountinfo")
-	if err != nil {
-		keep = false
-	}
+	mounts, merr := os.Open("/proc/self/mountinfo")
 	ids, ok := rootIDs(order)
-	keep = keep && ok
-	var watch func(dir string, fd int)
-	dirs := map[int32]string{}
-	if keep {
-		watch = func(dir string, fd int) {
-			if !keep {
-				return
-			}
-			wd, err := unix.InotifyAddWatch(ino, "/proc/self/fd/"+strconv.Itoa(fd), gitWatchMask)
-			if err != nil {
-				keep = false
-				return
-			}
-			dirs[int32(wd)] = dir
-		}
-	}
+	c.ino, c.dirs, c.lost = ino, map[int32]string{}, err != nil || merr != nil || !ok
 	var found []string
 	complete := walkWatched(order, roots, func(p string, target bool) {
 		if !target {
 			found = append(found, p)
 		}
-	}, watch, gitScanMaxEntries, time.Now().Add(gitScanMaxTime))
-	if !keep {
-		if ino >= 0 {
+	}, c.watch, gitScanMaxEntries, time.Now().Add(gitScanMaxTime))
+	if c.lost {
+		if err == nil {
 			_ = unix.Close(ino) // an inotify descriptor: nothing to flush
 		}
-		if mounts != nil {
+		if merr == nil {
 			_ = mounts.Close() // read-only: nothing to flush
 		}
+		c.dirs = nil
 		return found, complete
 	}
-	c.key, c.roots, c.found, c.complete, c.ino, c.mounts, c.dirs, c.kept = key, ids, found, complete, ino, mounts, dirs, true
-	return found, complete
+	c.key, c.roots, c.found, c.complete, c.mounts, c.kept = key, ids, found, complete, mounts, true
+	return slices.Clone(found), complete
+}
+
+// watch adds an inotify watch on the directory open at fd (its path dir),
+// before the walk reads it.
+func (c *GitWalkCache) watch(dir string, fd int) {
+	if c.lost {
+		return
+	}
+	wd, err := unix.InotifyAddWatch(c.ino, "/proc/self/fd/"+strconv.Itoa(fd), gitWatchMask)
+	if err != nil {
+		c.lost = true
+		return
+	}
+	c.dirs[int32(wd)] = dir
 }
 
 // rootIDs returns the identity of each root; false when one is missing.
@@ -164,17 +168,13 @@ func rootIDs(order []string) ([]fileID, bool) {
 	return ids, true
 }
 
-// unchanged checks the kept walk against the roots, the mount table and
-// the queued events (see GitWalkCache).
-func (c *GitWalkCache) unchanged(order []string) bool {
+// update checks the kept walk against the roots and the mount table and
+// applies the queued events to it (see GitWalkCache); false means the
+// whole walk must be done again.
+func (c *GitWalkCache) update(order, roots []string) bool {
 	ids, ok := rootIDs(order)
-	if !ok || len(ids) != len(c.roots) {
+	if !ok || !slices.Equal(ids, c.roots) {
 		return false
-	}
-	for i := range ids {
-		if ids[i] != c.roots[i] {
-			return false
-		}
 	}
 	fds := []unix.PollFd{{Fd: int32(c.mounts.Fd()), Events: unix.POLLPRI}}
 	for {
@@ -187,12 +187,6 @@ func (c *GitWalkCache) unchanged(order []string) bool {
 		}
 		break
 	}
-	return c.eventsHarmless()
-}
-
-// eventsHarmless reads every queued event and reports whether none of them
-// can change what the walk finds.
-func (c *GitWalkCache) eventsHarmless() bool {
 	buf := make([]byte, 64<<10)
 	for range maxEventReads {
 		n, err := unix.Read(c.ino, buf)
@@ -202,22 +196,16 @@ func (c *GitWalkCache) eventsHarmless() bool {
 		if errors.Is(err, unix.EINTR) {
 			continue
 		}
-		if err != nil || n <= 0 {
-			return false
-		}
-		if !c.harmless(buf[:n]) {
+		if err != nil || n <= 0 || !c.apply(buf[:n], roots) {
 			return false
 		}
 	}
 	return false
 }
 
-// harmless reports whether none of the inotify events in b can change the
-// walk: files other than ".git" created, moved in or changed; attributes
-// of a watched directory itself changed; a .git the walk found changed (its
-// targets are read on every call); a .git or a directory made that is gone
-// again; watches removed with their directory.
-func (c *GitWalkCache) harmless(b []byte) bool {
+// apply brings the kept walk up to date with the inotify events in b;
+// false means it cannot and the whole walk must be done again.
+func (c *GitWalkCache) apply(b []byte, roots []string) bool {
 	for off := 0; off+unix.SizeofInotifyEvent <= len(b); {
 		ev := (*unix.InotifyEvent)(unsafe.Pointer(&b[off]))
 		name := b[off+unix.SizeofInotifyEvent : off+unix.SizeofInotifyEvent+int(ev.Len)]
@@ -228,6 +216,8 @@ func (c *GitWalkCache) harmless(b []byte) bool {
 		if ev.Mask&(unix.IN_Q_OVERFLOW|unix.IN_UNMOUNT) != 0 {
 			return false
 		}
+		// Files other than .git, and a watched directory's own attributes
+		// (no name: it was read already), change nothing.
 		if len(name) == 0 || (string(name) != ".git" && ev.Mask&unix.IN_ISDIR == 0) {
 			continue
 		}
@@ -237,10 +227,29 @@ func (c *GitWalkCache) harmless(b []byte) bool {
 		}
 		p := filepath.Join(dir, string(name))
 		if string(name) == ".git" && slices.Contains(c.found, p) {
-			continue
+			continue // where it points is read on every call
 		}
-		if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Lstat(p); errors.Is(err, os.ErrNotExist) {
+			continue // gone again: if it comes back, that is a new event
+		}
+		switch {
+		case string(name) == ".git":
+			// The walk never looks into a .git, so no watch is below it.
+			c.found = append(c.found, p)
+		case ev.Mask&unix.IN_MOVED_TO != 0:
 			return false
+		default:
+			// A new directory (no watch below it yet), or one that may
+			// have been unreadable: walk it like the walk would have.
+			complete := walkWatched([]string{p}, roots, func(q string, target bool) {
+				if !target && !slices.Contains(c.found, q) {
+					c.found = append(c.found, q)
+				}
+			}, c.watch, gitScanMaxEntries, time.Now().Add(gitScanMaxTime))
+			if c.lost {
+				return false
+			}
+			c.complete = c.complete && complete
 		}
 	}
 	return true
