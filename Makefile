@@ -75,6 +75,8 @@ bench-journal:
 bench-engine:
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./engine/...
 
+# One interleaved run of bare, bwrap, docket sandbox, in-process sandbox.Run and
+# Codex (scripts/benchsandbox), with a per-phase breakdown; then the Go benchmarks.
 # BENCH_BASE=DIR times a baseline install (DIR/docket, DIR/docket-sandbox-helper)
 # interleaved with this one; BENCH_REV=REV runs the in-process benchmarks of
 # that revision alternately with the current ones.
