@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin/docket
 PKGS    := ./...
 
-.PHONY: all build demo test vet race fuzz fault bench bench-journal bench-sandbox bench-engine clean
+.PHONY: all build demo test vet race fuzz fault bench bench-journal bench-sandbox bench-engine bench-e2e clean
 
 all: build
 
@@ -83,6 +83,16 @@ bench-engine:
 bench-sandbox: build
 	DOCKET=$(BIN) HELPER=bin/docket-sandbox-helper ./scripts/bench-sandbox.sh \
 		$(if $(BENCH_BASE),-b $(BENCH_BASE)) $(if $(BENCH_REV),-g $(BENCH_REV))
+
+# End to end (issue 17): 30 sequential `bash -c true` calls through
+# `docket exec` (scripted model) under danger-full-access and
+# workspace-write, interleaved round by round with the yardstick (a bare
+# `bash -c true` fork/exec + one fsync on $DOCKET_HOME's filesystem); medians,
+# p10/p90 and ratios. BENCH_BASE=DIR times a baseline install alongside;
+# E2E_ROUNDS sets the rounds.
+E2E_ROUNDS ?= 20
+bench-e2e: build
+	DOCKET=$(BIN) ./scripts/bench-e2e.sh -n $(E2E_ROUNDS) $(if $(BENCH_BASE),-b $(BENCH_BASE))
 
 clean:
 	rm -rf bin

@@ -5,7 +5,9 @@ package engine
 // transition of that event is appended, "before_commit" and "after_commit"
 // around every durable commit, "while_running" once a process has been
 // started, "after:decision" once an approval's answer is appended and
-// before anything acts on it.
+// before anything acts on it, "sending_request" once a model request is
+// journaled (and committed, if it had to be) and before it is sent: a kill
+// there is a kill while the model thinks.
 //
 // An implementation MUST return promptly and MUST NOT call back into the
 // engine; it may be called with the engine's record lock held and from several
@@ -17,6 +19,12 @@ package engine
 type Faults interface {
 	Hit(point string)
 }
+
+// pointSendingRequest is the fault point just before a model request is
+// sent. Its record and, after an executed call, that call's outcome are
+// usually not durable yet there (recorder): they ride on the next call's
+// write-ahead commit.
+const pointSendingRequest = "sending_request"
 
 type noFaults struct{}
 

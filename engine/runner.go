@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/docket-engine/docket/engine/patch"
@@ -27,7 +28,8 @@ type ProcessRunner struct {
 	// DocketPath is the docket binary that applies patches under the
 	// sandbox; empty means HelperPath, then os.Executable().
 	DocketPath string
-	// Caps are the machine's sandbox capabilities, probed once.
+	// Caps are the machine's sandbox capabilities, probed once; nil means
+	// the runner probes them itself, once, on its first sandboxed call.
 	Caps *sandbox.Capabilities
 	// Env is the commands' environment; nil inherits the process's.
 	Env []string
@@ -42,6 +44,26 @@ type ProcessRunner struct {
 	// under the writable roots between calls (sandbox.GitWalkCache); its
 	// owner closes it at the end of the session.
 	GitWalks *sandbox.GitWalkCache
+
+	// probeOnce fills probed when Caps is nil: a probe builds two seccomp
+	// filters (about 0.7 ms), and both Check and sandbox.Run would
+	// otherwise probe again on every sandboxed call. A capability lost
+	// mid-session still fails closed: the helper refuses a plan it cannot
+	// enforce (Run's contract).
+	probeOnce sync.Once
+	probed    *sandbox.Capabilities
+}
+
+// caps returns Caps, or the capabilities this runner probed once.
+func (r *ProcessRunner) caps() *sandbox.Capabilities {
+	if r.Caps != nil {
+		return r.Caps
+	}
+	r.probeOnce.Do(func() {
+		c := sandbox.Probe()
+		r.probed = &c
+	})
+	return r.probed
 }
 
 func (r *ProcessRunner) helper() (string, error) {
@@ -63,12 +85,7 @@ func (r *ProcessRunner) Check(ctx context.Context, req RunRequest) error {
 	if req.Server != "" || !req.Sandbox.Sandboxed() {
 		return nil
 	}
-	caps := r.Caps
-	if caps == nil {
-		c := sandbox.Probe()
-		caps = &c
-	}
-	return caps.Check(req.Sandbox)
+	return r.caps().Check(req.Sandbox)
 }
 
 // Run executes the call described by its write-ahead record.
@@ -87,6 +104,9 @@ func (r *ProcessRunner) Run(ctx context.Context, req RunRequest) (events.ExecOut
 		Timeout: time.Duration(req.TimeoutMs) * time.Millisecond, OutputCap: req.OutputCap,
 		OnOutput: req.OnOutput, HelperPath: helper, Caps: r.Caps, PlaceholderRecords: r.PlaceholderRecords,
 		GitWalks: r.GitWalks}
+	if req.Sandbox.Sandboxed() {
+		sr.Caps = r.caps()
+	}
 	switch req.Tool {
 	case "shell":
 		sr.Argv = req.Argv

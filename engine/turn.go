@@ -125,8 +125,10 @@ func (t *turn) loop(ctx context.Context, pending []Call) (TurnResult, error) {
 }
 
 // request sends the conversation to the model. The request record is
-// durable before the request leaves; the response is journaled as an input
-// before anything acts on it.
+// appended before the request leaves and made durable then only if a
+// person's words are still pending (recorder.syncBeforeRequest); otherwise
+// it rides, with the response, on the next call's write-ahead commit. The
+// response is journaled as an input before anything acts on it.
 func (t *turn) request(ctx context.Context) (model.Response, error) {
 	s := t.s
 	s.mu.Lock()
@@ -136,10 +138,14 @@ func (t *turn) request(ctx context.Context) (model.Response, error) {
 	items, conv := s.view()
 	req := model.Request{Model: s.cfg.Session.Model, Instructions: s.cfg.Instructions, Items: items,
 		Tools: s.specs, ParallelToolCalls: true, OutputSchema: s.cfg.OutputSchema}
-	if _, err := s.rec.appendDurable("", events.ModelRequest{TurnID: t.id, Request: n, Digest: s.digest(conv),
+	if _, err := s.rec.append("", events.ModelRequest{TurnID: t.id, Request: n, Digest: s.digest(conv),
 		ItemCount: len(req.Items), Model: req.Model}); err != nil {
 		return model.Response{}, err
 	}
+	if err := s.rec.syncBeforeRequest(); err != nil {
+		return model.Response{}, err
+	}
+	s.cfg.Faults.Hit(pointSendingRequest)
 	resp, err := s.model.Respond(ctx, req, func(d model.Delta) {
 		if d.Kind == model.DeltaText {
 			s.notify(Notice{Type: NoticeTextDelta, TurnID: t.id, Text: d.Text})

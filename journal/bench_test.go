@@ -119,10 +119,12 @@ func BenchmarkFileBytesPerTransition(b *testing.B) {
 }
 
 // BenchmarkSimulatedToolCall journals what one executed shell call produces,
-// committing where DESIGN.md section 4 puts the durability points: the
-// write-ahead commit before the process starts, and the commit before the
-// next model request, which the call's outcome records ride on. With
-// parallel calls, one write-ahead commit covers the whole batch.
+// committing where the engine does (engine/commit.go): only the write-ahead
+// commit before the process starts. The call's outcome records, the next
+// model request and its response ride on the next call's write-ahead
+// commit (a model request commits only a person's pending words, and a
+// serial session has none between calls). With parallel calls, one
+// write-ahead commit covers the whole batch.
 func BenchmarkSimulatedToolCall(b *testing.B) {
 	for _, parallel := range []int{1, 4} {
 		b.Run(fmt.Sprintf("parallel=%d", parallel), func(b *testing.B) {
@@ -157,7 +159,7 @@ func BenchmarkSimulatedToolCall(b *testing.B) {
 					add(id, events.ToolOutput{CallID: id, Type: events.ItemFunctionCallOutput, Output: "Exit code: 0\nok  \tgithub.com/x/y\t0.012s\n", Success: true})
 				}
 				add("", events.ModelRequest{TurnID: "turn-1", Request: calls, Digest: "sha256:0123456789abcdef", ItemCount: 12 + calls})
-				commit() // before the model request goes out
+				add("", events.ModelResponse{TurnID: "turn-1", Request: calls, ResponseID: "resp_1", Usage: events.Usage{InputTokens: 1200, OutputTokens: 40}})
 				calls += parallel
 			}
 			b.ReportMetric(float64(j.Commits()-start)/float64(calls), "commits/call")

@@ -2,9 +2,9 @@
 //
 // Append buffers a record in memory; Commit writes every buffered record in
 // one bbolt Update, which is one fsync: the durable point. The engine
-// commits before a process starts, before a model request goes out, when an
-// approval request is sent and when a turn ends; everything else rides on the
-// next commit. Commits counts the durable commits so tests and benchmarks can
+// commits before a process starts, before a model request that carries a
+// person's words, when an approval request is sent and when a turn ends;
+// everything else rides on the next commit (engine/commit.go says why). Commits counts the durable commits so tests and benchmarks can
 // hold the engine to one per executed call.
 //
 // What the journal guarantees (it is the engine's Log; engine.Log states

@@ -93,7 +93,7 @@ func crashPoints(t *testing.T) []string {
 		pts = append(pts, fmt.Sprintf("%s@%d", p, seen[p]))
 	}
 	for _, must := range []string{"after:run_sandboxed@1", "after:sandbox_denied@1", "after:ask@1", "after:run_unsandboxed@1",
-		"after:finish@1", "before_commit@1", "after_commit@1", "while_running@1"} {
+		"after:finish@1", "before_commit@1", "after_commit@1", "while_running@1", "sending_request@1"} {
 		if seen[strings.Split(must, "@")[0]] == 0 {
 			t.Fatalf("the clean run never passed %s; the scenario no longer covers it", must)
 		}

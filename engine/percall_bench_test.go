@@ -1,0 +1,140 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docket-engine/docket/engine"
+	"github.com/docket-engine/docket/engine/enginetest"
+	"github.com/docket-engine/docket/engine/model"
+	"github.com/docket-engine/docket/engine/model/script"
+	"github.com/docket-engine/docket/engine/workspace"
+	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/journal"
+	"github.com/docket-engine/docket/sandbox"
+	"github.com/docket-engine/docket/states/policy"
+)
+
+// serialTrueSession is a session whose scripted model asks for calls
+// sequential `bash -c true` calls, one per response, run for real under
+// mode with the real bbolt journal in a temp home.
+func serialTrueSession(b *testing.B, calls int, mode string, wrap func(model.Model) model.Model) (*engine.Session, *journal.Journal) {
+	b.Helper()
+	var lines []string
+	for i := 0; i < calls; i++ {
+		lines = append(lines, fmt.Sprintf(`{"output":[{"type":"function_call","call_id":"c%d","name":"shell","arguments":{"command":["bash","-c","true"]}}]}`, i))
+	}
+	lines = append(lines, `{"output":[{"type":"message","content":"done"}]}`)
+	mdl, err := script.Parse("bench", []byte(strings.Join(lines, "\n")))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var mm model.Model = mdl
+	if wrap != nil {
+		mm = wrap(mdl)
+	}
+	home, ws := b.TempDir(), b.TempDir()
+	m, err := policy.ParseSandboxMode(mode)
+	if err != nil {
+		b.Fatal(err)
+	}
+	j, err := journal.Create(home, "bench", time.Now())
+	if err != nil {
+		b.Fatal(err)
+	}
+	exe, _ := os.Executable()
+	// Probed once, as the CLI does (cmd/docket/session.go): a nil Caps
+	// would probe on every call.
+	caps := sandbox.Probe()
+	s, err := engine.Start(engine.Config{SessionID: "bench", Home: home, Cwd: ws,
+		Session: events.SessionConfig{ApprovalPolicy: "never", SandboxMode: mode},
+		Plan:    workspace.SandboxPlan(policy.SandboxPolicy{Mode: m}, ws, "", false), Model: mm,
+		Approver: &enginetest.ScriptedApprover{}, Runner: &engine.ProcessRunner{HelperPath: exe, Caps: &caps},
+		Tools: []engine.Tool{engine.ShellTool{}, engine.ApplyPatchTool{}}}, j)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s, j
+}
+
+// yardModel runs one yardstick item (yardstick.item) before each response
+// of the scripted model, so that the engine's calls and the yardstick
+// alternate one by one and share whatever load the machine has.
+type yardModel struct {
+	inner model.Model
+	y     *yardstick
+}
+
+func (m yardModel) Respond(ctx context.Context, req model.Request, onDelta func(model.Delta)) (model.Response, error) {
+	if err := m.y.item(); err != nil {
+		return model.Response{}, err
+	}
+	return m.inner.Respond(ctx, req, onDelta)
+}
+
+// yardstick is a bare `bash -c true` fork/exec plus one fsync of a file on
+// the journal's filesystem, timed.
+type yardstick struct {
+	f     *os.File
+	n     int
+	spent time.Duration
+}
+
+func (y *yardstick) item() error {
+	t0 := time.Now()
+	if err := exec.Command("bash", "-c", "true").Run(); err != nil {
+		return err
+	}
+	if _, err := y.f.WriteAt([]byte("x"), int64(y.n%4096)); err != nil {
+		return err
+	}
+	if err := y.f.Sync(); err != nil {
+		return err
+	}
+	y.n++
+	y.spent += time.Since(t0)
+	return nil
+}
+
+// BenchmarkSerialCallRatio is issue 17's end-to-end target at the engine
+// level: a serial session's executed `bash -c true` call (real process,
+// real journal) against the yardstick, one yardstick item before each
+// model response, so both see the same load. ms/call excludes the
+// yardstick; ratio is ms/call over the yardstick's ms/item (target: at
+// most 2 without a sandbox; the sandboxed row is the sandbox's start-up).
+func BenchmarkSerialCallRatio(b *testing.B) {
+	for _, mode := range []string{"danger-full-access", "workspace-write"} {
+		b.Run(mode, func(b *testing.B) {
+			f, err := os.Create(filepath.Join(b.TempDir(), "fsync.dat"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer f.Close()
+			y := &yardstick{f: f}
+			s, j := serialTrueSession(b, b.N, mode, func(m model.Model) model.Model { return yardModel{inner: m, y: y} })
+			defer j.Close()
+			start := j.Commits()
+			b.ResetTimer()
+			t0 := time.Now()
+			res, err := s.Turn(context.Background(), "go")
+			total := time.Since(t0)
+			b.StopTimer()
+			if err != nil || res.Status != events.TurnCompleted {
+				b.Fatalf("turn: %v %+v", err, res)
+			}
+			perCall := float64(total-y.spent) / float64(b.N) / 1e6
+			perItem := float64(y.spent) / float64(y.n) / 1e6
+			b.ReportMetric(perCall, "ms/call")
+			b.ReportMetric(perItem, "yard-ms/item")
+			b.ReportMetric(perCall/perItem, "ratio")
+			// One write-ahead commit per call, plus the turn's two.
+			b.ReportMetric(float64(j.Commits()-start)/float64(b.N), "commits/call")
+		})
+	}
+}
