@@ -148,10 +148,13 @@ func runResume(c *cobra.Command, a *app, f *execFlags, r resumeFlags, args []str
 			return err
 		}
 	}
-	seen := 0
+	seen, compacted := 0, 0
 	for _, r := range recs {
-		if r.Kind == events.KindModelResponse {
+		switch r.Kind {
+		case events.KindModelResponse:
 			seen++
+		case events.KindCompaction:
+			compacted++
 		}
 	}
 	// The session goes on with the model it was driven by, unless this
@@ -163,7 +166,7 @@ func runResume(c *cobra.Command, a *app, f *execFlags, r resumeFlags, args []str
 	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	w, err := wire(ctx, a, cfg, ss.Cwd, wireOptions{decisions: f.decisions, json: f.json, responsesSeen: seen,
-		color: f.color, outputSchema: opts.schema})
+		compactionsSeen: compacted, color: f.color, outputSchema: opts.schema})
 	if err != nil {
 		return resumeUntouched(ss.SessionID, err)
 	}
