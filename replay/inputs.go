@@ -18,10 +18,10 @@ type recorded struct {
 	responses []seqResponse
 	// compactions are the journal's compaction records, in seq order.
 	compactions []seqCompaction
-	decisions map[string][]seqDecision // by request id, in seq order
-	outcomes  map[string]events.ExecOutcome
-	started   map[string]bool
-	risks     map[string]events.RiskAssessment
+	decisions   map[string][]seqDecision // by request id, in seq order
+	outcomes    map[string]events.ExecOutcome
+	started     map[string]bool
+	risks       map[string]events.RiskAssessment
 	// amendments are the rules the user saved ("p"), in seq order.
 	amendments []events.RuleAmended
 	// parked are the seqs of turn_ended records of parked turns.
