@@ -111,6 +111,7 @@ func (s *Session) compact(ctx context.Context, turnID, trigger string) (CompactR
 	if _, err := s.rec.appendDurable("", rec); err != nil {
 		return CompactResult{}, err
 	}
+	s.cfg.Faults.Hit(pointCompacted)
 	s.mu.Lock()
 	s.replaceLocked(summary)
 	after := s.contextStatusLocked()
@@ -128,6 +129,10 @@ func (s *Session) replaceLocked(summary string) {
 	s.addItemsLocked(SummaryItem(summary))
 	s.usageOK, s.lastUsed, s.usageMark, s.warned = false, 0, 0, false
 }
+
+// pointCompacted is the fault point right after a compaction record is
+// durable, before the conversation in memory changes.
+const pointCompacted = "after:compaction"
 
 // SummaryItem is the user message that replaces a compacted conversation.
 func SummaryItem(summary string) events.Item {

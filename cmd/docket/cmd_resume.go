@@ -148,6 +148,12 @@ func runResume(c *cobra.Command, a *app, f *execFlags, r resumeFlags, args []str
 			return err
 		}
 	}
+	// @ references expand against the session's workspace, before
+	// anything is written: a bad one leaves the session as it was.
+	input, err := opts.input(ss.Cwd, prompt)
+	if err != nil {
+		return resumeUntouched(ss.SessionID, err)
+	}
 	seen, compacted := 0, 0
 	for _, r := range recs {
 		switch r.Kind {
@@ -208,7 +214,7 @@ func runResume(c *cobra.Command, a *app, f *execFlags, r resumeFlags, args []str
 		}
 		return nil
 	}
-	if res, err = turn(ctx, s, prompt, opts); err != nil {
+	if res, err = turn(ctx, s, input); err != nil {
 		return err
 	}
 	if err := opts.writeLastMessage(res); err != nil {
