@@ -102,7 +102,9 @@ func TestCodexKeyDecisions(t *testing.T) {
 		{name: "[notice] is ignored", file: "[notice]\nhide_full_access_warning = true\n", warn: "[notice]"},
 		{name: "ignored keys in a profile", file: "[profiles.p]\nhide_agent_reasoning = true\n", warn: "profiles.p.hide_agent_reasoning"},
 		{name: "model_context_window is implemented", file: "model = 'gpt-5-codex'\nmodel_context_window = 400000\n",
-			check: func(c *Config) bool { return c.SessionConfig().ContextWindow == 400_000 && c.SessionConfig().AutoCompactTokenLimit == 360_000 }},
+			check: func(c *Config) bool {
+				return c.SessionConfig().ContextWindow == 400_000 && c.SessionConfig().AutoCompactTokenLimit == 360_000
+			}},
 		{name: "model_auto_compact_token_limit is implemented", file: "model_auto_compact_token_limit = 1000\n",
 			check: func(c *Config) bool { return c.SessionConfig().AutoCompactTokenLimit == 1000 }},
 		{name: "a negative context window", file: "model_context_window = -1\n", err: "negative"},
