@@ -48,8 +48,8 @@ func contextSession(t *testing.T, limit int64, lines ...string) (*engine.Session
 	s, err := engine.Start(engine.Config{SessionID: "s-ctx", Cwd: ws, Home: t.TempDir(),
 		Session: events.SessionConfig{ApprovalPolicy: "never", SandboxMode: "read-only", Model: "gpt-5-codex", AutoCompactTokenLimit: limit},
 		Plan:    events.SandboxPlan{Mode: events.SandboxReadOnly}, Rules: []events.RuleSource{},
-		Model:   mdl, Approver: flags(), Runner: &enginetest.FakeRunner{},
-		Tools:   []engine.Tool{engine.ShellTool{}, engine.ApplyPatchTool{}}}, log)
+		Model: mdl, Approver: flags(), Runner: &enginetest.FakeRunner{},
+		Tools: []engine.Tool{engine.ShellTool{}, engine.ApplyPatchTool{}}}, log)
 	if err != nil {
 		t.Fatal(err)
 	}
