@@ -66,6 +66,7 @@ func TestExpand(t *testing.T) {
 		name, prompt string
 		want         []att
 		images       int
+		unresolved   []string
 		err          error  // errors.Is target
 		errRef       string // the reference the error names
 	}{
@@ -77,7 +78,7 @@ func TestExpand(t *testing.T) {
 		{name: "an image becomes an input image", prompt: "what is @shot.png", images: 1},
 		{name: "an absolute path inside", prompt: "@" + filepath.Join(root, "main.go"), want: []att{{"main.go", "package main\n", false}}},
 		{name: "escaped @@ attaches nothing", prompt: "@@main.go"},
-		{name: "missing file", prompt: "@nope.go", err: os.ErrNotExist, errRef: "@nope.go"},
+		{name: "a missing file stays text", prompt: "install @types/node and @nope.go", unresolved: []string{"@types/node", "@nope.go"}},
 		{name: "directory", prompt: "@sub", err: ErrDirectory, errRef: "@sub"},
 		{name: "binary", prompt: "@bin.dat", err: ErrBinary, errRef: "@bin.dat"},
 		{name: "not UTF-8", prompt: "@latin1.txt", err: ErrBinary, errRef: "@latin1.txt"},
@@ -113,6 +114,9 @@ func TestExpand(t *testing.T) {
 				if got[i] != tc.want[i] {
 					t.Fatalf("attachment %d = %+v, want %+v", i, got[i], tc.want[i])
 				}
+			}
+			if strings.Join(res.Unresolved, ",") != strings.Join(tc.unresolved, ",") {
+				t.Fatalf("unresolved %q, want %q", res.Unresolved, tc.unresolved)
 			}
 			if len(res.Images) != tc.images {
 				t.Fatalf("%d images, want %d", len(res.Images), tc.images)

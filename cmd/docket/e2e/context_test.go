@@ -84,9 +84,12 @@ func lastRequest(t *testing.T, recs []any) events.ModelRequest {
 func TestExecAttachesFilesAndCompactsAutomatically(t *testing.T) {
 	home, ws := t.TempDir(), contextWorkspace(t)
 	r := docket(t, nil, "exec", "--skip-git-repo-check", "--home", home, "-C", ws, "--json", "-c", "model_auto_compact_token_limit=400",
-		"--model-script", compactScript(t), "what does @notes.txt say? mail me at a@@b.c")
+		"--model-script", compactScript(t), "what does @notes.txt say? mail me at a@@b.c, not @nobody")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "@nobody names no file in the workspace; it is sent as text") {
+		t.Errorf("stderr does not warn of @nobody:\n%s", r.stderr)
 	}
 	for _, want := range []string{`"type":"context.compacted"`, `"summary":"The user asked what notes.txt says`, `"text":"notes.txt says hello"`} {
 		if !strings.Contains(r.stdout, want) {
@@ -104,7 +107,7 @@ func TestExecAttachesFilesAndCompactsAutomatically(t *testing.T) {
 			comp = v
 		}
 	}
-	if ut == nil || ut.Text != "what does @notes.txt say? mail me at a@b.c" || len(ut.Attachments) != 1 ||
+	if ut == nil || ut.Text != "what does @notes.txt say? mail me at a@b.c, not @nobody" || len(ut.Attachments) != 1 ||
 		ut.Attachments[0].Path != "notes.txt" || ut.Attachments[0].Content != "hello from notes\n" {
 		t.Fatalf("user_turn %+v: want the prompt with @@ unescaped and notes.txt attached", ut)
 	}
@@ -157,14 +160,13 @@ func TestResumeAfterACrashRightAfterCompaction(t *testing.T) {
 	}
 }
 
-// TestExecRefusesBadFileReferencesBeforeStarting: a reference to a missing
-// file, a directory, a binary file, a path outside the workspace or a
+// TestExecRefusesBadFileReferencesBeforeStarting: a reference to a
+// directory, a binary file, a path outside the workspace or a
 // symlink leading out of it is a usage error naming the reference, and no
 // session starts.
 func TestExecRefusesBadFileReferencesBeforeStarting(t *testing.T) {
 	ws := contextWorkspace(t)
 	for _, tc := range []struct{ name, prompt, want string }{
-		{"missing", "read @nope.txt", "@nope.txt: cannot attach"},
 		{"directory", "read @sub", "@sub: cannot attach: it is a directory"},
 		{"binary", "read @bin.dat", "@bin.dat: cannot attach: it is a binary file"},
 		{"outside", "read @../x", "@../x: cannot attach: it is outside the workspace"},
