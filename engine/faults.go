@@ -5,9 +5,10 @@ package engine
 // transition of that event is appended, "before_commit" and "after_commit"
 // around every durable commit, "while_running" once a process has been
 // started, "after:decision" once an approval's answer is appended and
-// before anything acts on it, "sending_request" once a model request is
-// journaled (and committed, if it had to be) and before it is sent: a kill
-// there is a kill while the model thinks.
+// before anything acts on it, "after:compaction" once a compaction record is
+// durable, "sending_request" once a model request is journaled (and
+// committed, if it had to be) and before it is sent: a kill there is a kill
+// while the model thinks.
 //
 // An implementation MUST return promptly and MUST NOT call back into the
 // engine; it may be called with the engine's record lock held and from several

@@ -112,7 +112,9 @@ func Restore(cfg Config, log Log, records []events.Record) (*Session, error) {
 			lastCalls = nil
 			s.turns++
 			turnID, turnOpen, usage = v.TurnID, true, events.Usage{}
-			s.addItemsLocked(events.Item{Type: events.ItemMessage, Role: "user", Text: v.Text, Images: v.Images})
+			it := userItem(v.Text, v.Images, v.Attachments)
+			s.addItemsLocked(it)
+			s.prompt = &it
 		case *events.ModelRequest:
 			flush()
 			lastCalls = nil
@@ -121,9 +123,18 @@ func Restore(cfg Config, log Log, records []events.Record) (*Session, error) {
 			if v.Error == "" {
 				s.addResolvedLocked(v.Resolved)
 				s.addItemsLocked(v.Items...)
+				s.noteUsageLocked(v.Usage)
 				lastCalls = callsOf(v.Items)
 				refused = s.restoreScreen(lastCalls)
 				usage = usage.Add(v.Usage)
+			}
+		case *events.Compaction:
+			// The summary replaced everything before it, the outputs of the
+			// last response's calls included.
+			if v.Error == "" {
+				flush()
+				lastCalls = nil
+				s.replaceLocked(v.Summary, v.KeptPrompt)
 			}
 		case *events.Transition:
 			last[v.CallID] = states.State(v.To)

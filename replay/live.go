@@ -181,7 +181,8 @@ func Live(ctx context.Context, path string, opts LiveOptions) (rep *LiveReport, 
 	}
 	cfg := engine.Config{SessionID: ss.SessionID, Cwd: scratch, Session: ss.Config, Plan: plan, Rules: ss.Rules,
 		Instructions: ss.Instructions, Model: &recordedModel{in: in}, Approver: recordedApprover{in: in},
-		Runner: runner, Clock: engine.SystemClock{}, Tools: defaultTools(ss), Amender: newRecordedAmender(in)}
+		Runner: runner, Clock: engine.SystemClock{}, Tools: defaultTools(ss), Amender: newRecordedAmender(in),
+		Compactor: &recordedCompactor{in: in}}
 	recs := make([]events.Record, 1)
 	recs[0] = dec[0].rec
 	s, err := engine.Restore(cfg, rec, recs)
@@ -189,11 +190,16 @@ func Live(ctx context.Context, path string, opts LiveOptions) (rep *LiveReport, 
 		return nil, err
 	}
 	for _, d := range dec {
-		ut, ok := d.body.(*events.UserTurn)
-		if !ok {
-			continue
+		var err error
+		switch v := d.body.(type) {
+		case *events.UserTurn:
+			_, err = s.TurnWithInput(ctx, engine.TurnInput{Text: v.Text, Images: v.Images, Attachments: v.Attachments})
+		case *events.Compaction:
+			if v.Trigger == events.CompactManual {
+				_, err = s.Compact(ctx)
+			}
 		}
-		if _, err := s.TurnWithImages(ctx, ut.Text, ut.Images); err != nil {
+		if err != nil {
 			rep.Divergent = err.Error()
 			break
 		}
