@@ -49,6 +49,7 @@ func populatedBodies() []any {
 			},
 		},
 		SessionResumed{PID: 4242, Decisions: "approved,denied"},
+		PolicyChanged{ApprovalPolicy: "never", Previous: "on-request", Source: SourceUser},
 		UserTurn{TurnID: "turn-1", Text: "fix the failing test", Images: []string{"data:image/png;base64,iVBORw0KGgo="}},
 		ModelResponse{
 			TurnID:     "turn-1",

@@ -189,6 +189,13 @@ func Live(ctx context.Context, path string, opts LiveOptions) (rep *LiveReport, 
 		return nil, err
 	}
 	for _, d := range dec {
+		if pc, ok := d.body.(*events.PolicyChanged); ok {
+			if err := s.SetApprovalPolicy(pc.ApprovalPolicy, pc.Source); err != nil {
+				rep.Divergent = err.Error()
+				break
+			}
+			continue
+		}
 		ut, ok := d.body.(*events.UserTurn)
 		if !ok {
 			continue

@@ -201,6 +201,12 @@ func drive(ctx context.Context, s *engine.Session, dec []decoded, log *comparing
 		if d.rec.Seq <= from || (stopAt > 0 && d.rec.Seq > stopAt) {
 			continue
 		}
+		if pc, ok := d.body.(*events.PolicyChanged); ok {
+			if err := s.SetApprovalPolicy(pc.ApprovalPolicy, pc.Source); err != nil {
+				return check(err)
+			}
+			continue
+		}
 		ut, ok := d.body.(*events.UserTurn)
 		if !ok {
 			continue
