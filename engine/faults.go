@@ -5,7 +5,8 @@ package engine
 // transition of that event is appended, "before_commit" and "after_commit"
 // around every durable commit, "while_running" once a process has been
 // started, "after:decision" once an approval's answer is appended and
-// before anything acts on it.
+// before anything acts on it, "after:compaction" once a compaction record is
+// durable.
 //
 // An implementation MUST return promptly and MUST NOT call back into the
 // engine; it may be called with the engine's record lock held and from several

@@ -1,6 +1,9 @@
 package engine
 
-import "github.com/docket-engine/docket/events"
+import (
+	"github.com/docket-engine/docket/engine/ctxwindow"
+	"github.com/docket-engine/docket/events"
+)
 
 // Notice types, one per thing a client may want to show.
 const (
@@ -17,6 +20,12 @@ const (
 	NoticeApproval      = "approval.requested"
 	NoticeParked        = "session.parked"
 	NoticeError         = "error"
+	// NoticeContextWarning says the context window is nearly full
+	// (Context holds how full); said once until a compaction empties it.
+	NoticeContextWarning = "context.warning"
+	// NoticeCompacted says the conversation was replaced by the model's
+	// summary (Text); Context is the window after it.
+	NoticeCompacted = "context.compacted"
 )
 
 // CallStatus is how far a call got, as Codex's exec events spell an
@@ -60,6 +69,8 @@ type Notice struct {
 	// for renderers that show the request without asking.
 	Means ApprovalMeaning
 	Usage events.Usage
+	// Context is how full the context window is, for the context notices.
+	Context *ctxwindow.Status
 }
 
 // FileChange is one file an apply_patch call touches.

@@ -113,7 +113,7 @@ func Restore(cfg Config, log Log, records []events.Record) (*Session, error) {
 			lastCalls = nil
 			s.turns++
 			turnID, turnOpen, usage = v.TurnID, true, events.Usage{}
-			s.addItemsLocked(events.Item{Type: events.ItemMessage, Role: "user", Text: v.Text, Images: v.Images})
+			s.addItemsLocked(userItem(v.Text, v.Images, v.Attachments))
 		case *events.ModelRequest:
 			flush()
 			lastCalls = nil
@@ -122,9 +122,18 @@ func Restore(cfg Config, log Log, records []events.Record) (*Session, error) {
 			if v.Error == "" {
 				s.addResolvedLocked(v.Resolved)
 				s.addItemsLocked(v.Items...)
+				s.noteUsageLocked(v.Usage)
 				lastCalls = callsOf(v.Items)
 				refused = s.restoreScreen(lastCalls)
 				usage = usage.Add(v.Usage)
+			}
+		case *events.Compaction:
+			// The summary replaced everything before it, the outputs of the
+			// last response's calls included.
+			if v.Error == "" {
+				flush()
+				lastCalls = nil
+				s.replaceLocked(v.Summary)
 			}
 		case *events.Transition:
 			last[v.CallID] = states.State(v.To)

@@ -48,6 +48,9 @@ type Config struct {
 	Observer Observer
 	Tools    []Tool
 	Risk     RiskAssessor // nil: no risk assessment
+	// Compactor answers compaction requests (model.PurposeCompact); nil
+	// uses Model. Replay substitutes the journal's recorded summaries.
+	Compactor model.Model
 
 	ApprovalTimeout time.Duration
 	CaptureCap      int
@@ -87,6 +90,13 @@ type Session struct {
 	// callIDs holds the id of every accepted call of the session, so a
 	// later response cannot reuse one (see screenCalls).
 	callIDs map[string]bool
+	// Token accounting (context.go): the context size the last response
+	// reported, the conversation length at that point, whether it is
+	// known, and whether the near-limit warning was given.
+	lastUsed  int64
+	usageMark int
+	usageOK   bool
+	warned    bool
 }
 
 func (s *Session) env() *Env {

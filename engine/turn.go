@@ -51,17 +51,22 @@ func (s *Session) Turn(ctx context.Context, prompt string) (TurnResult, error) {
 // prompt. They are journaled with the prompt, so that resume and replay
 // send the model the same conversation.
 func (s *Session) TurnWithImages(ctx context.Context, prompt string, images []string) (TurnResult, error) {
-	if strings.TrimSpace(prompt) == "" {
+	return s.TurnWithInput(ctx, TurnInput{Text: prompt, Images: images})
+}
+
+// TurnWithInput is Turn with images and attached files (see TurnInput).
+func (s *Session) TurnWithInput(ctx context.Context, in TurnInput) (TurnResult, error) {
+	if strings.TrimSpace(in.Text) == "" {
 		return TurnResult{}, ErrEmptyPrompt
 	}
 	s.mu.Lock()
 	s.turns++
 	t := &turn{s: s, id: fmt.Sprintf("turn-%d", s.turns)}
 	s.mu.Unlock()
-	if _, err := s.rec.append("", events.UserTurn{TurnID: t.id, Text: prompt, Images: images}); err != nil {
+	if _, err := s.rec.append("", events.UserTurn{TurnID: t.id, Text: in.Text, Images: in.Images, Attachments: in.Attachments}); err != nil {
 		return TurnResult{}, err
 	}
-	s.addItems(events.Item{Type: events.ItemMessage, Role: "user", Text: prompt, Images: images})
+	s.addItems(userItem(in.Text, in.Images, in.Attachments))
 	s.notify(Notice{Type: NoticeTurnStarted, TurnID: t.id})
 	return t.loop(ctx, nil)
 }
@@ -76,6 +81,13 @@ func (t *turn) loop(ctx context.Context, pending []Call) (TurnResult, error) {
 		var all []Call
 		var refused []screened
 		if calls == nil {
+			failed, err := t.autoCompact(ctx)
+			if err != nil {
+				return TurnResult{TurnID: t.id}, err
+			}
+			if failed != "" {
+				return t.end(events.TurnFailed, failed, nil)
+			}
 			resp, err := t.request(ctx)
 			if err != nil {
 				return t.end(events.TurnFailed, err.Error(), nil)
@@ -160,7 +172,11 @@ func (t *turn) request(ctx context.Context) (model.Response, error) {
 	s.addResolvedLocked(resolved)
 	s.mu.Unlock()
 	t.usage = t.usage.Add(resp.Usage)
-	s.addItems(resp.Items...)
+	s.mu.Lock()
+	s.addItemsLocked(resp.Items...)
+	s.noteUsageLocked(resp.Usage)
+	s.mu.Unlock()
+	s.warnIfFull(t.id)
 	for _, it := range resp.Items {
 		switch it.Type {
 		case events.ItemMessage:

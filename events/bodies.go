@@ -35,6 +35,13 @@ type SessionConfig struct {
 	ModelProvider         string   `msgpack:"model_provider,omitempty"`
 	ToolOutputMaxBytes    int64    `msgpack:"tool_output_max_bytes,omitempty"`
 	ApprovalTimeoutSec    int64    `msgpack:"approval_timeout_sec,omitempty"`
+	// ContextWindow is the model's context window in tokens when the
+	// configuration set it (model_context_window); 0 uses Docket's table.
+	ContextWindow int64 `msgpack:"context_window,omitempty"`
+	// AutoCompactTokenLimit is the context size, in tokens, at which the
+	// engine compacts the conversation before its next model request
+	// (model_auto_compact_token_limit); 0 means never automatically.
+	AutoCompactTokenLimit int64 `msgpack:"auto_compact_token_limit,omitempty"`
 }
 
 // SessionStarted opens every journal. It carries the format version, the
@@ -94,6 +101,20 @@ type UserTurn struct {
 	Text   string `msgpack:"text"`
 	// Images are the prompt's images as data URLs (exec --image).
 	Images []string `msgpack:"images,omitempty"`
+	// Attachments are the files the prompt's @ references named, with the
+	// content read when the prompt was sent: replay and resume feed these
+	// back instead of reading the disk again.
+	Attachments []Attachment `msgpack:"attachments,omitempty"`
+}
+
+// Attachment is one file attached to a prompt by an @ reference.
+type Attachment struct {
+	// Path is the file as the prompt named it, relative to the workspace.
+	Path string `msgpack:"path" json:"path"`
+	// Content is the file's text, cut at the per-file cap when Truncated.
+	Content   string `msgpack:"content" json:"content"`
+	Size      int64  `msgpack:"size" json:"size"` // the whole file's size in bytes
+	Truncated bool   `msgpack:"truncated,omitempty" json:"truncated,omitempty"`
 }
 
 // ModelResponse records the model's whole answer to one request.
@@ -307,4 +328,34 @@ type TurnEnded struct {
 	Status  TurnStatus `msgpack:"status"`
 	Message string     `msgpack:"message,omitempty"`
 	Usage   Usage      `msgpack:"usage"`
+}
+
+// Compaction trigger values.
+const (
+	CompactManual = "manual" // the user asked (/compact)
+	CompactAuto   = "auto"   // the context crossed the auto-compact limit
+)
+
+// Compaction records the model's summary of the conversation that replaced
+// it. It is an input: replay feeds the recorded summary back instead of
+// asking a model, and resume rebuilds the conversation from it.
+type Compaction struct {
+	// TurnID is the turn it happened in (auto), or the turn it followed
+	// (manual; "" before the first turn).
+	TurnID  string `msgpack:"turn_id"`
+	Trigger string `msgpack:"trigger"`
+	// Summary is the model's summary; the conversation is replaced by one
+	// user message holding it.
+	Summary string `msgpack:"summary,omitempty"`
+	// Replaced is how many conversation items the summary replaced, and
+	// ReplacedDigest the running hash of those items, so an audit can say
+	// what was summarised.
+	Replaced       int    `msgpack:"replaced"`
+	ReplacedDigest string `msgpack:"replaced_digest"`
+	// TokensBefore is the context size in tokens before compaction.
+	TokensBefore int64 `msgpack:"tokens_before"`
+	Usage        Usage `msgpack:"usage"`
+	// Error, when set, is why the summary could not be had; the
+	// conversation was left as it was.
+	Error string `msgpack:"error,omitempty"`
 }

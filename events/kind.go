@@ -16,6 +16,7 @@ const (
 	KindRiskAssessment RecordKind = "risk_assessment"
 	KindSessionResumed RecordKind = "session_resumed"
 	KindPolicyChanged  RecordKind = "policy_changed"
+	KindCompaction     RecordKind = "compaction"
 )
 
 // Decision kinds record what the engine concluded from its inputs: during
@@ -44,6 +45,7 @@ var kindTable = [...]kindEntry{
 	entry[RiskAssessment](KindRiskAssessment, true),
 	entry[SessionResumed](KindSessionResumed, true),
 	entry[PolicyChanged](KindPolicyChanged, true),
+	entry[Compaction](KindCompaction, true),
 	entry[Transition](KindTransition, false),
 	entry[ApprovalRequested](KindApprovalRequested, false),
 	entry[ExecStarted](KindExecStarted, false),

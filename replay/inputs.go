@@ -16,10 +16,12 @@ import (
 // recorded holds a journal's inputs, for the stand-ins below.
 type recorded struct {
 	responses []seqResponse
-	decisions map[string][]seqDecision // by request id, in seq order
-	outcomes  map[string]events.ExecOutcome
-	started   map[string]bool
-	risks     map[string]events.RiskAssessment
+	// compactions are the journal's compaction records, in seq order.
+	compactions []seqCompaction
+	decisions   map[string][]seqDecision // by request id, in seq order
+	outcomes    map[string]events.ExecOutcome
+	started     map[string]bool
+	risks       map[string]events.RiskAssessment
 	// amendments are the rules the user saved ("p"), in seq order.
 	amendments []events.RuleAmended
 	// parked are the seqs of turn_ended records of parked turns.
@@ -64,6 +66,8 @@ func collect(recs []decoded) *recorded {
 			in.outcomes[outcomeKey(v.CallID, v.Attempt)] = *v
 		case *events.RiskAssessment:
 			in.risks[v.CallID] = *v
+		case *events.Compaction:
+			in.compactions = append(in.compactions, seqCompaction{seq: r.rec.Seq, c: *v})
 		}
 		in.last = r.rec.Seq
 		switch r.rec.Kind {
@@ -125,6 +129,42 @@ func (m *recordedModel) Respond(ctx context.Context, req model.Request, _ func(m
 		return model.Response{}, errors.New(r.Error)
 	}
 	return model.Response{ID: r.ResponseID, Items: r.Items, Usage: r.Usage, Attempts: r.Attempts}, nil
+}
+
+type seqCompaction struct {
+	seq uint64
+	c   events.Compaction
+}
+
+// recordedCompactor answers compaction requests with the journal's
+// summaries, in order, as recordedModel answers turns: a compaction the
+// segment never recorded is where its process died.
+type recordedCompactor struct {
+	mu   sync.Mutex
+	in   *recorded
+	next int
+	to   uint64 // segment end (exclusive); 0 means none
+	log  *comparingLog
+}
+
+func (m *recordedCompactor) Respond(ctx context.Context, req model.Request, _ func(model.Delta)) (model.Response, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.next >= len(m.in.compactions) || (m.to > 0 && m.in.compactions[m.next].seq >= m.to) {
+		if m.log != nil {
+			m.mu.Unlock()
+			err := m.log.awaitEnd(ctx)
+			m.mu.Lock()
+			return model.Response{}, err
+		}
+		return model.Response{}, errors.New("replay: the journal has no further compaction")
+	}
+	c := m.in.compactions[m.next].c
+	m.next++
+	if c.Error != "" {
+		return model.Response{}, errors.New(c.Error)
+	}
+	return model.Response{Items: []events.Item{{Type: events.ItemMessage, Role: "assistant", Text: c.Summary}}, Usage: c.Usage, Attempts: 1}, nil
 }
 
 type seqDecision struct {

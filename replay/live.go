@@ -181,7 +181,8 @@ func Live(ctx context.Context, path string, opts LiveOptions) (rep *LiveReport, 
 	}
 	cfg := engine.Config{SessionID: ss.SessionID, Cwd: scratch, Session: ss.Config, Plan: plan, Rules: ss.Rules,
 		Instructions: ss.Instructions, Model: &recordedModel{in: in}, Approver: recordedApprover{in: in},
-		Runner: runner, Clock: engine.SystemClock{}, Tools: defaultTools(ss), Amender: newRecordedAmender(in)}
+		Runner: runner, Clock: engine.SystemClock{}, Tools: defaultTools(ss), Amender: newRecordedAmender(in),
+		Compactor: &recordedCompactor{in: in}}
 	recs := make([]events.Record, 1)
 	recs[0] = dec[0].rec
 	s, err := engine.Restore(cfg, rec, recs)
@@ -189,18 +190,18 @@ func Live(ctx context.Context, path string, opts LiveOptions) (rep *LiveReport, 
 		return nil, err
 	}
 	for _, d := range dec {
-		if pc, ok := d.body.(*events.PolicyChanged); ok {
-			if err := s.SetApprovalPolicy(pc.ApprovalPolicy, pc.Source); err != nil {
-				rep.Divergent = err.Error()
-				break
+		var err error
+		switch v := d.body.(type) {
+		case *events.PolicyChanged:
+			err = s.SetApprovalPolicy(v.ApprovalPolicy, v.Source)
+		case *events.UserTurn:
+			_, err = s.TurnWithInput(ctx, engine.TurnInput{Text: v.Text, Images: v.Images, Attachments: v.Attachments})
+		case *events.Compaction:
+			if v.Trigger == events.CompactManual {
+				_, err = s.Compact(ctx)
 			}
-			continue
 		}
-		ut, ok := d.body.(*events.UserTurn)
-		if !ok {
-			continue
-		}
-		if _, err := s.TurnWithImages(ctx, ut.Text, ut.Images); err != nil {
+		if err != nil {
 			rep.Divergent = err.Error()
 			break
 		}

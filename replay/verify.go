@@ -110,6 +110,7 @@ func Verify(ctx context.Context, recs []events.Record, opts Options) (*Result, e
 		}
 	}
 	mdl := &recordedModel{in: in}
+	cmp := &recordedCompactor{in: in}
 	amender := newRecordedAmender(in)
 	var sess *engine.Session
 	for seg := 0; seg <= len(stops); seg++ {
@@ -128,12 +129,13 @@ func Verify(ctx context.Context, recs []events.Record, opts Options) (*Result, e
 			from = stops[seg-1]
 		}
 		mdl.to, mdl.log = stopAt, log
+		cmp.to, cmp.log = stopAt, log
 		cfg := engine.Config{
 			SessionID: ss.SessionID, Cwd: ss.Cwd, Session: ss.Config, Settings: ss.Settings, Plan: ss.Plan,
 			Rules: nonNil(ss.Rules), Instructions: ss.Instructions, DocketVersion: ss.DocketVersion,
 			Model: mdl, Approver: recordedApprover{in: in, from: from, to: stopAt, log: log}, Runner: recordedRunner{in: in, log: log},
 			Clock: fixedClock{t: time.Unix(0, ss.StartedAt)}, Paths: recordedPaths{in: in}, Tools: opts.Tools,
-			Amender: amender,
+			Amender: amender, Compactor: cmp,
 		}
 		if len(in.risks) > 0 {
 			// The session assessed risk: feed its assessments back.
@@ -149,6 +151,7 @@ func Verify(ctx context.Context, recs []events.Record, opts Options) (*Result, e
 			log.skipTo(from + 1)
 			sess, err = engine.Restore(cfg, log, recs[:indexOf(recs, from)])
 			mdl.next = countResponses(dec, from)
+			cmp.next = countKind(dec, from, events.KindCompaction)
 		}
 		log.segmentWindow(from)
 		if err != nil {
@@ -201,19 +204,28 @@ func drive(ctx context.Context, s *engine.Session, dec []decoded, log *comparing
 		if d.rec.Seq <= from || (stopAt > 0 && d.rec.Seq > stopAt) {
 			continue
 		}
-		if pc, ok := d.body.(*events.PolicyChanged); ok {
-			if err := s.SetApprovalPolicy(pc.ApprovalPolicy, pc.Source); err != nil {
-				return check(err)
+		var err error
+		switch v := d.body.(type) {
+		case *events.PolicyChanged:
+			err = s.SetApprovalPolicy(v.ApprovalPolicy, v.Source)
+		case *events.UserTurn:
+			tctx, done := log.stopper.turn(ctx)
+			_, err = s.TurnWithInput(tctx, engine.TurnInput{Text: v.Text, Images: v.Images, Attachments: v.Attachments})
+			done()
+		case *events.Compaction:
+			// A compaction between turns was the user's (/compact); an
+			// automatic one happens inside the turn the loop drives.
+			if v.Trigger != events.CompactManual {
+				continue
 			}
+			_, err = s.Compact(ctx)
+			var ce *engine.CompactError
+			if errors.As(err, &ce) {
+				err = nil // recorded as failed, and replayed so
+			}
+		default:
 			continue
 		}
-		ut, ok := d.body.(*events.UserTurn)
-		if !ok {
-			continue
-		}
-		tctx, done := log.stopper.turn(ctx)
-		_, err := s.TurnWithImages(tctx, ut.Text, ut.Images)
-		done()
 		if err != nil {
 			if e := check(err); !errors.Is(e, errCrashed) {
 				return e
@@ -237,9 +249,14 @@ func indexOf(recs []events.Record, seq uint64) int {
 }
 
 func countResponses(dec []decoded, before uint64) int {
+	return countKind(dec, before, events.KindModelResponse)
+}
+
+// countKind counts the records of kind k before seq before.
+func countKind(dec []decoded, before uint64, k events.RecordKind) int {
 	n := 0
 	for _, d := range dec {
-		if d.rec.Seq < before && d.rec.Kind == events.KindModelResponse {
+		if d.rec.Seq < before && d.rec.Kind == k {
 			n++
 		}
 	}

@@ -163,6 +163,10 @@ func runExec(c *cobra.Command, a *app, f *execFlags, args []string) (err error) 
 	if err != nil {
 		return err
 	}
+	input, err := opts.input(cwd, prompt)
+	if err != nil {
+		return err
+	}
 	roots, err := addDirs(f.addDirs)
 	if err != nil {
 		return err
@@ -203,7 +207,7 @@ func runExec(c *cobra.Command, a *app, f *execFlags, args []string) (err error) 
 		return err
 	}
 	w.header(w.engine.SessionID, cwd, w.engine.Session, false, f.bypass, roots)
-	res, err := turn(ctx, s, prompt, opts)
+	res, err := turn(ctx, s, input)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return &exitError{code: exitFailed, err: errors.New("interrupted")}

@@ -148,10 +148,19 @@ func runResume(c *cobra.Command, a *app, f *execFlags, r resumeFlags, args []str
 			return err
 		}
 	}
-	seen := 0
+	// @ references expand against the session's workspace, before
+	// anything is written: a bad one leaves the session as it was.
+	input, err := opts.input(ss.Cwd, prompt)
+	if err != nil {
+		return resumeUntouched(ss.SessionID, err)
+	}
+	seen, compacted := 0, 0
 	for _, r := range recs {
-		if r.Kind == events.KindModelResponse {
+		switch r.Kind {
+		case events.KindModelResponse:
 			seen++
+		case events.KindCompaction:
+			compacted++
 		}
 	}
 	// The session goes on with the model it was driven by, unless this
@@ -163,7 +172,7 @@ func runResume(c *cobra.Command, a *app, f *execFlags, r resumeFlags, args []str
 	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	w, err := wire(ctx, a, cfg, ss.Cwd, wireOptions{decisions: f.decisions, json: f.json, responsesSeen: seen,
-		color: f.color, outputSchema: opts.schema})
+		compactionsSeen: compacted, color: f.color, outputSchema: opts.schema})
 	if err != nil {
 		return resumeUntouched(ss.SessionID, err)
 	}
@@ -205,7 +214,7 @@ func runResume(c *cobra.Command, a *app, f *execFlags, r resumeFlags, args []str
 		}
 		return nil
 	}
-	if res, err = turn(ctx, s, prompt, opts); err != nil {
+	if res, err = turn(ctx, s, input); err != nil {
 		return err
 	}
 	if err := opts.writeLastMessage(res); err != nil {

@@ -8,9 +8,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/docket-engine/docket/engine"
+	"github.com/docket-engine/docket/engine/attach"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/replay/audit"
 )
@@ -134,12 +136,24 @@ func readSchema(path string) (json.RawMessage, error) {
 	return json.RawMessage(b), nil
 }
 
-// turn runs one turn with the options' images, if any.
-func turn(ctx context.Context, s *engine.Session, prompt string, o turnOptions) (engine.TurnResult, error) {
-	if len(o.images) == 0 {
-		return s.Turn(ctx, prompt)
+// input is the turn's input: the prompt with its @ references expanded
+// against the workspace cwd (the files' content attached, images added to
+// --image's), or a usage error naming the reference that failed. An empty
+// prompt (resume with none) expands to nothing.
+func (o turnOptions) input(cwd, prompt string) (engine.TurnInput, error) {
+	if strings.TrimSpace(prompt) == "" {
+		return engine.TurnInput{Text: prompt}, nil
 	}
-	return s.TurnWithImages(ctx, prompt, o.images)
+	res, err := attach.Expand(cwd, prompt, attach.DefaultLimits())
+	if err != nil {
+		return engine.TurnInput{}, usageErrorf("the prompt: %v", err)
+	}
+	return engine.TurnInput{Text: res.Text, Images: append(slices.Clone(o.images), res.Images...), Attachments: res.Attachments}, nil
+}
+
+// turn runs one turn.
+func turn(ctx context.Context, s *engine.Session, in engine.TurnInput) (engine.TurnResult, error) {
+	return s.TurnWithInput(ctx, in)
 }
 
 // writeLastMessage writes the final message for -o. A turn that ended

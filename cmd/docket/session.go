@@ -69,6 +69,8 @@ type wireOptions struct {
 	// responsesSeen skips a scripted model past the responses a resumed
 	// session already has.
 	responsesSeen int
+	// compactionsSeen likewise skips its compaction lines.
+	compactionsSeen int
 	// color is --color: always, never or auto ("" is auto).
 	color string
 	// addDirs are --add-dir's extra writable roots.
@@ -96,7 +98,7 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd string, o wireOpt
 	if err != nil {
 		return nil, err
 	}
-	mdl, err := buildModel(ctx, cfg, o.responsesSeen)
+	mdl, err := buildModel(ctx, cfg, o.responsesSeen, o.compactionsSeen)
 	if err != nil {
 		return nil, err
 	}
@@ -198,7 +200,7 @@ func (r riskAssessor) Assess(ctx context.Context, callID string, command []strin
 	return ra
 }
 
-func buildModel(ctx context.Context, cfg *config.Config, seen int) (model.Model, error) {
+func buildModel(ctx context.Context, cfg *config.Config, seen, compacted int) (model.Model, error) {
 	switch cfg.ModelProvider {
 	case "script":
 		if cfg.ModelScript == "" {
@@ -213,6 +215,7 @@ func buildModel(ctx context.Context, cfg *config.Config, seen int) (model.Model,
 			return nil, err
 		}
 		m.Skip(seen)
+		m.SkipCompactions(compacted)
 		return m, nil
 	default:
 		pc := openai.DefaultConfig()

@@ -43,7 +43,20 @@ type Request struct {
 	// OutputSchema, when set, is a JSON Schema object the final message
 	// must follow (the Responses API's text.format json_schema).
 	OutputSchema json.RawMessage
+	// Purpose says what the request is for: a turn's (""), or a
+	// compaction's, whose answer is a summary of Items (a scripted model
+	// answers it from its compaction lines).
+	Purpose Purpose
 }
+
+// Purpose is what a request is for.
+type Purpose string
+
+// The purposes.
+const (
+	PurposeTurn    Purpose = ""
+	PurposeCompact Purpose = "compact"
+)
 
 // Response is the model's whole answer to one Request.
 type Response struct {

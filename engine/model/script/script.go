@@ -1,6 +1,11 @@
 // Package script is the scripted model provider of CLI.md: a JSON Lines file
 // whose every line is the model's whole response to one request. It lets a
 // session run with no network and no API key (the demo, the tests).
+//
+// A line with "compact": true answers a compaction request (the model's
+// summary of the conversation, as its message) and no other: turn requests
+// and compaction requests each take the next line of their own kind, so a
+// script can hold its summaries where the conversation needs them.
 package script
 
 import (
@@ -37,6 +42,9 @@ type Model struct {
 	mu        sync.Mutex
 	responses []model.Response
 	next      int
+	// compactions answer compaction requests, in order.
+	compactions []model.Response
+	nextCompact int
 }
 
 // Load parses a script file.
@@ -60,9 +68,13 @@ func Parse(name string, b []byte) (*Model, error) {
 		if len(text) == 0 || text[0] == '#' {
 			continue
 		}
-		resp, err := parseLine(text)
+		resp, compact, err := parseLine(text)
 		if err != nil {
 			return nil, &LineError{File: name, Line: line, Err: err}
+		}
+		if compact {
+			m.compactions = append(m.compactions, resp)
+			continue
 		}
 		m.responses = append(m.responses, resp)
 	}
@@ -73,10 +85,12 @@ func Parse(name string, b []byte) (*Model, error) {
 }
 
 type rawLine struct {
-	ID     string          `json:"id"`
-	Output []rawItem       `json:"output"`
-	Usage  *events.Usage   `json:"usage"`
-	Extra  json.RawMessage `json:"-"`
+	ID     string        `json:"id"`
+	Output []rawItem     `json:"output"`
+	Usage  *events.Usage `json:"usage"`
+	// Compact marks a line that answers a compaction request.
+	Compact bool            `json:"compact"`
+	Extra   json.RawMessage `json:"-"`
 }
 
 type rawItem struct {
@@ -92,15 +106,34 @@ type rawItem struct {
 	Role      string          `json:"role"`
 }
 
-func parseLine(text []byte) (model.Response, error) {
+func parseLine(text []byte) (model.Response, bool, error) {
+	resp, rl, err := parseRaw(text)
+	if err == nil && rl.Compact && finalText(resp.Items) == "" {
+		err = errors.New(`a "compact" line needs a message holding the summary`)
+	}
+	return resp, rl.Compact, err
+}
+
+// finalText is the text of a response's last message.
+func finalText(items []events.Item) string {
+	text := ""
+	for _, it := range items {
+		if it.Type == events.ItemMessage {
+			text = it.Text
+		}
+	}
+	return text
+}
+
+func parseRaw(text []byte) (model.Response, rawLine, error) {
 	var rl rawLine
 	dec := json.NewDecoder(bytes.NewReader(text))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&rl); err != nil {
-		return model.Response{}, fmt.Errorf("not a JSON response object: %w", err)
+		return model.Response{}, rl, fmt.Errorf("not a JSON response object: %w", err)
 	}
 	if rl.Output == nil {
-		return model.Response{}, errors.New(`missing "output" array`)
+		return model.Response{}, rl, errors.New(`missing "output" array`)
 	}
 	resp := model.Response{ID: rl.ID, Attempts: 1}
 	if rl.Usage != nil {
@@ -109,11 +142,11 @@ func parseLine(text []byte) (model.Response, error) {
 	for i, it := range rl.Output {
 		item, err := convert(it)
 		if err != nil {
-			return model.Response{}, fmt.Errorf("output[%d]: %w", i, err)
+			return model.Response{}, rl, fmt.Errorf("output[%d]: %w", i, err)
 		}
 		resp.Items = append(resp.Items, item)
 	}
-	return resp, nil
+	return resp, rl, nil
 }
 
 func convert(it rawItem) (events.Item, error) {
@@ -188,7 +221,22 @@ func textOf(raw json.RawMessage) (string, error) {
 	return b.String(), nil
 }
 
-// Len returns how many responses the script holds.
+// ErrNoCompaction is returned for a compaction request when the script has
+// no "compact" line left.
+var ErrNoCompaction = errors.New(`model script has no "compact" line left for a compaction request`)
+
+// Compactions returns how many compaction lines the script holds.
+func (m *Model) Compactions() int { return len(m.compactions) }
+
+// SkipCompactions moves past the first n compaction lines, which a resumed
+// session has already consumed.
+func (m *Model) SkipCompactions(n int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.nextCompact = min(n, len(m.compactions))
+}
+
+// Len returns how many turn responses the script holds.
 func (m *Model) Len() int { return len(m.responses) }
 
 // Skip moves past the first n responses: a resumed session has already
@@ -206,6 +254,15 @@ func (m *Model) Respond(ctx context.Context, req model.Request, onDelta func(mod
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if req.Purpose == model.PurposeCompact {
+		if m.nextCompact >= len(m.compactions) {
+			return model.Response{}, ErrNoCompaction
+		}
+		r := m.compactions[m.nextCompact]
+		m.nextCompact++
+		r.Items = append([]events.Item(nil), r.Items...)
+		return r, nil
+	}
 	if m.next >= len(m.responses) {
 		return model.Response{}, ErrExhausted
 	}

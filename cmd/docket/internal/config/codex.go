@@ -34,8 +34,6 @@ func unsupportedCodexKey(key []string) string {
 	switch {
 	case len(key) == 1:
 		switch last {
-		case "model_context_window", "model_auto_compact_token_limit":
-			return "Docket does not compact the conversation, so it has no use for a context window size"
 		case "instructions", "developer_instructions", "experimental_instructions_file", "model_instructions_file":
 			return "Docket builds its instructions from AGENTS.md files (project_doc_max_bytes caps them)"
 		case "tools":

@@ -101,7 +101,13 @@ func TestCodexKeyDecisions(t *testing.T) {
 		{name: "experimental_use_rmcp_client is ignored", file: "experimental_use_rmcp_client = true\n", warn: "experimental_use_rmcp_client"},
 		{name: "[notice] is ignored", file: "[notice]\nhide_full_access_warning = true\n", warn: "[notice]"},
 		{name: "ignored keys in a profile", file: "[profiles.p]\nhide_agent_reasoning = true\n", warn: "profiles.p.hide_agent_reasoning"},
-		{name: "model_context_window is rejected", file: "model_context_window = 400000\n", err: "does not compact"},
+		{name: "model_context_window is implemented", file: "model = 'gpt-5-codex'\nmodel_context_window = 400000\n",
+			check: func(c *Config) bool {
+				return c.SessionConfig().ContextWindow == 400_000 && c.SessionConfig().AutoCompactTokenLimit == 360_000
+			}},
+		{name: "model_auto_compact_token_limit is implemented", file: "model_auto_compact_token_limit = 1000\n",
+			check: func(c *Config) bool { return c.SessionConfig().AutoCompactTokenLimit == 1000 }},
+		{name: "a negative context window", file: "model_context_window = -1\n", err: "negative"},
 		{name: "tools is rejected", file: "[tools]\nweb_search = true\n", err: "Docket's tools are"},
 		{name: "mcp env_vars is rejected with the way to do it", file: "[mcp_servers.a]\ncommand = 'x'\nenv_vars = ['TOK']\n", err: `env = { NAME = "${NAME}" }`},
 		{name: "provider stream_max_retries is rejected", file: "[model_providers.a]\nbase_url = 'http://x'\nstream_max_retries = 3\n", err: "request_max_retries"},

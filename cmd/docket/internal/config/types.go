@@ -3,6 +3,8 @@ package config
 import (
 	"time"
 
+	"github.com/docket-engine/docket/engine/ctxwindow"
+
 	"github.com/docket-engine/docket/events"
 )
 
@@ -31,6 +33,12 @@ type Config struct {
 	Notify                 []string           `toml:"notify"`
 	ShellEnvironmentPolicy ShellEnvPolicy     `toml:"shell_environment_policy"`
 	Projects               map[string]Project `toml:"projects"`
+	// ModelContextWindow overrides the model's context window in tokens
+	// (0: Docket's table of known models); ModelAutoCompactTokenLimit is
+	// the context size at which the conversation is compacted
+	// automatically (0: ctxwindow.AutoCompactFraction of the window).
+	ModelContextWindow         int64 `toml:"model_context_window"`
+	ModelAutoCompactTokenLimit int64 `toml:"model_auto_compact_token_limit"`
 
 	// Home is Docket's home: --home, else $DOCKET_HOME, else ~/.docket.
 	Home string `toml:"-"`
@@ -155,7 +163,25 @@ func (c *Config) SessionConfig() events.SessionConfig {
 		ModelProvider:         c.ModelProvider,
 		ToolOutputMaxBytes:    c.ToolOutputMaxBytes,
 		ApprovalTimeoutSec:    c.ApprovalTimeoutSec,
+		ContextWindow:         c.ContextWindow(),
+		AutoCompactTokenLimit: c.AutoCompactTokenLimit(),
 	}
+}
+
+// ContextWindow is the model's context window in tokens: the configured
+// model_context_window, else Docket's table; 0 when neither knows it.
+func (c *Config) ContextWindow() int64 {
+	return ctxwindow.Window(c.Model, c.ModelContextWindow)
+}
+
+// AutoCompactTokenLimit is the context size at which the engine compacts
+// automatically: model_auto_compact_token_limit, else 90% of a known
+// window; 0 (never) for a model of unknown window.
+func (c *Config) AutoCompactTokenLimit() int64 {
+	if c.ModelAutoCompactTokenLimit > 0 {
+		return c.ModelAutoCompactTokenLimit
+	}
+	return ctxwindow.DefaultAutoCompactLimit(c.ContextWindow())
 }
 
 // ProviderDisplayName is the selected provider's display name (its

@@ -135,7 +135,8 @@ func checkValues(t tree, w where) error {
 	if v, ok := lookup(t, "model_provider"); ok && v == "" {
 		return w.errorf([]string{"model_provider"}, "", "empty provider name")
 	}
-	for _, k := range []string{"tool_output_max_bytes", "approval_timeout_sec", "project_doc_max_bytes"} {
+	for _, k := range []string{"tool_output_max_bytes", "approval_timeout_sec", "project_doc_max_bytes",
+		"model_context_window", "model_auto_compact_token_limit"} {
 		if err := nonNegative([]string{k}); err != nil {
 			return err
 		}

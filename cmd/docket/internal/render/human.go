@@ -307,7 +307,26 @@ func (h *Human) Notify(n engine.Notice) {
 	case engine.NoticeError:
 		h.flushPending()
 		h.line("%s %s", h.style(styleRed, "error:"), n.Text)
+	case engine.NoticeContextWarning:
+		h.flushPending()
+		if c := n.Context; c != nil {
+			h.line("%s the conversation holds %s of the model's %d-token context window (%d%%)", h.style(styleYellow, "context:"),
+				approx(c.Used, c.Estimated), c.Window, c.Percent())
+		}
+	case engine.NoticeCompacted:
+		h.flushPending()
+		if c := n.Context; c != nil {
+			h.line("%s the conversation was replaced by the model's summary; it now holds %s", h.style(styleYellow, "compacted:"), approx(c.Used, c.Estimated))
+		}
 	}
+}
+
+// approx writes a token count, "about" when it is an estimate.
+func approx(n int64, estimated bool) string {
+	if estimated {
+		return fmt.Sprintf("about %d tokens", n)
+	}
+	return fmt.Sprintf("%d tokens", n)
 }
 
 // usage prints the turn's token usage, when the model reported any.

@@ -115,6 +115,10 @@ func (j *JSONL) Notify(n engine.Notice) {
 		}
 	case engine.NoticeParked:
 		j.emit(parkedEvent{Type: EventSessionParked, SessionID: n.SessionID, CallID: n.CallID})
+	case engine.NoticeContextWarning:
+		j.emit(contextOf(n))
+	case engine.NoticeCompacted:
+		j.emit(compactedOf(n))
 	}
 }
 

@@ -23,6 +23,8 @@ const (
 	EventCallTransition    = "call.transition"
 	EventApprovalRequested = "approval.requested"
 	EventSessionParked     = "session.parked"
+	EventContextWarning    = "context.warning"
+	EventContextCompacted  = "context.compacted"
 )
 
 // Item types.
@@ -143,4 +145,36 @@ type parkedEvent struct {
 	Type      string `json:"type"`
 	SessionID string `json:"session_id"`
 	CallID    string `json:"call_id"`
+}
+
+// contextEvent is context.warning: the window is nearly full.
+// ContextWindow is 0 for a model of unknown window.
+type contextEvent struct {
+	Type          string `json:"type"`
+	UsedTokens    int64  `json:"used_tokens"`
+	ContextWindow int64  `json:"context_window"`
+	Estimated     bool   `json:"estimated"`
+}
+
+// compactedEvent is context.compacted: the conversation was replaced by
+// the model's summary; the counts are the context after it.
+type compactedEvent struct {
+	Type          string `json:"type"`
+	UsedTokens    int64  `json:"used_tokens"`
+	ContextWindow int64  `json:"context_window"`
+	Estimated     bool   `json:"estimated"`
+	Summary       string `json:"summary"`
+}
+
+func contextOf(n engine.Notice) contextEvent {
+	ev := contextEvent{Type: EventContextWarning}
+	if c := n.Context; c != nil {
+		ev.UsedTokens, ev.ContextWindow, ev.Estimated = c.Used, c.Window, c.Estimated
+	}
+	return ev
+}
+
+func compactedOf(n engine.Notice) compactedEvent {
+	c := contextOf(n)
+	return compactedEvent{Type: EventContextCompacted, UsedTokens: c.UsedTokens, ContextWindow: c.ContextWindow, Estimated: c.Estimated, Summary: n.Text}
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/docket-engine/docket/engine"
+	"github.com/docket-engine/docket/engine/ctxwindow"
 	"github.com/docket-engine/docket/events"
 )
 
@@ -74,6 +75,14 @@ func scenarios() map[string][]engine.Notice {
 			notice(engine.Notice{Type: engine.NoticeMessage, Text: "Done: hello.txt is there."}),
 			notice(engine.Notice{Type: engine.NoticeTurnCompleted, Text: "Done: hello.txt is there.",
 				Usage: events.Usage{InputTokens: 120, CachedInputTokens: 20, OutputTokens: 34, ReasoningTokens: 5}}),
+		},
+		"context": {
+			notice(engine.Notice{Type: engine.NoticeTurnStarted}),
+			notice(engine.Notice{Type: engine.NoticeContextWarning, Context: &ctxwindow.Status{Used: 230_000, Window: 272_000, AutoCompactLimit: 244_800}}),
+			notice(engine.Notice{Type: engine.NoticeCompacted, Text: "The user asked for a fix; tests pass now.",
+				Context: &ctxwindow.Status{Used: 420, Window: 272_000, Estimated: true}}),
+			notice(engine.Notice{Type: engine.NoticeMessage, Text: "Done."}),
+			notice(engine.Notice{Type: engine.NoticeTurnCompleted, Text: "Done.", Usage: events.Usage{InputTokens: 500, OutputTokens: 3}}),
 		},
 		"parked": {
 			notice(engine.Notice{Type: engine.NoticeTurnStarted}),
