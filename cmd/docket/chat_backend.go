@@ -12,11 +12,12 @@ import (
 	"time"
 
 	"github.com/docket-engine/docket/cmd/docket/internal/config"
+	"github.com/docket-engine/docket/cmd/docket/internal/history"
 	"github.com/docket-engine/docket/cmd/docket/internal/tui"
 	"github.com/docket-engine/docket/engine"
+	"github.com/docket-engine/docket/engine/attach"
 	"github.com/docket-engine/docket/engine/mcp"
-	"github.com/docket-engine/docket/engine/model"
-	"github.com/docket-engine/docket/events"
+		"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/journal"
 	"github.com/docket-engine/docket/replay/audit"
 	"github.com/docket-engine/docket/sandbox"
@@ -47,25 +48,12 @@ type chatBackend struct {
 	id, path string
 	sc       events.SessionConfig
 	cwdOf    string // the session's workspace
-	// used is the context the last model response filled.
-	used int64
-}
-
-// usageTap records each response's usage for the status line; it changes
-// nothing the engine sees or journals.
-type usageTap struct {
-	model.Model
-	b *chatBackend
-}
-
-func (u usageTap) Respond(ctx context.Context, req model.Request, onDelta func(model.Delta)) (model.Response, error) {
-	resp, err := u.Model.Respond(ctx, req, onDelta)
-	if err == nil {
-		u.b.mu.Lock()
-		u.b.used = resp.Usage.InputTokens + resp.Usage.OutputTokens
-		u.b.mu.Unlock()
-	}
-	return resp, err
+	// images wait for the next prompt (a pasted image path, --image).
+	images []string
+	// index is the workspace's files for @ completion, built on first use.
+	index    *attach.Index
+	indexErr error
+	indexFor string
 }
 
 // quietApp is the app with stderr captured: while the UI owns the
@@ -91,7 +79,6 @@ func (b *chatBackend) New(ctx context.Context) (string, error) {
 	if err != nil {
 		return warn.String(), errors.Join(err, w.finish())
 	}
-	w.engine.Model = usageTap{Model: w.engine.Model, b: b}
 	s, err := engine.Start(w.engine, j)
 	if err != nil {
 		return warn.String(), errors.Join(err, j.Close(), w.finish())
@@ -151,17 +138,20 @@ func (b *chatBackend) restore(ctx context.Context, j *journal.Journal) (*engine.
 	}
 	own := *cfg
 	cfg = &own
-	seen := 0
+	seen, compacted := 0, 0
 	for _, r := range recs {
-		if r.Kind == events.KindModelResponse {
+		switch r.Kind {
+		case events.KindModelResponse:
 			seen++
+		case events.KindCompaction:
+			compacted++
 		}
 	}
 	if err := recordedModel(b.cmd, cfg, ss); err != nil {
 		return nil, nil, nil, err
 	}
 	a, _ := b.quietApp()
-	w, err := wire(ctx, a, cfg, ss.Cwd, wireOptions{responsesSeen: seen, observer: b.bridge, approver: b.bridge})
+	w, err := wire(ctx, a, cfg, ss.Cwd, wireOptions{responsesSeen: seen, compactionsSeen: compacted, observer: b.bridge, approver: b.bridge})
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -170,7 +160,6 @@ func (b *chatBackend) restore(ctx context.Context, j *journal.Journal) (*engine.
 	}
 	w.engine.Session, w.engine.Plan, w.engine.Rules, w.engine.Settings = events.SessionConfig{}, events.SandboxPlan{}, nil, nil
 	w.engine.Instructions = ""
-	w.engine.Model = usageTap{Model: w.engine.Model, b: b}
 	s, err := engine.Resume(w.engine, j, recs, events.SessionResumed{PID: os.Getpid()})
 	if err != nil {
 		return nil, nil, nil, errors.Join(err, w.finish())
@@ -183,7 +172,7 @@ func (b *chatBackend) swap(w *wiring, j *journal.Journal, s *engine.Session, id 
 	err := b.close()
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.w, b.j, b.s, b.id, b.path, b.sc, b.cwdOf, b.used = w, j, s, id, j.Path(), sc, cwd, 0
+	b.w, b.j, b.s, b.id, b.path, b.sc, b.cwdOf = w, j, s, id, j.Path(), sc, cwd
 	return err
 }
 
@@ -217,9 +206,11 @@ func (b *chatBackend) Info() tui.Info {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	i := tui.Info{SessionID: b.id, Journal: b.path, Cwd: b.cwdOf, Model: b.sc.Model, Provider: b.sc.ModelProvider,
-		ApprovalPolicy: b.sc.ApprovalPolicy, SandboxMode: b.sc.SandboxMode, NetworkAccess: b.sc.NetworkAccess, TokensUsed: b.used}
+		ApprovalPolicy: b.sc.ApprovalPolicy, SandboxMode: b.sc.SandboxMode, NetworkAccess: b.sc.NetworkAccess}
 	if b.s != nil {
 		i.ApprovalPolicy = b.s.ApprovalPolicy()
+		st := b.s.ContextStatus()
+		i.TokensUsed, i.Window = st.Used, st.Window
 	}
 	if b.w != nil && b.w.engine.Plan.Sandboxed() {
 		if b.caps == nil {
@@ -231,7 +222,9 @@ func (b *chatBackend) Info() tui.Info {
 	return i
 }
 
-// Turn runs one prompt.
+// Turn runs one prompt: its @ references are expanded against the
+// session's workspace (the files' content attached and journaled with the
+// prompt), and images waiting for it go along.
 func (b *chatBackend) Turn(ctx context.Context, prompt string) (engine.TurnResult, error) {
 	b.turns.Add(1)
 	defer b.turns.Done()
@@ -239,7 +232,72 @@ func (b *chatBackend) Turn(ctx context.Context, prompt string) (engine.TurnResul
 	if s == nil {
 		return engine.TurnResult{}, errors.New("no session is open")
 	}
-	return s.Turn(ctx, prompt)
+	b.mu.Lock()
+	cwd, images := b.cwdOf, b.images
+	b.mu.Unlock()
+	res, err := attach.Expand(cwd, prompt, attach.DefaultLimits())
+	if err != nil {
+		return engine.TurnResult{}, fmt.Errorf("the prompt: %w", err)
+	}
+	b.mu.Lock()
+	b.images = nil
+	b.mu.Unlock()
+	return s.TurnWithInput(ctx, engine.TurnInput{Text: res.Text, Images: append(images, res.Images...), Attachments: res.Attachments})
+}
+
+// AttachImage takes a pasted image path (as a terminal pastes a dropped
+// file) for the next prompt; ok is false when text is no image's path.
+func (b *chatBackend) AttachImage(text string) (string, bool, error) {
+	b.mu.Lock()
+	cwd := b.cwdOf
+	b.mu.Unlock()
+	p, ok := attach.PastedImage(text, cwd)
+	if !ok {
+		return "", false, nil
+	}
+	u, err := attach.ImageDataURL(p)
+	if err != nil {
+		return p, true, err
+	}
+	b.mu.Lock()
+	b.images = append(b.images, u)
+	b.mu.Unlock()
+	return p, true, nil
+}
+
+// Complete returns workspace files matching an @ reference being typed.
+// The index (which respects .gitignore) is built on first use.
+func (b *chatBackend) Complete(query string, limit int) []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.index == nil || b.indexFor != b.cwdOf {
+		b.index, b.indexErr = attach.NewIndex(b.cwdOf, attach.DefaultIndexLimits())
+		b.indexFor = b.cwdOf
+	}
+	if b.indexErr != nil || b.index == nil {
+		return nil
+	}
+	var out []string
+	for _, m := range b.index.Complete(query, limit) {
+		out = append(out, m.Path)
+	}
+	return out
+}
+
+// Compact asks the model to summarise the conversation (/compact); the
+// summary is journaled as a compaction input record.
+func (b *chatBackend) Compact(ctx context.Context) (string, error) {
+	b.turns.Add(1)
+	defer b.turns.Done()
+	s := b.session()
+	if s == nil {
+		return "", errors.New("no session is open")
+	}
+	res, err := s.Compact(ctx)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("(%d items, about %d tokens, now about %d)\n%s", res.Replaced, res.TokensBefore, res.TokensAfter, res.Summary), nil
 }
 
 // Pending reports an unfinished turn of a resumed session.
@@ -355,5 +413,12 @@ func (b *chatBackend) Sessions() ([]tui.SessionSummary, error) {
 	return out, nil
 }
 
-// history is the prompt history the UI walks; nil keeps it in memory.
-func (b *chatBackend) history() tui.History { return nil }
+// history is the prompt history in $DOCKET_HOME; when it cannot be read
+// the UI keeps one in memory, and says why.
+func (b *chatBackend) history() (tui.History, error) {
+	h, err := history.Open(b.cfg.Home, history.DefaultLimits())
+	if err != nil {
+		return nil, err
+	}
+	return h, nil
+}

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/journal"
 )
 
 // ansiRE matches the escape sequences a terminal UI writes: CSI (cursor
@@ -155,9 +157,13 @@ func TestChatSessionEndToEnd(t *testing.T) {
 	script := `{"output":[{"type":"message","content":"Hello from the *scripted* model."}],"usage":{"input_tokens":120,"output_tokens":8}}
 {"output":[{"type":"function_call","call_id":"c1","name":"shell","arguments":{"command":["bash","-c","echo made > made.txt"]}}]}
 {"output":[{"type":"message","content":"Made the file."}]}
+{"compact":true,"output":[{"type":"message","content":"Summary: greeted, made made.txt."}]}
 {"output":[{"type":"function_call","call_id":"c2","name":"shell","arguments":{"command":["sleep","300"]}}]}
 {"output":[{"type":"message","content":"Resumed and answered."}]}
 `
+	if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("the notes' content\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	sp := filepath.Join(dir, "script.jsonl")
 	if err := os.WriteFile(sp, []byte(script), 0o644); err != nil {
 		t.Fatal(err)
@@ -165,11 +171,17 @@ func TestChatSessionEndToEnd(t *testing.T) {
 	r := startChat(t, bin, "chat", "--skip-git-repo-check", "--home", home, "-C", ws, "-a", "untrusted", "-s", "workspace-write", "--model-script", sp)
 	r.scr.waitFor(t, 0, "approvals untrusted")
 
-	// A prompt: the answer streams in and is rendered.
+	// A prompt with an @ reference completed from the workspace: the
+	// answer streams in and is rendered.
 	at := r.scr.mark()
-	r.typeLine("say hello")
+	r.keys("say hello about @not")
+	r.scr.waitFor(t, at, "› notes.txt")
+	r.keys("\t")
+	r.scr.waitFor(t, at, "say hello about @notes.txt")
+	at = r.scr.mark()
+	r.keys("\r")
 	r.scr.waitFor(t, at, "Hello from the *scripted* model.")
-	r.scr.waitFor(t, at, "tokens 128")
+	r.scr.waitFor(t, at, "tokens 128/")
 
 	// A command under untrusted: the overlay shows the exact argv and the
 	// line prompt's choices; y approves it.
@@ -186,6 +198,11 @@ func TestChatSessionEndToEnd(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(ws, "made.txt")); err != nil {
 		t.Fatalf("the approved command did not run: %v", err)
 	}
+
+	// /compact replaces the conversation with the model's summary.
+	at = r.scr.mark()
+	r.typeLine("/compact")
+	r.scr.waitFor(t, at, "Summary: greeted, made made.txt.")
 
 	// The policy changes for the rest of the session: the next command
 	// runs without asking, and Ctrl-C interrupts it.
@@ -219,6 +236,43 @@ func TestChatSessionEndToEnd(t *testing.T) {
 	r.keys("\x03") // idle, nothing typed: quits
 	if code, out := r.wait(); code != 0 {
 		t.Fatalf("resumed chat exited %d:\n%s", code, out)
+	}
+
+	// The @ reference was journaled with the prompt, content and all.
+	sf, err := journal.Find(home, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := journal.OpenReadOnly(sf.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := j.All()
+	j.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var attached, compactions, policies int
+	for _, rec := range recs {
+		b, err := rec.Decode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch v := b.(type) {
+		case *events.UserTurn:
+			for _, a := range v.Attachments {
+				if a.Path == "notes.txt" && a.Content == "the notes' content\n" {
+					attached++
+				}
+			}
+		case *events.Compaction:
+			compactions++
+		case *events.PolicyChanged:
+			policies++
+		}
+	}
+	if attached != 1 || compactions != 1 || policies != 1 {
+		t.Fatalf("journal: %d attachments of notes.txt, %d compactions, %d policy changes; want 1 each", attached, compactions, policies)
 	}
 
 	// The journal verify-replays, and the interrupt is a cancellation in

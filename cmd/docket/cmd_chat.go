@@ -87,8 +87,8 @@ func runChat(c *cobra.Command, a *app, f *chatFlags, args []string) error {
 			return err
 		}
 	}
-	if f.ephemeral || len(f.images) > 0 || f.outputSchema != "" || f.outputLastMessage != "" {
-		return usageErrorf("--ephemeral, --image, --output-schema and --output-last-message are exec's; the interactive session does not take them")
+	if f.ephemeral || f.outputSchema != "" || f.outputLastMessage != "" {
+		return usageErrorf("--ephemeral, --output-schema and --output-last-message are exec's; the interactive session does not take them")
 	}
 	roots, err := addDirs(f.addDirs)
 	if err != nil {
@@ -133,7 +133,20 @@ func runInteractive(c *cobra.Command, a *app, cfg *config.Config, cwd string, st
 	} else if _, err := b.New(ctx); err != nil {
 		return err
 	}
-	m := tui.New(ctx, b, tui.Options{Color: st.color, Prompt: st.prompt, History: b.history()})
+	for _, p := range st.flags.images {
+		_, ok, err := b.AttachImage(p)
+		if err == nil && !ok {
+			err = errors.New("not a png, jpeg, gif or webp file that can be read")
+		}
+		if err != nil {
+			return usageErrorf("--image %s: %v", p, err)
+		}
+	}
+	hist, herr := b.history()
+	if herr != nil {
+		fmt.Fprintf(a.stderr, "docket: prompt history: %v (kept in memory for this session)\n", herr)
+	}
+	m := tui.New(ctx, b, tui.Options{Color: st.color, Prompt: st.prompt, History: hist})
 	p := tea.NewProgram(m, tea.WithInput(a.stdin), tea.WithOutput(a.stdout), tea.WithContext(ctx))
 	bridge.Attach(p.Send)
 	pump, stopPump := context.WithCancel(ctx)

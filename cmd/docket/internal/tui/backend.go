@@ -72,3 +72,16 @@ type History interface {
 	Entries() []string
 	Add(prompt string) error
 }
+
+// Completer is the optional part of a Backend that completes @ file
+// references: up to limit workspace paths matching query, best first.
+type Completer interface {
+	Complete(query string, limit int) []string
+}
+
+// ImageAttacher is the optional part of a Backend that takes a pasted
+// image path for the next prompt. ok is false when text is no image's
+// path (it is then an ordinary prompt).
+type ImageAttacher interface {
+	AttachImage(text string) (path string, ok bool, err error)
+}

@@ -71,6 +71,7 @@ type Model struct {
 
 	overlays []*overlay
 	pager    *pager
+	comp     *completion
 
 	// deferred holds what was printed while a pager had the alternate
 	// screen (Bubble Tea prints nothing there); it goes out on close.
@@ -201,6 +202,9 @@ func (m *Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if len(m.overlays) > 0 {
 		return m.overlayKey(k)
 	}
+	if m.comp != nil && m.completionKey(k) {
+		return m, nil
+	}
 	switch k.Type {
 	case tea.KeyCtrlD:
 		if m.input.Value() == "" && !m.running {
@@ -217,6 +221,7 @@ func (m *Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.input.Reset()
 		m.input.SetHeight(1)
 		m.historyPos = len(m.history)
+		m.comp = nil
 		return m, m.submit(text)
 	case tea.KeyUp:
 		if !strings.Contains(m.input.Value(), "\n") && m.historyPos > 0 {
@@ -238,9 +243,13 @@ func (m *Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 	}
+	before := m.input.Value()
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(k)
 	m.input.SetHeight(min(strings.Count(m.input.Value(), "\n")+1, m.input.MaxHeight))
+	if m.input.Value() != before {
+		m.refreshCompletion()
+	}
 	return m, cmd
 }
 
@@ -295,6 +304,14 @@ func (m *Model) submit(text string) tea.Cmd {
 func (m *Model) slashOrPrompt(trimmed, text string) tea.Cmd {
 	if strings.HasPrefix(trimmed, "/") {
 		return m.slash(trimmed)
+	}
+	if ia, ok := m.backend.(ImageAttacher); ok {
+		if path, isImage, err := ia.AttachImage(trimmed); isImage {
+			if err != nil {
+				return m.print(m.renderError("image " + path + ": " + err.Error()))
+			}
+			return m.print(m.renderInfo("image " + path + " attached to your next prompt"))
+		}
 	}
 	return m.submitPrompt(text)
 }
@@ -403,6 +420,13 @@ func (m *Model) notice(n engine.Notice) {
 		m.blocks = append(m.blocks, &block{kind: blockError, text: n.Text, finished: true})
 	case engine.NoticeTurnFailed:
 		m.finishAll()
+	case engine.NoticeContextWarning:
+		if n.Context != nil {
+			m.blocks = append(m.blocks, &block{kind: blockInfo, finished: true,
+				text: fmt.Sprintf("the context window is %d%% full; /compact summarises the conversation to free it", n.Context.Percent())})
+		}
+	case engine.NoticeCompacted:
+		m.blocks = append(m.blocks, &block{kind: blockInfo, finished: true, text: "the conversation was compacted automatically; the model goes on from its summary"})
 	}
 }
 

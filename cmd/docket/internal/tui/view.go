@@ -33,6 +33,9 @@ func (m *Model) View() string {
 		parts = append(parts, m.viewOverlay(m.overlays[0]))
 	} else if !m.quitting {
 		parts = append(parts, m.input.View())
+		if m.comp != nil {
+			parts = append(parts, m.viewCompletion())
+		}
 	}
 	if m.quitting {
 		return strings.Join(parts, "\n")
