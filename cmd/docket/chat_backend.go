@@ -17,7 +17,7 @@ import (
 	"github.com/docket-engine/docket/engine"
 	"github.com/docket-engine/docket/engine/attach"
 	"github.com/docket-engine/docket/engine/mcp"
-		"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/journal"
 	"github.com/docket-engine/docket/replay/audit"
 	"github.com/docket-engine/docket/sandbox"
