@@ -319,3 +319,77 @@ func TestChatSessionEndToEnd(t *testing.T) {
 		t.Fatalf("the audit has no call c2:\n%s", aout)
 	}
 }
+
+// Without a terminal, or with --json, chat is exec: the same output, and
+// nothing of the UI (escape sequences, the status line) reaches stdout.
+func TestChatWithoutTerminalOrWithJSONIsExec(t *testing.T) {
+	bin := cliBinary(t)
+	dir := t.TempDir()
+	ws, home := filepath.Join(dir, "ws"), filepath.Join(dir, "home")
+	if err := os.Mkdir(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sp := filepath.Join(dir, "script.jsonl")
+	if err := os.WriteFile(sp, []byte(`{"output":[{"type":"message","content":"Plain answer."}]}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"chat", "--skip-git-repo-check", "--home", home, "-C", ws, "--model-script", sp}
+
+	t.Run("json on a terminal", func(t *testing.T) {
+		ptmx, tty, err := pty.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ptmx.Close()
+		if err := pty.Setsize(ptmx, &pty.Winsize{Rows: 40, Cols: 120}); err != nil {
+			t.Fatal(err)
+		}
+		var stderr strings.Builder
+		cmd := exec.Command(bin, append(args, "--json", "hello")...)
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, &stderr
+		cmd.Env = append(os.Environ(), "TERM=xterm-256color")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		tty.Close()
+		scr := newTTYScreen(ptmx)
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("chat --json: %v\n%s", err, stderr.String())
+		}
+		scr.mu.Lock()
+		for !scr.done {
+			scr.cond.Wait()
+		}
+		raw := scr.raw.String()
+		scr.mu.Unlock()
+		if strings.ContainsRune(raw, 0x1b) {
+			t.Fatalf("escape sequences in the JSONL output: %q", raw)
+		}
+		lines := 0
+		for _, l := range strings.Split(strings.ReplaceAll(raw, "\r", ""), "\n") {
+			if strings.TrimSpace(l) == "" {
+				continue
+			}
+			lines++
+			var v map[string]any
+			if err := json.Unmarshal([]byte(l), &v); err != nil {
+				t.Fatalf("not JSON: %q (%v)", l, err)
+			}
+		}
+		if lines < 3 || !strings.Contains(raw, `"Plain answer."`) {
+			t.Fatalf("%d JSONL lines, answer missing:\n%s", lines, raw)
+		}
+	})
+
+	t.Run("stdin not a terminal", func(t *testing.T) {
+		cmd := exec.Command(bin, append(args, "hello")...)
+		cmd.Stdin = strings.NewReader("")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("chat without a terminal: %v", err)
+		}
+		if strings.TrimSpace(string(out)) != "Plain answer." || strings.ContainsRune(string(out), 0x1b) {
+			t.Fatalf("stdout %q, want exec's final message alone", out)
+		}
+	})
+}
