@@ -66,7 +66,7 @@ func (s *ttyScreen) mark() int {
 // waitFor waits until want has been shown after position from. The
 // deadline only bounds a hang (it fails the test with the screen so far);
 // nothing is asserted about how long it took.
-func (s *ttyScreen) waitFor(t *testing.T, from int, want string) string {
+func (s *ttyScreen) waitFor(t testing.TB, from int, want string) string {
 	t.Helper()
 	deadline := time.Now().Add(90 * time.Second)
 	wake := time.AfterFunc(time.Until(deadline), func() { s.mu.Lock(); s.cond.Broadcast(); s.mu.Unlock() })
@@ -90,13 +90,13 @@ func (s *ttyScreen) waitFor(t *testing.T, from int, want string) string {
 
 // chatRun is one docket process on a pty.
 type chatRun struct {
-	t   *testing.T
+	t   testing.TB
 	cmd *exec.Cmd
 	pty *os.File
 	scr *ttyScreen
 }
 
-func startChat(t *testing.T, bin string, args ...string) *chatRun {
+func startChat(t testing.TB, bin string, args ...string) *chatRun {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "NO_COLOR=1", "TERM=xterm-256color")

@@ -73,6 +73,8 @@ type Model struct {
 	pager    *pager
 	comp     *completion
 
+	// queued are prompts typed while a turn ran, sent in order after it.
+	queued []string
 	// deferred holds what was printed while a pager had the alternate
 	// screen (Bubble Tea prints nothing there); it goes out on close.
 	deferred []string
@@ -216,7 +218,12 @@ func (m *Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		if m.running && !strings.HasPrefix(strings.TrimSpace(text), "/") {
-			return m, m.print(m.renderInfo("a turn is running: wait for it, or press Ctrl-C to interrupt it"))
+			// As Codex does: a prompt typed during a turn waits for its end.
+			m.queued = append(m.queued, text)
+			m.input.Reset()
+			m.input.SetHeight(1)
+			m.comp = nil
+			return m, m.print(m.renderInfo("queued; sent when the turn ends (Ctrl-C interrupts the turn and drops the queue)"))
 		}
 		m.input.Reset()
 		m.input.SetHeight(1)
@@ -365,6 +372,15 @@ func (m *Model) turnDone(d turnDoneMsg) tea.Cmd {
 	}
 	if m.quitting {
 		return tea.Sequence(append(cmds, tea.Quit)...)
+	}
+	if len(m.queued) > 0 && (d.err != nil || d.res.Status != events.TurnCompleted) {
+		cmds = append(cmds, m.print(m.renderInfo(fmt.Sprintf("%d queued prompts dropped: the turn did not complete", len(m.queued)))))
+		m.queued = nil
+	}
+	if len(m.queued) > 0 {
+		next := m.queued[0]
+		m.queued = m.queued[1:]
+		cmds = append(cmds, m.submit(next))
 	}
 	return tea.Sequence(cmds...)
 }

@@ -338,3 +338,27 @@ func TestSlashCommands(t *testing.T) {
 		t.Fatalf("unknown command not named: %q", printed)
 	}
 }
+
+// A prompt typed while a turn runs is queued and sent when it completes.
+func TestPromptQueuedDuringTurn(t *testing.T) {
+	f := newFake()
+	m := newTestModel(f)
+	typeText(m, "first")
+	_, cmd := m.Update(key("enter"))
+	turn := make(chan any, 1)
+	go func() { msgs, _, _ := runAll(cmd); turn <- msgs }()
+	waitFor(t, func() bool { f.mu.Lock(); defer f.mu.Unlock(); return len(f.prompts) == 1 })
+	typeText(m, "second")
+	_, cmd = m.Update(key("enter"))
+	if _, printed, _ := runAll(cmd); !strings.Contains(strings.Join(printed, ""), "queued") {
+		t.Fatalf("the prompt was not queued: %q", printed)
+	}
+	close(f.release)
+	done := (<-turn).([]tea.Msg)
+	_, cmd = m.Update(done[0])
+	go func() { _, _, _ = runAll(cmd) }()
+	waitFor(t, func() bool { f.mu.Lock(); defer f.mu.Unlock(); return len(f.prompts) == 2 })
+	if f.prompts[1] != "second" {
+		t.Fatalf("prompts %q", f.prompts)
+	}
+}

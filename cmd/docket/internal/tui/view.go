@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/docket-engine/docket/cmd/docket/internal/approve"
 	"github.com/docket-engine/docket/events/safetext"
 )
@@ -140,15 +141,7 @@ func (m *Model) renderCall(c *callView) string {
 
 // truncate cuts a line to width columns.
 func truncate(s string, width int) string {
-	width = max(width, 10)
-	if lipgloss.Width(s) <= width {
-		return s
-	}
-	r := []rune(s)
-	for len(r) > 0 && lipgloss.Width(string(r)) > width-1 {
-		r = r[:len(r)-1]
-	}
-	return string(r) + "…"
+	return ansi.Truncate(s, max(width, 10), "…")
 }
 
 // viewOverlay draws the first approval request with its choices.
