@@ -51,15 +51,19 @@ func (f *fakeBackend) Turn(ctx context.Context, p string) (engine.TurnResult, er
 		return engine.TurnResult{TurnID: "turn-1", Status: events.TurnCompleted}, nil
 	}
 }
-func (f *fakeBackend) Pending() bool                                      { return false }
-func (f *fakeBackend) Continue(context.Context) (engine.TurnResult, error) { return engine.TurnResult{}, nil }
+func (f *fakeBackend) Pending() bool { return false }
+func (f *fakeBackend) Continue(context.Context) (engine.TurnResult, error) {
+	return engine.TurnResult{}, nil
+}
 func (f *fakeBackend) SetApprovalPolicy(p string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.policy, f.info.ApprovalPolicy = p, p
 	return nil
 }
-func (f *fakeBackend) Diff(context.Context) (string, error)           { return "diff --git a/x b/x\n+added\n", nil }
+func (f *fakeBackend) Diff(context.Context) (string, error) {
+	return "diff --git a/x b/x\n+added\n", nil
+}
 func (f *fakeBackend) Audit(context.Context) (string, error)          { return "call c1: done", nil }
 func (f *fakeBackend) MCP(context.Context) (string, error)            { return "no MCP servers", nil }
 func (f *fakeBackend) New(context.Context) (string, error)            { return "", nil }
