@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin/docket
 PKGS    := ./...
 
-.PHONY: all build demo test vet race fuzz fault bench bench-journal bench-sandbox bench-engine bench-e2e clean
+.PHONY: all build demo test vet race fuzz fault bench bench-journal bench-sandbox bench-engine bench-e2e bench-tui clean
 
 all: build
 
@@ -67,13 +67,19 @@ fault:
 	DOCKET_STORM_TRIALS=$(FAULT_TRIALS) DOCKET_STORM_SEED=$(FAULT_SEED) DOCKET_STORM_KEEP=$(FAULT_KEEP) \
 		$(GO) test -count=1 -timeout 0 -run '^TestFaultStorm$$' -v ./cmd/docket/e2e/
 
-bench: bench-journal bench-engine bench-sandbox
+bench: bench-journal bench-engine bench-sandbox bench-e2e bench-tui
 
 bench-journal:
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./journal/ ./events/ ./states/... ./replay/...
 
 bench-engine:
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./engine/...
+
+# The interactive UI: keystroke cost in the model, and keystroke-to-render
+# latency and memory through the binary on a pty over 1,000 scripted turns.
+bench-tui:
+	$(GO) test -run '^$$' -bench . -benchmem ./cmd/docket/internal/tui/
+	$(GO) test -run '^$$' -bench ChatKeystrokeEcho -benchtime 200x ./cmd/docket/
 
 # One interleaved run of bare, bwrap, docket sandbox, in-process sandbox.Run and
 # Codex (scripts/benchsandbox), with a per-phase breakdown; then the Go benchmarks.

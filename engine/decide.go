@@ -100,29 +100,41 @@ func (d *Decider) ExecRequirement(argv []string, escalated bool, justification s
 	if escalated {
 		perms = policy.RequireEscalated
 	}
-	return policy.ExecRequirement(policy.ExecInput{Argv: argv, Approval: d.approval, Sandbox: d.sandbox,
+	return policy.ExecRequirement(policy.ExecInput{Argv: argv, Approval: d.Approval(), Sandbox: d.sandbox,
 		Rules: d.ruleSet(), SandboxPermissions: perms, Justification: justification, ProjectRules: d.project})
 }
 
 // PatchRequirement decides an apply_patch call's requirement from the
 // absolute paths it touches.
 func (d *Decider) PatchRequirement(paths []string) policy.Requirement {
-	return policy.PatchRequirement(paths, d.approval, d.sandbox, d.plan)
+	return policy.PatchRequirement(paths, d.Approval(), d.sandbox, d.plan)
 }
 
 // MCPRequirement decides an MCP tool call's requirement from whether the
 // server's settings and the tool's hints ask for approval.
 func (d *Decider) MCPRequirement(needsApproval bool, reason string) policy.Requirement {
-	return policy.MCPRequirement(d.approval, needsApproval, reason)
+	return policy.MCPRequirement(d.Approval(), needsApproval, reason)
 }
 
 // DefaultRequirement is the fallback table for tools with no rule of their own.
 func (d *Decider) DefaultRequirement() policy.Requirement {
-	return policy.DefaultRequirement(d.approval, d.sandbox.Mode)
+	return policy.DefaultRequirement(d.Approval(), d.sandbox.Mode)
 }
 
 // Approval returns the session's approval policy.
-func (d *Decider) Approval() policy.ApprovalPolicy { return d.approval }
+func (d *Decider) Approval() policy.ApprovalPolicy {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.approval
+}
+
+// setApproval changes the approval policy for the decisions that follow
+// (a journaled policy_changed record).
+func (d *Decider) setApproval(ap policy.ApprovalPolicy) {
+	d.mu.Lock()
+	d.approval = ap
+	d.mu.Unlock()
+}
 
 // ExecKey is the approval key of a shell command.
 func (d *Decider) ExecKey(argv []string, cwd, perms string) string {
@@ -185,11 +197,11 @@ func (d *Decider) RetryAllowed(p *PreparedCall) (bool, string) {
 	if p.ApprovalKind == events.ApprovalPatch {
 		kind = policy.ToolApplyPatch
 	}
-	ok := p.Retryable && policy.RetryAllowed(d.approval, kind)
+	ok := p.Retryable && policy.RetryAllowed(d.Approval(), kind)
 	if ok {
 		return true, ""
 	}
-	return false, fmt.Sprintf("under approval policy %s the sandbox's refusal is returned to the model", d.approval)
+	return false, fmt.Sprintf("under approval policy %s the sandbox's refusal is returned to the model", d.Approval())
 }
 
 // Classify says whether a failed sandboxed run was a sandbox denial, with

@@ -6,6 +6,7 @@ import (
 
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/states"
+	"github.com/docket-engine/docket/states/policy"
 )
 
 // callHistory is what the journal says about one call, for resuming it.
@@ -154,6 +155,12 @@ func Restore(cfg Config, log Log, records []events.Record) (*Session, error) {
 		case *events.Grant:
 			s.decider.Grant(v.Keys)
 			hist(v.CallID).granted[v.RequestID] = true
+		case *events.PolicyChanged:
+			ap, err := policy.ParseApprovalPolicy(v.ApprovalPolicy)
+			if err != nil {
+				return nil, fmt.Errorf("engine: restore seq %d: policy_changed: %w", r.Seq, err)
+			}
+			s.decider.setApproval(ap)
 		case *events.RuleAmended:
 			s.decider.AddAllowRule(v.Pattern)
 			hist(v.CallID).amended = true

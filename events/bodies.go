@@ -85,6 +85,16 @@ type SessionResumed struct {
 	Decisions string `msgpack:"decisions,omitempty"`
 }
 
+// PolicyChanged records the user changing the session's approval policy
+// between turns (the interactive /approvals command). It is an input:
+// resume and replay apply it at the same point, so later decisions are
+// made under the policy the user chose.
+type PolicyChanged struct {
+	ApprovalPolicy string         `msgpack:"approval_policy"`
+	Previous       string         `msgpack:"previous"`
+	Source         DecisionSource `msgpack:"source"`
+}
+
 // UserTurn records a prompt from the user that starts a turn.
 type UserTurn struct {
 	TurnID string `msgpack:"turn_id"`

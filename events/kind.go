@@ -15,6 +15,7 @@ const (
 	KindExecOutcome    RecordKind = "exec_outcome"
 	KindRiskAssessment RecordKind = "risk_assessment"
 	KindSessionResumed RecordKind = "session_resumed"
+	KindPolicyChanged  RecordKind = "policy_changed"
 	KindCompaction     RecordKind = "compaction"
 )
 
@@ -43,6 +44,7 @@ var kindTable = [...]kindEntry{
 	entry[ExecOutcome](KindExecOutcome, true),
 	entry[RiskAssessment](KindRiskAssessment, true),
 	entry[SessionResumed](KindSessionResumed, true),
+	entry[PolicyChanged](KindPolicyChanged, true),
 	entry[Compaction](KindCompaction, true),
 	entry[Transition](KindTransition, false),
 	entry[ApprovalRequested](KindApprovalRequested, false),

@@ -192,6 +192,8 @@ func Live(ctx context.Context, path string, opts LiveOptions) (rep *LiveReport, 
 	for _, d := range dec {
 		var err error
 		switch v := d.body.(type) {
+		case *events.PolicyChanged:
+			err = s.SetApprovalPolicy(v.ApprovalPolicy, v.Source)
 		case *events.UserTurn:
 			_, err = s.TurnWithInput(ctx, engine.TurnInput{Text: v.Text, Images: v.Images, Attachments: v.Attachments})
 		case *events.Compaction:

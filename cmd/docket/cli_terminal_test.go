@@ -13,7 +13,7 @@ import (
 
 // cliBinary builds docket once per test that needs a real process (a
 // terminal session needs its own controlling terminal).
-func cliBinary(t *testing.T) string {
+func cliBinary(t testing.TB) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the docket binary")

@@ -60,6 +60,11 @@ func newRootCmd(a *app) *cobra.Command {
 				buildVersion().write(a.stdout)
 				return nil
 			}
+			// In a terminal, docket alone is docket chat, as codex alone
+			// is Codex's interactive UI; elsewhere it prints the help.
+			if interactiveTerminal(a) {
+				return runChat(c, a, &chatFlags{execFlags: execFlags{color: "auto"}}, nil)
+			}
 			return c.Help()
 		},
 	}
@@ -74,6 +79,7 @@ func newRootCmd(a *app) *cobra.Command {
 	})
 	root.AddCommand(
 		newExecCmd(a),
+		newChatCmd(a),
 		newResumeCmd(a),
 		newSessionsCmd(a),
 		newReplayCmd(a),

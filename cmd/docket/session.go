@@ -80,6 +80,10 @@ type wireOptions struct {
 	// bypass is --dangerously-bypass-approvals-and-sandbox, recorded as a
 	// setting of the session.
 	bypass bool
+	// observer and approver, when set, replace the terminal's renderer and
+	// prompt (the interactive UI brings its own).
+	observer engine.Observer
+	approver engine.Approver
 }
 
 // wire builds the engine's configuration: model, approver, runner, tools,
@@ -100,14 +104,18 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd string, o wireOpt
 	}
 	var appr engine.Approver = approve.NewFlags(list)
 	interactive := false
-	if f, ok := a.stdin.(*os.File); ok {
+	if o.approver != nil {
+		appr = o.approver
+	} else if f, ok := a.stdin.(*os.File); ok {
 		auto := approve.NewAuto(f, list)
 		auto.SetColor(color)
 		appr, interactive = auto, auto.Interactive()
 		prev := w.finish
 		w.finish = func() error { return errors.Join(auto.Close(), prev()) }
 	}
-	if o.json {
+	if o.observer != nil {
+		w.observer = o.observer
+	} else if o.json {
 		w.observer = render.NewJSONL(a.stdout)
 	} else {
 		progress := false

@@ -110,8 +110,8 @@ func (t *Terminal) Decide(ctx context.Context, req engine.ApprovalRequest) (engi
 			return engine.Answer{}, fmt.Errorf("call %s: read the answer: %w", req.CallID, err)
 		}
 		typed := strings.ToLower(strings.TrimSpace(line))
-		d := decisionFor(typed)
-		if d == "" || (d == events.ApprovedExecpolicyAmendment && !amend) {
+		ans, ok := AnswerFor(req, typed, "")
+		if !ok {
 			if amend {
 				fmt.Fprintln(t.out, "please answer y, s, p, n, f or a")
 			} else {
@@ -119,7 +119,6 @@ func (t *Terminal) Decide(ctx context.Context, req engine.ApprovalRequest) (engi
 			}
 			continue
 		}
-		ans := engine.Answer{Decision: d, Source: events.SourceUser}
 		if typed == "f" {
 			fb, err := t.feedback(ctx, req)
 			if err != nil {
@@ -127,10 +126,7 @@ func (t *Terminal) Decide(ctx context.Context, req engine.ApprovalRequest) (engi
 			}
 			ans.Feedback = fb
 		}
-		if d == events.ApprovedExecpolicyAmendment {
-			ans.Amendment = append([]string(nil), req.ProposedAmendment...)
-		}
-		fmt.Fprintf(t.out, "  decision: %s\n", d)
+		fmt.Fprintf(t.out, "  decision: %s\n", ans.Decision)
 		return ans, nil
 	}
 }

@@ -1,0 +1,424 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/docket-engine/docket/cmd/docket/internal/config"
+	"github.com/docket-engine/docket/cmd/docket/internal/history"
+	"github.com/docket-engine/docket/cmd/docket/internal/tui"
+	"github.com/docket-engine/docket/engine"
+	"github.com/docket-engine/docket/engine/attach"
+	"github.com/docket-engine/docket/engine/mcp"
+	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/journal"
+	"github.com/docket-engine/docket/replay/audit"
+	"github.com/docket-engine/docket/sandbox"
+	"github.com/google/uuid"
+	"github.com/spf13/cobra"
+)
+
+// chatBackend is the interactive UI's session: the same wiring, journal
+// and engine as exec and resume, one session at a time (/new and /resume
+// switch). Turns run on the UI's command goroutines; the other methods
+// are called only between turns.
+type chatBackend struct {
+	a       *app
+	cmd     *cobra.Command
+	flags   *execFlags
+	cfg     *config.Config
+	cwd     string
+	bridge  *tui.Bridge
+	addDirs []string
+	color   bool
+
+	caps     *sandbox.Capabilities
+	turns    sync.WaitGroup
+	mu       sync.Mutex
+	w        *wiring
+	j        *journal.Journal
+	s        *engine.Session
+	id, path string
+	sc       events.SessionConfig
+	cwdOf    string // the session's workspace
+	// images wait for the next prompt (a pasted image path, --image).
+	images []string
+	// index is the workspace's files for @ completion, built on first use.
+	index    *attach.Index
+	indexErr error
+	indexFor string
+}
+
+// quietApp is the app with stderr captured: while the UI owns the
+// terminal, what wiring prints (warnings) is shown by the UI instead.
+func (b *chatBackend) quietApp() (*app, *bytes.Buffer) {
+	var buf bytes.Buffer
+	return &app{stdin: b.a.stdin, stdout: b.a.stdout, stderr: &buf}, &buf
+}
+
+// New starts a new session in the workspace and makes it current.
+func (b *chatBackend) New(ctx context.Context) (string, error) {
+	a, warn := b.quietApp()
+	w, err := wire(ctx, a, b.cfg, b.cwd, wireOptions{addDirs: b.addDirs, bypass: b.flags.bypass, observer: b.bridge, approver: b.bridge})
+	if err != nil {
+		return warn.String(), err
+	}
+	id, err := uuid.NewV7()
+	if err != nil {
+		return "", errors.Join(err, w.finish())
+	}
+	w.engine.SessionID = id.String()
+	j, err := journal.Create(b.cfg.Home, w.engine.SessionID, time.Now())
+	if err != nil {
+		return warn.String(), errors.Join(err, w.finish())
+	}
+	s, err := engine.Start(w.engine, j)
+	if err != nil {
+		return warn.String(), errors.Join(err, j.Close(), w.finish())
+	}
+	return warn.String(), b.swap(w, j, s, w.engine.SessionID, w.engine.Session, b.cwd)
+}
+
+// Resume opens a recorded session (an id, a unique prefix, "last" or a
+// journal file) the way docket resume does, and makes it current.
+func (b *chatBackend) Resume(ctx context.Context, ref string) (string, error) {
+	sf, err := journal.Find(b.cfg.Home, ref)
+	if err != nil {
+		return "", err
+	}
+	if b.j != nil && sf.ID == b.id {
+		return "", fmt.Errorf("session %s is the one open here", sf.ID)
+	}
+	j, err := journal.Open(sf.Path)
+	if err != nil {
+		return "", err
+	}
+	notes := ""
+	if d := j.Damage(); d != nil {
+		notes = fmt.Sprintf("journal %s: %s\n", sf.Path, d)
+	}
+	s, w, ss, err := b.restore(ctx, j)
+	if err != nil {
+		return notes, errors.Join(fmt.Errorf("resume %s: %w", sf.ID, err), j.Close())
+	}
+	return notes, b.swap(w, j, s, ss.SessionID, ss.Config, ss.Cwd)
+}
+
+// restore rebuilds the session of j as runResume does: its own
+// workspace's configuration, the model it was driven by, the policy,
+// plan and rules it recorded.
+func (b *chatBackend) restore(ctx context.Context, j *journal.Journal) (*engine.Session, *wiring, *events.SessionStarted, error) {
+	recs, err := j.All()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if len(recs) == 0 {
+		return nil, nil, nil, errors.New("the session has no records: nothing ran")
+	}
+	first, err := recs[0].Decode()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ss, ok := first.(*events.SessionStarted)
+	if !ok {
+		return nil, nil, nil, errors.New("the journal does not begin with session_started")
+	}
+	cfg := b.cfg
+	if ss.Cwd != "" && ss.Cwd != b.cwd {
+		if cfg, err = b.flags.loadAt(b.cmd, config.Flags{}, ss.Cwd, b.cfg.Warnings); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	own := *cfg
+	cfg = &own
+	seen, compacted := 0, 0
+	for _, r := range recs {
+		switch r.Kind {
+		case events.KindModelResponse:
+			seen++
+		case events.KindCompaction:
+			compacted++
+		}
+	}
+	if err := recordedModel(b.cmd, cfg, ss); err != nil {
+		return nil, nil, nil, err
+	}
+	a, _ := b.quietApp()
+	w, err := wire(ctx, a, cfg, ss.Cwd, wireOptions{responsesSeen: seen, compactionsSeen: compacted, observer: b.bridge, approver: b.bridge})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := preflightModel(w.engine.Model); err != nil {
+		return nil, nil, nil, errors.Join(err, w.finish())
+	}
+	w.engine.Session, w.engine.Plan, w.engine.Rules, w.engine.Settings = events.SessionConfig{}, events.SandboxPlan{}, nil, nil
+	w.engine.Instructions = ""
+	s, err := engine.Resume(w.engine, j, recs, events.SessionResumed{PID: os.Getpid()})
+	if err != nil {
+		return nil, nil, nil, errors.Join(err, w.finish())
+	}
+	return s, w, ss, nil
+}
+
+// swap makes a session current, closing the one before.
+func (b *chatBackend) swap(w *wiring, j *journal.Journal, s *engine.Session, id string, sc events.SessionConfig, cwd string) error {
+	err := b.close()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.w, b.j, b.s, b.id, b.path, b.sc, b.cwdOf = w, j, s, id, j.Path(), sc, cwd
+	return err
+}
+
+// close closes the current session's journal and wiring.
+func (b *chatBackend) close() error {
+	b.mu.Lock()
+	w, j := b.w, b.j
+	b.w, b.j, b.s = nil, nil, nil
+	b.mu.Unlock()
+	var errs []error
+	if j != nil {
+		errs = append(errs, j.Close())
+	}
+	if w != nil {
+		errs = append(errs, w.finish())
+	}
+	return errors.Join(errs...)
+}
+
+// wait returns once no turn runs.
+func (b *chatBackend) wait() { b.turns.Wait() }
+
+func (b *chatBackend) session() *engine.Session {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.s
+}
+
+// Info describes the current session for the status line.
+func (b *chatBackend) Info() tui.Info {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	i := tui.Info{SessionID: b.id, Journal: b.path, Cwd: b.cwdOf, Model: b.sc.Model, Provider: b.sc.ModelProvider,
+		ApprovalPolicy: b.sc.ApprovalPolicy, SandboxMode: b.sc.SandboxMode, NetworkAccess: b.sc.NetworkAccess}
+	if b.s != nil {
+		i.ApprovalPolicy = b.s.ApprovalPolicy()
+		st := b.s.ContextStatus()
+		i.TokensUsed, i.Window = st.Used, st.Window
+	}
+	if b.w != nil && b.w.engine.Plan.Sandboxed() {
+		if b.caps == nil {
+			c := sandbox.Probe()
+			b.caps = &c
+		}
+		i.Layers = b.caps.Layers(b.sc.NetworkAccess)
+	}
+	return i
+}
+
+// Turn runs one prompt: its @ references are expanded against the
+// session's workspace (the files' content attached and journaled with the
+// prompt), and images waiting for it go along.
+func (b *chatBackend) Turn(ctx context.Context, prompt string) (engine.TurnResult, error) {
+	b.turns.Add(1)
+	defer b.turns.Done()
+	s := b.session()
+	if s == nil {
+		return engine.TurnResult{}, errors.New("no session is open")
+	}
+	b.mu.Lock()
+	cwd, images := b.cwdOf, b.images
+	b.mu.Unlock()
+	res, err := attach.Expand(cwd, prompt, attach.DefaultLimits())
+	if err != nil {
+		return engine.TurnResult{}, fmt.Errorf("the prompt: %w", err)
+	}
+	b.mu.Lock()
+	b.images = nil
+	b.mu.Unlock()
+	return s.TurnWithInput(ctx, engine.TurnInput{Text: res.Text, Images: append(images, res.Images...), Attachments: res.Attachments})
+}
+
+// AttachImage takes a pasted image path (as a terminal pastes a dropped
+// file) for the next prompt; ok is false when text is no image's path.
+func (b *chatBackend) AttachImage(text string) (string, bool, error) {
+	b.mu.Lock()
+	cwd := b.cwdOf
+	b.mu.Unlock()
+	p, ok := attach.PastedImage(text, cwd)
+	if !ok {
+		return "", false, nil
+	}
+	u, err := attach.ImageDataURL(p)
+	if err != nil {
+		return p, true, err
+	}
+	b.mu.Lock()
+	b.images = append(b.images, u)
+	b.mu.Unlock()
+	return p, true, nil
+}
+
+// Complete returns workspace files matching an @ reference being typed.
+// The index (which respects .gitignore) is built on first use.
+func (b *chatBackend) Complete(query string, limit int) []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.index == nil || b.indexFor != b.cwdOf {
+		b.index, b.indexErr = attach.NewIndex(b.cwdOf, attach.DefaultIndexLimits())
+		b.indexFor = b.cwdOf
+	}
+	if b.indexErr != nil || b.index == nil {
+		return nil
+	}
+	var out []string
+	for _, m := range b.index.Complete(query, limit) {
+		out = append(out, m.Path)
+	}
+	return out
+}
+
+// Compact asks the model to summarise the conversation (/compact); the
+// summary is journaled as a compaction input record.
+func (b *chatBackend) Compact(ctx context.Context) (string, error) {
+	b.turns.Add(1)
+	defer b.turns.Done()
+	s := b.session()
+	if s == nil {
+		return "", errors.New("no session is open")
+	}
+	res, err := s.Compact(ctx)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("(%d items, about %d tokens, now about %d)\n%s", res.Replaced, res.TokensBefore, res.TokensAfter, res.Summary), nil
+}
+
+// Pending reports an unfinished turn of a resumed session.
+func (b *chatBackend) Pending() bool {
+	s := b.session()
+	if s == nil {
+		return false
+	}
+	_, _, ok := s.Pending()
+	return ok
+}
+
+// Continue finishes it.
+func (b *chatBackend) Continue(ctx context.Context) (engine.TurnResult, error) {
+	b.turns.Add(1)
+	defer b.turns.Done()
+	s := b.session()
+	if s == nil {
+		return engine.TurnResult{}, errors.New("no session is open")
+	}
+	return s.Continue(ctx)
+}
+
+// SetApprovalPolicy changes the policy, journaled as the user's.
+func (b *chatBackend) SetApprovalPolicy(p string) error {
+	s := b.session()
+	if s == nil {
+		return errors.New("no session is open")
+	}
+	return s.SetApprovalPolicy(p, events.SourceUser)
+}
+
+// Diff is git's diff of the workspace against HEAD, with untracked files
+// named (git diff leaves them out, and they are often what the agent made).
+func (b *chatBackend) Diff(ctx context.Context) (string, error) {
+	git := func(args ...string) (string, error) {
+		out, err := exec.CommandContext(ctx, "git", append([]string{"-C", b.cwdOf}, args...)...).Output()
+		if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
+			return "", fmt.Errorf("git %s: %s", strings.Join(args, " "), strings.TrimSpace(string(ee.Stderr)))
+		}
+		return string(out), err
+	}
+	color := "--color=never"
+	if b.color {
+		color = "--color=always"
+	}
+	d, err := git("diff", color, "HEAD", "--")
+	if err != nil {
+		// A repository with no commit yet has no HEAD: diff the index.
+		if d, err = git("diff", color, "--"); err != nil {
+			return "", err
+		}
+	}
+	untracked, err := git("ls-files", "--others", "--exclude-standard")
+	if err != nil {
+		return "", err
+	}
+	if u := strings.TrimSpace(untracked); u != "" {
+		d += "\nuntracked files:\n  " + strings.ReplaceAll(u, "\n", "\n  ") + "\n"
+	}
+	return d, nil
+}
+
+// Audit is this session's audit as text, from what the journal holds now.
+func (b *chatBackend) Audit(ctx context.Context) (string, error) {
+	b.mu.Lock()
+	j, path := b.j, b.path
+	b.mu.Unlock()
+	if j == nil {
+		return "", errors.New("no session is open")
+	}
+	if err := j.Commit(); err != nil {
+		return "", err
+	}
+	var out bytes.Buffer
+	if err := audit.Stream(ctx, path, audit.Options{}, audit.NewTextWriter(&out, audit.Options{})); err != nil {
+		return "", err
+	}
+	return out.String(), nil
+}
+
+// MCP lists the configured servers and their tools, as docket mcp list.
+func (b *chatBackend) MCP(ctx context.Context) (string, error) {
+	if len(b.cfg.MCPServers) == 0 {
+		return "no MCP servers are configured ([mcp_servers.NAME] in config.toml)", nil
+	}
+	mgr, err := mcp.NewManager(mcpServers(b.cfg), mcpOptions(b.cfg, b.cwd))
+	if err != nil {
+		return "", err
+	}
+	var out bytes.Buffer
+	err = mcp.RenderList(&out, mgr.List(ctx), false)
+	return strings.TrimRight(out.String(), "\n"), errors.Join(err, mgr.Close())
+}
+
+// Sessions lists this workspace's recent sessions, newest first.
+func (b *chatBackend) Sessions() ([]tui.SessionSummary, error) {
+	files, err := journal.List(b.cfg.Home)
+	if err != nil {
+		return nil, err
+	}
+	var out []tui.SessionSummary
+	for _, f := range files {
+		if len(out) == pickerLimit {
+			break
+		}
+		if sessionCwd(f.Path) != b.cwd {
+			continue
+		}
+		s := summarizeSession(f)
+		out = append(out, tui.SessionSummary{ID: s.ID, Started: s.Started.Format(time.DateTime), Preview: s.Preview})
+	}
+	return out, nil
+}
+
+// history is the prompt history in $DOCKET_HOME; when it cannot be read
+// the UI keeps one in memory, and says why.
+func (b *chatBackend) history() (tui.History, error) {
+	h, err := history.Open(b.cfg.Home, history.DefaultLimits())
+	if err != nil {
+		return nil, err
+	}
+	return h, nil
+}

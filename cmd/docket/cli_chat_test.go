@@ -1,0 +1,395 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/journal"
+)
+
+// ansiRE matches the escape sequences a terminal UI writes: CSI (cursor
+// moves, colours, erases), OSC (titles) and the two-byte ones.
+var ansiRE = regexp.MustCompile(`\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b[()][0-9A-Za-z]|\x1b[0-9=>78DEHMNOZc]`)
+
+// ttyScreen collects what a program writes to its pty, with escape
+// sequences removed, so a test can wait for text to appear.
+type ttyScreen struct {
+	mu   sync.Mutex
+	cond *sync.Cond
+	raw  strings.Builder
+	done bool
+}
+
+func newTTYScreen(f *os.File) *ttyScreen {
+	s := &ttyScreen{}
+	s.cond = sync.NewCond(&s.mu)
+	go func() {
+		buf := make([]byte, 8192)
+		for {
+			n, err := f.Read(buf)
+			s.mu.Lock()
+			s.raw.Write(buf[:n])
+			if err != nil {
+				s.done = true
+			}
+			s.cond.Broadcast()
+			s.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return s
+}
+
+// text is everything shown so far, without escapes and carriage returns.
+func (s *ttyScreen) textLocked() string {
+	return strings.ReplaceAll(ansiRE.ReplaceAllString(s.raw.String(), ""), "\r", "")
+}
+
+// mark returns how much has been shown, for waitAfter.
+func (s *ttyScreen) mark() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.textLocked())
+}
+
+// waitFor waits until want has been shown after position from. The
+// deadline only bounds a hang (it fails the test with the screen so far);
+// nothing is asserted about how long it took.
+func (s *ttyScreen) waitFor(t testing.TB, from int, want string) string {
+	t.Helper()
+	deadline := time.Now().Add(90 * time.Second)
+	wake := time.AfterFunc(time.Until(deadline), func() { s.mu.Lock(); s.cond.Broadcast(); s.mu.Unlock() })
+	defer wake.Stop()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for {
+		text := s.textLocked()
+		if from > len(text) {
+			from = len(text)
+		}
+		if strings.Contains(text[from:], want) {
+			return text
+		}
+		if s.done || time.Now().After(deadline) {
+			t.Fatalf("the terminal never showed %q (closed: %v); it shows:\n%s", want, s.done, text[from:])
+		}
+		s.cond.Wait()
+	}
+}
+
+// chatRun is one docket process on a pty.
+type chatRun struct {
+	t   testing.TB
+	cmd *exec.Cmd
+	pty *os.File
+	scr *ttyScreen
+}
+
+func startChat(t testing.TB, bin string, args ...string) *chatRun {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "NO_COLOR=1", "TERM=xterm-256color")
+	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
+	if err != nil {
+		t.Fatalf("start under a pty: %v", err)
+	}
+	t.Cleanup(func() { f.Close(); _ = cmd.Process.Kill() })
+	return &chatRun{t: t, cmd: cmd, pty: f, scr: newTTYScreen(f)}
+}
+
+// typeText types text, then presses Enter as a separate keystroke.
+func (r *chatRun) typeLine(text string) {
+	r.t.Helper()
+	r.keys(text)
+	r.keys("\r")
+}
+
+func (r *chatRun) keys(s string) {
+	r.t.Helper()
+	if _, err := r.pty.Write([]byte(s)); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+func (r *chatRun) wait() (int, string) {
+	r.t.Helper()
+	err := r.cmd.Wait()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		r.t.Fatal(err)
+	}
+	r.scr.mu.Lock()
+	for !r.scr.done {
+		r.scr.cond.Wait()
+	}
+	text := r.scr.textLocked()
+	r.scr.mu.Unlock()
+	return code, text
+}
+
+var resumeHintRE = regexp.MustCompile(`docket chat --resume ([0-9a-f-]{36})`)
+
+// TestChatSessionEndToEnd drives the built binary's interactive UI over a
+// real pty with the scripted model: a streamed answer, an approval
+// answered in the overlay, a policy change, a Ctrl-C interrupt of a
+// running command, quitting, resuming, and finally a verify replay of the
+// journal the whole thing wrote.
+func TestChatSessionEndToEnd(t *testing.T) {
+	bin := cliBinary(t)
+	dir := t.TempDir()
+	ws, home := filepath.Join(dir, "ws"), filepath.Join(dir, "home")
+	if err := os.Mkdir(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script := `{"output":[{"type":"message","content":"Hello from the *scripted* model."}],"usage":{"input_tokens":120,"output_tokens":8}}
+{"output":[{"type":"function_call","call_id":"c1","name":"shell","arguments":{"command":["bash","-c","echo made > made.txt"]}}]}
+{"output":[{"type":"message","content":"Made the file."}]}
+{"compact":true,"output":[{"type":"message","content":"Summary: greeted, made made.txt."}]}
+{"output":[{"type":"function_call","call_id":"c2","name":"shell","arguments":{"command":["sleep","300"]}}]}
+{"output":[{"type":"message","content":"Resumed and answered."}]}
+`
+	if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("the notes' content\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sp := filepath.Join(dir, "script.jsonl")
+	if err := os.WriteFile(sp, []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := startChat(t, bin, "chat", "--skip-git-repo-check", "--home", home, "-C", ws, "-a", "untrusted", "-s", "workspace-write", "--model-script", sp)
+	r.scr.waitFor(t, 0, "approvals untrusted")
+
+	// A prompt with an @ reference completed from the workspace: the
+	// answer streams in and is rendered.
+	at := r.scr.mark()
+	r.keys("say hello about @not")
+	r.scr.waitFor(t, at, "› notes.txt")
+	r.keys("\t")
+	r.scr.waitFor(t, at, "say hello about @notes.txt")
+	at = r.scr.mark()
+	r.keys("\r")
+	r.scr.waitFor(t, at, "Hello from the *scripted* model.")
+	r.scr.waitFor(t, at, "tokens 128/")
+
+	// A command under untrusted: the overlay shows the exact argv and the
+	// line prompt's choices; y approves it.
+	at = r.scr.mark()
+	r.typeLine("make the file")
+	shown := r.scr.waitFor(t, at, "[y] approve")
+	for _, s := range []string{"Approval requested for call c1 (exec, initial)", "command: bash -c 'echo made > made.txt'", "[f] deny and tell the model why", "[a] abort the turn"} {
+		if !strings.Contains(shown[at:], s) {
+			t.Errorf("the overlay lacks %q:\n%s", s, shown[at:])
+		}
+	}
+	r.keys("y")
+	r.scr.waitFor(t, at, "Made the file.")
+	if _, err := os.Stat(filepath.Join(ws, "made.txt")); err != nil {
+		t.Fatalf("the approved command did not run: %v", err)
+	}
+
+	// /compact replaces the conversation with the model's summary.
+	at = r.scr.mark()
+	r.typeLine("/compact")
+	r.scr.waitFor(t, at, "Summary: greeted, made made.txt.")
+
+	// The policy changes for the rest of the session: the next command
+	// runs without asking, and Ctrl-C interrupts it.
+	at = r.scr.mark()
+	r.typeLine("/approvals never")
+	r.scr.waitFor(t, at, "approval policy is now never")
+	at = r.scr.mark()
+	r.typeLine("wait a while")
+	r.scr.waitFor(t, at, "[running sandboxed]")
+	r.keys("\x03")
+	r.scr.waitFor(t, at, "turn interrupted")
+	at = r.scr.mark()
+	r.typeLine("/quit")
+	code, out := r.wait()
+	if code != 0 {
+		t.Fatalf("chat exited %d:\n%s", code, out)
+	}
+	m := resumeHintRE.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no resume hint at quit:\n%s", out[at:])
+	}
+	id := m[1]
+
+	// Resumed in the UI, the session goes on with the recorded model and
+	// the changed policy.
+	r = startChat(t, bin, "chat", "--home", home, "--resume", id)
+	r.scr.waitFor(t, 0, "approvals never")
+	at = r.scr.mark()
+	r.typeLine("and now?")
+	r.scr.waitFor(t, at, "Resumed and answered.")
+	r.keys("\x03") // idle, nothing typed: quits
+	if code, out := r.wait(); code != 0 {
+		t.Fatalf("resumed chat exited %d:\n%s", code, out)
+	}
+
+	// The @ reference was journaled with the prompt, content and all.
+	sf, err := journal.Find(home, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := journal.OpenReadOnly(sf.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := j.All()
+	j.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var attached, compactions, policies int
+	for _, rec := range recs {
+		b, err := rec.Decode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch v := b.(type) {
+		case *events.UserTurn:
+			for _, a := range v.Attachments {
+				if a.Path == "notes.txt" && a.Content == "the notes' content\n" {
+					attached++
+				}
+			}
+		case *events.Compaction:
+			compactions++
+		case *events.PolicyChanged:
+			policies++
+		}
+	}
+	if attached != 1 || compactions != 1 || policies != 1 {
+		t.Fatalf("journal: %d attachments of notes.txt, %d compactions, %d policy changes; want 1 each", attached, compactions, policies)
+	}
+
+	// The journal verify-replays, and the interrupt is a cancellation in
+	// the audit, never a denial.
+	rep := exec.Command(bin, "replay", "--home", home, id)
+	if out, err := rep.CombinedOutput(); err != nil || !strings.Contains(string(out), "replay ok") {
+		t.Fatalf("replay: %v\n%s", err, out)
+	}
+	aud := exec.Command(bin, "audit", "--home", home, "--json", id)
+	aout, err := aud.Output()
+	if err != nil {
+		t.Fatalf("audit: %v\n%s", err, aout)
+	}
+	var report struct {
+		Calls []struct {
+			CallID      string `json:"call_id"`
+			Outcome     string `json:"outcome"`
+			Transitions []struct {
+				Cause string `json:"cause"`
+			} `json:"transitions"`
+			Decisions []struct {
+				Decision string `json:"decision"`
+			} `json:"decisions"`
+		} `json:"calls"`
+	}
+	if err := json.Unmarshal(aout, &report); err != nil {
+		t.Fatalf("audit JSON: %v\n%s", err, aout)
+	}
+	found := false
+	for _, c := range report.Calls {
+		if c.CallID != "c2" {
+			continue
+		}
+		found = true
+		if c.Outcome != "interrupted" || len(c.Decisions) != 0 {
+			t.Errorf("c2: outcome %q, decisions %+v; want interrupted with no decision", c.Outcome, c.Decisions)
+		}
+		last := c.Transitions[len(c.Transitions)-1].Cause
+		if last != "cancelled" {
+			t.Errorf("c2 ended with cause %q, want cancelled", last)
+		}
+	}
+	if !found {
+		t.Fatalf("the audit has no call c2:\n%s", aout)
+	}
+}
+
+// Without a terminal, or with --json, chat is exec: the same output, and
+// nothing of the UI (escape sequences, the status line) reaches stdout.
+func TestChatWithoutTerminalOrWithJSONIsExec(t *testing.T) {
+	bin := cliBinary(t)
+	dir := t.TempDir()
+	ws, home := filepath.Join(dir, "ws"), filepath.Join(dir, "home")
+	if err := os.Mkdir(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sp := filepath.Join(dir, "script.jsonl")
+	if err := os.WriteFile(sp, []byte(`{"output":[{"type":"message","content":"Plain answer."}]}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"chat", "--skip-git-repo-check", "--home", home, "-C", ws, "--model-script", sp}
+
+	t.Run("json on a terminal", func(t *testing.T) {
+		ptmx, tty, err := pty.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ptmx.Close()
+		if err := pty.Setsize(ptmx, &pty.Winsize{Rows: 40, Cols: 120}); err != nil {
+			t.Fatal(err)
+		}
+		var stderr strings.Builder
+		cmd := exec.Command(bin, append(args, "--json", "hello")...)
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, &stderr
+		cmd.Env = append(os.Environ(), "TERM=xterm-256color")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		tty.Close()
+		scr := newTTYScreen(ptmx)
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("chat --json: %v\n%s", err, stderr.String())
+		}
+		scr.mu.Lock()
+		for !scr.done {
+			scr.cond.Wait()
+		}
+		raw := scr.raw.String()
+		scr.mu.Unlock()
+		if strings.ContainsRune(raw, 0x1b) {
+			t.Fatalf("escape sequences in the JSONL output: %q", raw)
+		}
+		lines := 0
+		for _, l := range strings.Split(strings.ReplaceAll(raw, "\r", ""), "\n") {
+			if strings.TrimSpace(l) == "" {
+				continue
+			}
+			lines++
+			var v map[string]any
+			if err := json.Unmarshal([]byte(l), &v); err != nil {
+				t.Fatalf("not JSON: %q (%v)", l, err)
+			}
+		}
+		if lines < 3 || !strings.Contains(raw, `"Plain answer."`) {
+			t.Fatalf("%d JSONL lines, answer missing:\n%s", lines, raw)
+		}
+	})
+
+	t.Run("stdin not a terminal", func(t *testing.T) {
+		cmd := exec.Command(bin, append(args, "hello")...)
+		cmd.Stdin = strings.NewReader("")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("chat without a terminal: %v", err)
+		}
+		if strings.TrimSpace(string(out)) != "Plain answer." || strings.ContainsRune(string(out), 0x1b) {
+			t.Fatalf("stdout %q, want exec's final message alone", out)
+		}
+	})
+}

@@ -1,0 +1,5 @@
+package tui
+
+import "runtime"
+
+func runtimeGosched() { runtime.Gosched() }
