@@ -35,6 +35,11 @@ type SessionConfig struct {
 	ModelProvider         string   `msgpack:"model_provider,omitempty"`
 	ToolOutputMaxBytes    int64    `msgpack:"tool_output_max_bytes,omitempty"`
 	ApprovalTimeoutSec    int64    `msgpack:"approval_timeout_sec,omitempty"`
+	// SubagentMaxDepth and SubagentMaxChildren bound spawn_agent (0: the
+	// engine's defaults): how deep a tree of subagents may grow, and how
+	// many subagents one session may start.
+	SubagentMaxDepth    int `msgpack:"subagent_max_depth,omitempty"`
+	SubagentMaxChildren int `msgpack:"subagent_max_children,omitempty"`
 }
 
 // SessionStarted opens every journal. It carries the format version, the
@@ -55,6 +60,8 @@ type SessionStarted struct {
 	Plan SandboxPlan `msgpack:"plan"`
 	// Tools lists the tools the model was offered, MCP provenance included.
 	Tools []ToolInfo `msgpack:"tools,omitempty"`
+	// Parent is set for a subagent: the session and call that started it.
+	Parent *ParentLink `msgpack:"parent,omitempty"`
 }
 
 // ToolInfo records one tool offered to the model and where it routes.
@@ -158,6 +165,8 @@ type ExecOutcome struct {
 	Killed     string `msgpack:"killed,omitempty"`
 	Structured string `msgpack:"structured,omitempty"`
 	IsError    bool   `msgpack:"is_error,omitempty"`
+	// Agent is set for a spawn_agent call: how the child ended.
+	Agent *AgentResult `msgpack:"agent,omitempty"`
 }
 
 // RiskAssessment records the model's assessment of a denied command.
@@ -239,6 +248,8 @@ type ExecStarted struct {
 	Input     string      `msgpack:"input,omitempty"`
 	Server    string      `msgpack:"server,omitempty"`
 	MCPTool   string      `msgpack:"mcp_tool,omitempty"`
+	// Agent is set for a spawn_agent call: the child it starts.
+	Agent *AgentSpawn `msgpack:"agent,omitempty"`
 }
 
 // ToolOutput records the result text sent back to the model for a call.

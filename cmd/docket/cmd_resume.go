@@ -139,6 +139,11 @@ func runResume(c *cobra.Command, a *app, f *execFlags, r resumeFlags, args []str
 	if !ok {
 		return errors.New("the journal does not begin with session_started")
 	}
+	if p := ss.Parent; p != nil {
+		// A subagent's approvals belong to its parent's approver, and its
+		// end is its parent's call's outcome: it goes on with its parent.
+		return usageErrorf("session %s is subagent %s of session %s (call %s); resume that session: docket resume %s", ss.SessionID, p.Name, p.SessionID, p.CallID, p.SessionID)
+	}
 	// The session's own workspace decides which project config applies
 	// (its [projects] trust, its .docket/config.toml), not the directory
 	// resume happens to run in: a session must not go on under another
@@ -162,8 +167,12 @@ func runResume(c *cobra.Command, a *app, f *execFlags, r resumeFlags, args []str
 	}
 	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	offered := false
+	for _, t := range ss.Tools {
+		offered = offered || (t.Server == "" && t.Name == engine.SpawnAgentName)
+	}
 	w, err := wire(ctx, a, cfg, ss.Cwd, wireOptions{decisions: f.decisions, json: f.json, responsesSeen: seen,
-		color: f.color, outputSchema: opts.schema})
+		color: f.color, outputSchema: opts.schema, subagents: offered})
 	if err != nil {
 		return resumeUntouched(ss.SessionID, err)
 	}

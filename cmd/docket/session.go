@@ -78,6 +78,9 @@ type wireOptions struct {
 	// bypass is --dangerously-bypass-approvals-and-sandbox, recorded as a
 	// setting of the session.
 	bypass bool
+	// subagents offers spawn_agent even when [subagents] enabled is off: a
+	// resumed session that was offered it keeps it.
+	subagents bool
 }
 
 // wire builds the engine's configuration: model, approver, runner, tools,
@@ -177,6 +180,14 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd string, o wireOpt
 	}
 	if cfg.ExperimentalRiskAssessment {
 		w.engine.Risk = riskAssessor{m: mdl}
+	}
+	if cfg.Subagents.Enabled || o.subagents {
+		w.engine.Tools = append(w.engine.Tools, engine.SpawnAgentTool{})
+		host := &agentHost{home: cfg.Home, model: mdl}
+		if sm, ok := mdl.(*script.Model); ok {
+			host.script = sm
+		}
+		w.engine.Agents = host
 	}
 	return w, nil
 }

@@ -33,10 +33,23 @@ func (e *LineError) Error() string { return fmt.Sprintf("%s:%d: %v", e.File, e.L
 func (e *LineError) Unwrap() error { return e.Err }
 
 // Model replays the script's responses in order.
+//
+// A line may carry "agent": "NAME": it is then a response of the subagent
+// called NAME (spawn_agent), not of the session itself. ForAgent returns the
+// model of one subagent; nested subagents are keyed by their own name.
 type Model struct {
 	mu        sync.Mutex
 	responses []model.Response
 	next      int
+	// agents holds the subagents' responses by name, in script order.
+	agents map[string][]model.Response
+}
+
+// ForAgent returns a fresh model over the script's lines for the subagent
+// called name (none: every request finds the script exhausted). Subagents
+// of the same name each get the same lines from the first.
+func (m *Model) ForAgent(name string) *Model {
+	return &Model{responses: m.agents[name], agents: m.agents}
 }
 
 // Load parses a script file.
@@ -50,7 +63,7 @@ func Load(path string) (*Model, error) {
 
 // Parse parses script text; name is used in errors.
 func Parse(name string, b []byte) (*Model, error) {
-	m := &Model{}
+	m := &Model{agents: map[string][]model.Response{}}
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(make([]byte, 0, 64*1024), 64<<20)
 	line := 0
@@ -60,9 +73,13 @@ func Parse(name string, b []byte) (*Model, error) {
 		if len(text) == 0 || text[0] == '#' {
 			continue
 		}
-		resp, err := parseLine(text)
+		resp, agent, err := parseLine(text)
 		if err != nil {
 			return nil, &LineError{File: name, Line: line, Err: err}
+		}
+		if agent != "" {
+			m.agents[agent] = append(m.agents[agent], resp)
+			continue
 		}
 		m.responses = append(m.responses, resp)
 	}
@@ -74,6 +91,7 @@ func Parse(name string, b []byte) (*Model, error) {
 
 type rawLine struct {
 	ID     string          `json:"id"`
+	Agent  string          `json:"agent"`
 	Output []rawItem       `json:"output"`
 	Usage  *events.Usage   `json:"usage"`
 	Extra  json.RawMessage `json:"-"`
@@ -92,15 +110,15 @@ type rawItem struct {
 	Role      string          `json:"role"`
 }
 
-func parseLine(text []byte) (model.Response, error) {
+func parseLine(text []byte) (model.Response, string, error) {
 	var rl rawLine
 	dec := json.NewDecoder(bytes.NewReader(text))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&rl); err != nil {
-		return model.Response{}, fmt.Errorf("not a JSON response object: %w", err)
+		return model.Response{}, "", fmt.Errorf("not a JSON response object: %w", err)
 	}
 	if rl.Output == nil {
-		return model.Response{}, errors.New(`missing "output" array`)
+		return model.Response{}, "", errors.New(`missing "output" array`)
 	}
 	resp := model.Response{ID: rl.ID, Attempts: 1}
 	if rl.Usage != nil {
@@ -109,11 +127,11 @@ func parseLine(text []byte) (model.Response, error) {
 	for i, it := range rl.Output {
 		item, err := convert(it)
 		if err != nil {
-			return model.Response{}, fmt.Errorf("output[%d]: %w", i, err)
+			return model.Response{}, "", fmt.Errorf("output[%d]: %w", i, err)
 		}
 		resp.Items = append(resp.Items, item)
 	}
-	return resp, nil
+	return resp, rl.Agent, nil
 }
 
 func convert(it rawItem) (events.Item, error) {
