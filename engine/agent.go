@@ -335,5 +335,10 @@ func (o agentObserver) Notify(n Notice) {
 	if n.CallID != "" {
 		n.CallID = o.name + "/" + n.CallID
 	}
+	if n.Approval != nil {
+		a := *n.Approval
+		a.CallID = o.name + "/" + a.CallID
+		n.Approval = &a
+	}
 	o.next.Notify(n)
 }
