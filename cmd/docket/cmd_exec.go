@@ -38,7 +38,7 @@ func (f *commonFlags) registerOn(fl *pflag.FlagSet) {
 	fl.StringArrayVarP(&f.overrides, "config", "c", nil, "override one config key: KEY=VALUE (VALUE parsed as TOML)")
 	fl.StringVarP(&f.profile, "profile", "p", "", "use [profiles.NAME] from config")
 	fl.StringVar(&f.modelScript, "model-script", "", "use the scripted model provider with this JSONL file")
-	fl.StringVar(&f.decisions, "decisions", "", "comma-separated answers for approval requests, in order")
+	fl.StringVar(&f.decisions, "decisions", "", "comma-separated answers for approval requests, in order; CALL_ID=DECISION or NAME/CALL_ID=DECISION (a subagent's call) answers that call")
 	fl.StringVar(&f.home, "home", "", "Docket's home (default $DOCKET_HOME, else ~/.docket)")
 }
 

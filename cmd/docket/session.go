@@ -87,7 +87,7 @@ type wireOptions struct {
 // rules and the sandbox plan.
 func wire(ctx context.Context, a *app, cfg *config.Config, cwd string, o wireOptions) (*wiring, error) {
 	w := &wiring{finish: func() error { return nil }}
-	list, err := approve.ParseDecisions(o.decisions)
+	list, err := approve.ParseAnswers(o.decisions)
 	if err != nil {
 		return nil, usageErrorf("--decisions: %v", err)
 	}
@@ -99,10 +99,10 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd string, o wireOpt
 	if err != nil {
 		return nil, err
 	}
-	var appr engine.Approver = approve.NewFlags(list)
+	var appr engine.Approver = approve.NewAddressedFlags(list)
 	interactive := false
 	if f, ok := a.stdin.(*os.File); ok {
-		auto := approve.NewAuto(f, list)
+		auto := approve.NewAddressedAuto(f, list)
 		auto.SetColor(color)
 		appr, interactive = auto, auto.Interactive()
 		prev := w.finish

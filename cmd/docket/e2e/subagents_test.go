@@ -359,3 +359,30 @@ func TestSubagentCrashMidRunThenResume(t *testing.T) {
 		t.Errorf("verify replay of the crashed-and-resumed tree: exit %d\n%s%s", rep.code, rep.stdout, rep.stderr)
 	}
 }
+
+// Subagents running in parallel ask in no fixed order: --decisions answers
+// addressed NAME/CALL_ID reach the call they name whichever asks first.
+func TestSubagentAddressedDecisionsInParallel(t *testing.T) {
+	tr := newTree(t,
+		spawnLine([2]string{"p1", `{"prompt":"one","name":"a"}`}, [2]string{"p2", `{"prompt":"two","name":"b"}`}),
+		says("both done"),
+		agentShell("a", "x1", "echo a >> runs.log"),
+		agentSays("a", "a done"),
+		agentShell("b", "y1", "echo b >> runs.log"),
+		agentSays("b", "b done"),
+	)
+	r := tr.exec(t, docketBin, nil, "untrusted", "--decisions", "b/y1=denied,a/x1=approved")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(tr.ws, "runs.log")); string(b) != "a\n" {
+		t.Errorf("runs.log = %q: want a's approved command only", b)
+	}
+	_, kids := tr.sessions(t)
+	for name, want := range map[string]events.ReviewDecision{"a": events.Approved, "b": events.Denied} {
+		d := bodies[events.Decision](t, tr.records(t, kids[name].SessionID), events.KindDecision)
+		if len(d) != 1 || d[0].Decision != want {
+			t.Errorf("%s's decisions %+v, want %s", name, d, want)
+		}
+	}
+}
