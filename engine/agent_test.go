@@ -221,4 +221,3 @@ func TestSubagentTreeStopsTogether(t *testing.T) {
 		})
 	}
 }
-
