@@ -178,7 +178,8 @@ func TestSubagentParksParentAndResumeAnswersIt(t *testing.T) {
 		t.Errorf("verify replay of the tree: exit %d, want both sessions ok\n%s%s", rep.code, rep.stdout, rep.stderr)
 	}
 	au := docket(t, nil, "audit", "--tree", "--home", tr.home, root)
-	if au.code != 0 || !strings.Contains(au.stdout, "call writer/w1") || !strings.Contains(au.stdout, "subagent writer: session "+w.SessionID+", started by call p1") {
+	if au.code != 0 || !strings.Contains(au.stdout, "call writer/w1") || !strings.Contains(au.stdout, "subagent writer: session "+w.SessionID+", started by call p1") ||
+		!strings.Contains(au.stdout, "parent  subagent writer of session "+root+" (call p1)") {
 		t.Errorf("audit --tree: exit %d, want the child's call by its path\n%s%s", au.code, au.stdout, au.stderr)
 	}
 	ls := docket(t, nil, "sessions", "--home", tr.home)
