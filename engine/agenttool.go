@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"crypto/sha1"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -140,16 +141,21 @@ func orDefault(v, def int) int {
 	return def
 }
 
-// ChildSessionID is the session id of the subagent a call starts: a UUID
-// derived from the parent's session id and the call id, so a resumed or
-// replayed parent names the same child.
+// ChildSessionID is the session id of the subagent a call starts, derived
+// from the parent's session id and the call id, so a resumed or replayed
+// parent names the same child. It is UUIDv7-shaped with the parent's
+// timestamp (when the parent's id is a UUIDv7), so lists ordered by id keep
+// a child next to its parent rather than among the newest sessions.
 func ChildSessionID(parentID, callID string) string {
-	ns, err := uuid.Parse(parentID)
-	if err != nil {
-		ns = uuid.NameSpaceOID
-		callID = parentID + "\x00" + callID
+	sum := sha1.Sum([]byte("docket-subagent\x00" + parentID + "\x00" + callID))
+	var u uuid.UUID
+	copy(u[:], sum[:16])
+	if p, err := uuid.Parse(parentID); err == nil && p.Version() == 7 {
+		copy(u[:6], p[:6])
 	}
-	return uuid.NewSHA1(ns, []byte("docket-subagent\x00"+callID)).String()
+	u[6] = u[6]&0x0f | 0x70 // version 7
+	u[8] = u[8]&0x3f | 0x80 // RFC 4122 variant
+	return u.String()
 }
 
 func checkAgentName(name string) error {

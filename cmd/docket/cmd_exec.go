@@ -192,6 +192,11 @@ func runExec(c *cobra.Command, a *app, f *execFlags, args []string) (err error) 
 		journalHome = tmp
 		fmt.Fprintf(a.stderr, "docket: --ephemeral: session %s is journaled in %s and deleted at exit: it cannot be resumed, audited or replayed, and a crash leaves no record of what ran\n", w.engine.SessionID, tmp)
 	}
+	if h, ok := w.engine.Agents.(*agentHost); ok {
+		// Subagents' journals go where the session's does (--ephemeral's
+		// temporary home included).
+		h.home = journalHome
+	}
 	j, err := journal.Create(journalHome, w.engine.SessionID, time.Now())
 	if err != nil {
 		return err

@@ -96,7 +96,13 @@ func runResume(c *cobra.Command, a *app, f *execFlags, r resumeFlags, args []str
 		return err
 	}
 	var sf journal.SessionFile
-	if ref != "" {
+	if ref == "last" || ref == "--last" {
+		// The newest session of any project, but never a subagent's: it
+		// goes on with its parent.
+		if sf, err = chooseSession(a, cfg.Home, "", resumeFlags{last: true, all: true}); err != nil {
+			return err
+		}
+	} else if ref != "" {
 		sf, err = journal.Find(cfg.Home, ref)
 		if err != nil {
 			var amb *journal.AmbiguousError

@@ -150,7 +150,8 @@ func TestSubagentParksParentAndResumeAnswersIt(t *testing.T) {
 		t.Errorf("resuming the child itself: exit %d, want 2 pointing at its parent\n%s", r.code, r.stderr)
 	}
 
-	r = tr.resume(t, root, "--decisions", "approved")
+	// --last is the parent, never the child (which may sort first).
+	r = docket(t, nil, "resume", "--last", "--all", "--home", tr.home, "--model-script", tr.script, "--decisions", "approved")
 	if r.code != 0 {
 		t.Fatalf("resume: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
 	}
