@@ -5,6 +5,7 @@ package main
 // child whose parent is not listed stays where it was, as a root. depth
 // gives each row's depth in the tree, for indenting.
 func treeOrder(rows []sessionSummary) (ordered []sessionSummary, depth []int) {
+	ordered = make([]sessionSummary, 0, len(rows)) // an empty list is [] in JSON
 	listed := make(map[string]bool, len(rows))
 	for _, r := range rows {
 		listed[r.ID] = true
