@@ -388,3 +388,55 @@ func TestSubagentAddressedDecisionsInParallel(t *testing.T) {
 		}
 	}
 }
+
+// A subagent's subagent: its request parks the whole tree under the path
+// a/b/CALL_ID, an answer addressed to that path resumes it, and the audit
+// and replay cover all three sessions. subagents.max_depth = 1 refuses the
+// grandchild instead.
+func TestNestedSubagents(t *testing.T) {
+	lines := []string{
+		spawnLine([2]string{"p1", `{"prompt":"delegate","name":"a"}`}),
+		says("top done"),
+		`{"agent":"a","output":[{"type":"function_call","call_id":"q1","name":"spawn_agent","arguments":{"prompt":"write","name":"b"}}]}`,
+		agentSays("a", "a done"),
+		agentShell("b", "z1", "echo deep > deep.txt"),
+		agentSays("b", "b done"),
+	}
+	tr := newTree(t, lines...)
+	r := tr.exec(t, docketBin, nil, "untrusted")
+	if r.code != 3 || !strings.Contains(r.stderr, "a/b/z1") {
+		t.Fatalf("exit %d, want 3 naming a/b/z1\n%s", r.code, r.stderr)
+	}
+	root, kids := tr.sessions(t)
+	if kids["b"].Parent == nil || kids["b"].Parent.SessionID != kids["a"].SessionID || kids["b"].Parent.Depth != 2 {
+		t.Fatalf("b's parent link %+v, want a's session at depth 2", kids["b"].Parent)
+	}
+	r = tr.resume(t, root, "--decisions", "a/b/z1=approved")
+	if r.code != 0 {
+		t.Fatalf("resume: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if b, err := os.ReadFile(filepath.Join(tr.ws, "deep.txt")); err != nil || string(b) != "deep\n" {
+		t.Errorf("the grandchild's approved command did not run: %q %v", b, err)
+	}
+	au := docket(t, nil, "audit", "--tree", "--home", tr.home, root)
+	if au.code != 0 || !strings.Contains(au.stdout, "call a/b/z1") || !strings.Contains(au.stdout, "subagent a/b: session "+kids["b"].SessionID+", started by call a/q1") {
+		t.Errorf("audit --tree: exit %d\n%s%s", au.code, au.stdout, au.stderr)
+	}
+	if rep := docket(t, nil, "replay", "--home", tr.home, root); rep.code != 0 || strings.Count(rep.stdout, "replay ok") != 3 {
+		t.Errorf("replay of the three-session tree: exit %d\n%s%s", rep.code, rep.stdout, rep.stderr)
+	}
+
+	shallow := newTree(t, lines...)
+	r = shallow.exec(t, docketBin, nil, "untrusted", "-c", "subagents.max_depth=1")
+	if r.code != 0 {
+		t.Fatalf("max_depth 1: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	_, kids = shallow.sessions(t)
+	if _, ok := kids["b"]; ok || len(kids) != 1 {
+		t.Fatalf("max_depth 1 started %v, want only a", kids)
+	}
+	tos := bodies[events.ToolOutput](t, shallow.records(t, kids["a"].SessionID), events.KindToolOutput)
+	if len(tos) != 1 || !strings.Contains(tos[0].Output, "subagents.max_depth is 1") {
+		t.Errorf("a's spawn of b: %+v, want refused naming subagents.max_depth", tos)
+	}
+}
