@@ -94,6 +94,7 @@ func (t *turn) screen(all []Call) ([]Call, []screened, error) {
 	for _, c := range valid {
 		s.callIDs[c.ID] = true
 	}
+	s.countSpawnsLocked(valid)
 	request := s.requests
 	s.mu.Unlock()
 	for i, sc := range refused {
@@ -145,6 +146,7 @@ func (s *Session) restoreScreen(calls []Call) map[int]string {
 	for _, c := range valid {
 		s.callIDs[c.ID] = true
 	}
+	s.countSpawnsLocked(valid)
 	if len(refused) == 0 {
 		return nil
 	}

@@ -108,6 +108,10 @@ type ApprovalRequest struct {
 	// Patch is the patch text of an apply_patch request, so the prompt can
 	// show the change itself and not only the file names.
 	Patch string
+	// Agent is set when a subagent asks: its name (NAME/CHILD for nested
+	// ones), and AgentSession its session id. The request is the child's,
+	// put to the parent's approver.
+	Agent, AgentSession string
 }
 
 // Answer is an Approver's decision on one request.

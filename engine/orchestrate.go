@@ -20,6 +20,9 @@ type callResult struct {
 	success bool
 	parked  bool // left in awaitingDecision; the session parks
 	abort   bool // the user chose abort: the turn stops
+	// parkedAs names what a parked spawn_agent call waits for: its
+	// subagent's calls, as NAME/CALL_ID.
+	parkedAs []string
 }
 
 // errParked unwinds a call that is waiting for a decision nobody can give now.
@@ -76,6 +79,9 @@ func (t *turn) orchestrate(ctx context.Context, idx int, c Call) (res callResult
 		return t.invalid(ctx, cr, perr.Error())
 	}
 	cr.prep = prep
+	if prep.Start.Agent != nil {
+		return t.runAgent(ctx, cr)
+	}
 	req := prep.Requirement
 	switch req.Kind {
 	case policy.Forbidden:

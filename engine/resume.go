@@ -69,6 +69,9 @@ func Restore(cfg Config, log Log, records []events.Record) (*Session, error) {
 	if cfg.Settings == nil {
 		cfg.Settings = ss.Settings
 	}
+	if ss.Parent != nil {
+		cfg.Parent = ss.Parent
+	}
 	s, err := build(cfg, log)
 	if err != nil {
 		return nil, err
@@ -260,6 +263,15 @@ func (t *turn) resumeCall(ctx context.Context, cr *callRun) (callResult, error) 
 		cr.prep = prep
 	}
 	last := len(h.started)
+	if cr.prep.Start.Agent != nil && (cr.m.Current() == states.Sandboxed || cr.m.Current() == states.Unsandboxed) {
+		_, done := h.outcomes[last]
+		if st, ok := h.started[last]; ok && !done {
+			// A subagent left running or parked: its own journal says
+			// where it stands, and it goes on from there (its calls are
+			// resumed by its own state machines, never re-run).
+			return t.awaitAgent(ctx, cr, st, true)
+		}
+	}
 	switch cr.m.Current() {
 	case states.AwaitingDecision:
 		phase := h.phase

@@ -59,6 +59,12 @@ type Config struct {
 	Amender Amender
 	// Faults, when set, is told of named points for crash testing.
 	Faults Faults
+	// Agents opens the journals and models of subagents (spawn_agent); nil
+	// sends spawn_agent calls to the Runner (replay's recorded outcomes).
+	Agents AgentHost
+	// Parent is set for a subagent: the session and call that started it,
+	// recorded in session_started. Restore fills it from the journal.
+	Parent *events.ParentLink
 }
 
 // Session is one agent session: a conversation, its calls, its grants.
@@ -100,10 +106,14 @@ type Session struct {
 	// prompt is the user message of the turn under way (or the last
 	// one), which an automatic compaction keeps.
 	prompt *events.Item
+	// spawns numbers the session's spawn_agent calls in the order they
+	// were accepted, for subagents.max_children.
+	spawns map[string]int
 }
 
 func (s *Session) env() *Env {
-	return &Env{Cwd: s.cfg.Cwd, Config: s.cfg.Session, Plan: s.cfg.Plan, Decider: s.decider, RealPath: s.realPath}
+	return &Env{Cwd: s.cfg.Cwd, Config: s.cfg.Session, Plan: s.cfg.Plan, Decider: s.decider, RealPath: s.realPath,
+		SessionID: s.cfg.SessionID, Agents: AgentLimits{Depth: s.depth(), Ordinal: s.spawnOrdinal}}
 }
 
 // realPath returns where a call's path really leads, as recorded. A call
@@ -183,7 +193,11 @@ func build(cfg Config, log Log) (*Session, error) {
 	}
 	s := &Session{cfg: cfg, decider: dec, registry: reg, model: cfg.Model, approver: cfg.Approver,
 		runner: cfg.Runner, observer: cfg.Observer, fsm: states.NewPool(), machines: map[string]*states.Machine{},
-		history: map[string]*callHistory{}, resolved: map[string]map[string]string{}, callIDs: map[string]bool{}}
+		history: map[string]*callHistory{}, resolved: map[string]map[string]string{}, callIDs: map[string]bool{}, spawns: map[string]int{}}
+	if cfg.Parent != nil {
+		// A subagent starts with its parent's session grants.
+		dec.Grant(cfg.Parent.Grants)
+	}
 	s.rec = newRecorder(log, cfg.Clock, s.onRecord, cfg.Faults)
 	s.specs = reg.Specs()
 	base, _ := json.Marshal(struct {
@@ -205,7 +219,7 @@ func Start(cfg Config, log Log) (*Session, error) {
 		Version: events.FormatVersion, SessionID: cfg.SessionID, DocketVersion: cfg.DocketVersion,
 		StartedAt: cfg.Clock.Now().UnixNano(), Cwd: cfg.Cwd, Config: cfg.Session, Settings: cfg.Settings,
 		Rules: cfg.Rules, RulesDigest: RulesDigest(cfg.Rules), Instructions: cfg.Instructions, Plan: cfg.Plan,
-		Tools: s.registry.Infos(),
+		Tools: s.registry.Infos(), Parent: cfg.Parent,
 	}
 	if _, err := s.rec.appendDurable("", ss); err != nil {
 		return nil, err

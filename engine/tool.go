@@ -36,6 +36,10 @@ type Env struct {
 	// RealPath returns where a path of a call really leads, as recorded
 	// when the call's response arrived.
 	RealPath func(callID, path string) string
+	// SessionID is the session's id (spawn_agent derives its child's id).
+	SessionID string
+	// Agents is the session's standing for spawn_agent's bounds.
+	Agents AgentLimits
 }
 
 // PreparedCall is a call a tool has prepared: what it would do, what

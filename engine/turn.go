@@ -113,6 +113,8 @@ func (t *turn) loop(ctx context.Context, pending []Call) (TurnResult, error) {
 		aborted := false
 		for _, r := range results {
 			switch {
+			case r.parked && len(r.parkedAs) > 0:
+				parked = append(parked, r.parkedAs...)
 			case r.parked:
 				parked = append(parked, r.call.ID)
 			case r.abort:

@@ -42,6 +42,11 @@ type SessionConfig struct {
 	// engine compacts the conversation before its next model request
 	// (model_auto_compact_token_limit); 0 means never automatically.
 	AutoCompactTokenLimit int64 `msgpack:"auto_compact_token_limit,omitempty"`
+	// SubagentMaxDepth and SubagentMaxChildren bound spawn_agent (0: the
+	// engine's defaults): how deep a tree of subagents may grow, and how
+	// many subagents one session may start.
+	SubagentMaxDepth    int `msgpack:"subagent_max_depth,omitempty"`
+	SubagentMaxChildren int `msgpack:"subagent_max_children,omitempty"`
 }
 
 // SessionStarted opens every journal. It carries the format version, the
@@ -62,6 +67,8 @@ type SessionStarted struct {
 	Plan SandboxPlan `msgpack:"plan"`
 	// Tools lists the tools the model was offered, MCP provenance included.
 	Tools []ToolInfo `msgpack:"tools,omitempty"`
+	// Parent is set for a subagent: the session and call that started it.
+	Parent *ParentLink `msgpack:"parent,omitempty"`
 }
 
 // ToolInfo records one tool offered to the model and where it routes.
@@ -189,6 +196,8 @@ type ExecOutcome struct {
 	Killed     string `msgpack:"killed,omitempty"`
 	Structured string `msgpack:"structured,omitempty"`
 	IsError    bool   `msgpack:"is_error,omitempty"`
+	// Agent is set for a spawn_agent call: how the child ended.
+	Agent *AgentResult `msgpack:"agent,omitempty"`
 }
 
 // RiskAssessment records the model's assessment of a denied command.
@@ -270,6 +279,8 @@ type ExecStarted struct {
 	Input     string      `msgpack:"input,omitempty"`
 	Server    string      `msgpack:"server,omitempty"`
 	MCPTool   string      `msgpack:"mcp_tool,omitempty"`
+	// Agent is set for a spawn_agent call: the child it starts.
+	Agent *AgentSpawn `msgpack:"agent,omitempty"`
 }
 
 // ToolOutput records the result text sent back to the model for a call.

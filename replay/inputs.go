@@ -20,6 +20,9 @@ type recorded struct {
 	compactions []seqCompaction
 	decisions   map[string][]seqDecision // by request id, in seq order
 	outcomes    map[string]events.ExecOutcome
+	// outcomeSeqs are the outcomes' seqs, for spawn_agent calls whose
+	// child parked: the outcome came in a later segment.
+	outcomeSeqs map[string]uint64
 	started     map[string]bool
 	risks       map[string]events.RiskAssessment
 	// amendments are the rules the user saved ("p"), in seq order.
@@ -48,7 +51,7 @@ func (in *recorded) parkedWithin(from, to uint64) bool {
 func outcomeKey(callID string, attempt int) string { return fmt.Sprintf("%s#%d", callID, attempt) }
 
 func collect(recs []decoded) *recorded {
-	in := &recorded{decisions: map[string][]seqDecision{}, outcomes: map[string]events.ExecOutcome{},
+	in := &recorded{decisions: map[string][]seqDecision{}, outcomes: map[string]events.ExecOutcome{}, outcomeSeqs: map[string]uint64{},
 		started: map[string]bool{}, risks: map[string]events.RiskAssessment{}, ended: true, stops: map[string]operatorStop{}}
 	for _, r := range recs {
 		if r.rec.Kind == events.KindExecStarted {
@@ -64,6 +67,7 @@ func collect(recs []decoded) *recorded {
 			in.decisions[v.RequestID] = append(in.decisions[v.RequestID], seqDecision{seq: r.rec.Seq, d: *v})
 		case *events.ExecOutcome:
 			in.outcomes[outcomeKey(v.CallID, v.Attempt)] = *v
+			in.outcomeSeqs[outcomeKey(v.CallID, v.Attempt)] = r.rec.Seq
 		case *events.RiskAssessment:
 			in.risks[v.CallID] = *v
 		case *events.Compaction:
@@ -217,6 +221,8 @@ func (a recordedApprover) Decide(ctx context.Context, req engine.ApprovalRequest
 type recordedRunner struct {
 	in  *recorded
 	log *comparingLog
+	// from and to are the segment's window (see recordedApprover).
+	from, to uint64
 }
 
 func (r recordedRunner) Check(ctx context.Context, req engine.RunRequest) error {
@@ -229,6 +235,16 @@ func (r recordedRunner) Check(ctx context.Context, req engine.RunRequest) error 
 
 func (r recordedRunner) Run(ctx context.Context, req engine.RunRequest) (events.ExecOutcome, error) {
 	o, ok := r.in.outcomes[outcomeKey(req.CallID, req.Attempt)]
+	if sp := req.Agent; sp != nil {
+		seq := r.in.outcomeSeqs[outcomeKey(req.CallID, req.Attempt)]
+		inSegment := ok && seq > r.from && (r.to == 0 || seq < r.to)
+		if !inSegment && r.in.parkedWithin(r.from, r.to) {
+			// The subagent parked in this segment; its outcome, if any,
+			// came after a resume.
+			return events.ExecOutcome{}, &engine.AgentParkedError{Name: sp.Name, ChildID: sp.ChildID}
+		}
+		ok = ok && inSegment
+	}
 	if st, stopped := r.in.stops[req.CallID]; !ok && stopped {
 		return events.ExecOutcome{}, r.log.stopAsRecorded(ctx, st)
 	}

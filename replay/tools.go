@@ -13,6 +13,9 @@ func defaultTools(ss events.SessionStarted) []engine.Tool {
 		if t.Server != "" {
 			tools = append(tools, engine.MCPToolFromInfo(t))
 		}
+		if t.Server == "" && t.Name == engine.SpawnAgentName {
+			tools = append(tools, engine.SpawnAgentTool{})
+		}
 	}
 	return tools
 }

@@ -133,7 +133,7 @@ func Verify(ctx context.Context, recs []events.Record, opts Options) (*Result, e
 		cfg := engine.Config{
 			SessionID: ss.SessionID, Cwd: ss.Cwd, Session: ss.Config, Settings: ss.Settings, Plan: ss.Plan,
 			Rules: nonNil(ss.Rules), Instructions: ss.Instructions, DocketVersion: ss.DocketVersion,
-			Model: mdl, Approver: recordedApprover{in: in, from: from, to: stopAt, log: log}, Runner: recordedRunner{in: in, log: log},
+			Model: mdl, Approver: recordedApprover{in: in, from: from, to: stopAt, log: log}, Runner: recordedRunner{in: in, log: log, from: from, to: stopAt},
 			Clock: fixedClock{t: time.Unix(0, ss.StartedAt)}, Paths: recordedPaths{in: in}, Tools: opts.Tools,
 			Amender: amender, Compactor: cmp,
 		}

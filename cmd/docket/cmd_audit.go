@@ -14,8 +14,8 @@ import (
 
 func newAuditCmd(a *app) *cobra.Command {
 	var (
-		home, callID, htmlFile string
-		unsandboxed, jsonOut   bool
+		home, callID, htmlFile     string
+		unsandboxed, jsonOut, tree bool
 	)
 	c := &cobra.Command{
 		Use:   "audit SESSION|FILE",
@@ -28,6 +28,12 @@ func newAuditCmd(a *app) *cobra.Command {
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts := audit.Options{CallID: callID, UnsandboxedOnly: unsandboxed}
+			if tree {
+				if jsonOut || htmlFile != "" || callID != "" {
+					return usageErrorf("--tree prints text; it does not combine with --json, --html or --call")
+				}
+				return runAuditTree(c.Context(), a, home, args[0], opts)
+			}
 			return runAudit(c.Context(), a, home, args[0], htmlFile, jsonOut, opts)
 		},
 	}
@@ -36,6 +42,7 @@ func newAuditCmd(a *app) *cobra.Command {
 	f.BoolVar(&unsandboxed, "unsandboxed", false, "list only calls that ran without a sandbox, each with why")
 	f.BoolVar(&jsonOut, "json", false, "print the audit as JSON (docs/cli.md)")
 	f.StringVar(&htmlFile, "html", "", "write a self-contained HTML page (timeline and state diagram per call) to `FILE`")
+	f.BoolVar(&tree, "tree", false, "audit the session and every subagent it started, each call named by its path (NAME/CALL_ID)")
 	f.StringVar(&home, "home", "", "Docket's home (default $DOCKET_HOME, else ~/.docket)")
 	return c
 }

@@ -38,7 +38,7 @@ func (f *commonFlags) registerOn(fl *pflag.FlagSet) {
 	fl.StringArrayVarP(&f.overrides, "config", "c", nil, "override one config key: KEY=VALUE (VALUE parsed as TOML)")
 	fl.StringVarP(&f.profile, "profile", "p", "", "use [profiles.NAME] from config")
 	fl.StringVar(&f.modelScript, "model-script", "", "use the scripted model provider with this JSONL file")
-	fl.StringVar(&f.decisions, "decisions", "", "comma-separated answers for approval requests, in order")
+	fl.StringVar(&f.decisions, "decisions", "", "comma-separated answers for approval requests, in order; CALL_ID=DECISION or NAME/CALL_ID=DECISION (a subagent's call) answers that call")
 	fl.StringVar(&f.home, "home", "", "Docket's home (default $DOCKET_HOME, else ~/.docket)")
 }
 
@@ -195,6 +195,11 @@ func runExec(c *cobra.Command, a *app, f *execFlags, args []string) (err error) 
 		defer func() { _ = os.RemoveAll(tmp) }()
 		journalHome = tmp
 		fmt.Fprintf(a.stderr, "docket: --ephemeral: session %s is journaled in %s and deleted at exit: it cannot be resumed, audited or replayed, and a crash leaves no record of what ran\n", w.engine.SessionID, tmp)
+	}
+	if h, ok := w.engine.Agents.(*agentHost); ok {
+		// Subagents' journals go where the session's does (--ephemeral's
+		// temporary home included).
+		h.home = journalHome
 	}
 	j, err := journal.Create(journalHome, w.engine.SessionID, time.Now())
 	if err != nil {

@@ -59,7 +59,7 @@ afterwards unless --keep-scratch.`,
 			if f.live {
 				return runLiveReplay(c, a, f, sf.Path)
 			}
-			return runVerifyReplay(c, a, f, h, sf.Path)
+			return runVerifyTree(c, a, f, h, sf.Path)
 		},
 	}
 	fl := c.Flags()
@@ -95,6 +95,28 @@ func runLiveReplay(c *cobra.Command, a *app, f replayFlags, path string) error {
 	}
 	if rep.Drifted() {
 		return &exitError{code: exitFailed}
+	}
+	return nil
+}
+
+// runVerifyTree verifies the session and, one after the other, every
+// subagent it started (each a session of its own), stopping at the first
+// that fails.
+func runVerifyTree(c *cobra.Command, a *app, f replayFlags, home, path string) error {
+	nodes, err := replay.Tree(path, func(id string) (string, error) {
+		sf, err := journal.Find(home, id)
+		return sf.Path, err
+	})
+	if err != nil {
+		return &exitError{code: exitFailed, err: fmt.Errorf("the tree of subagents of %s: %w", path, err)}
+	}
+	for _, n := range nodes {
+		if n.Depth > 0 && !f.asJSON {
+			fmt.Fprintf(a.stdout, "subagent %s (session %s, started by call %s):\n", strings.TrimSuffix(n.Prefix, "/"), n.SessionID, n.ParentCall)
+		}
+		if err := runVerifyReplay(c, a, f, home, n.Path); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -96,7 +96,13 @@ func runResume(c *cobra.Command, a *app, f *execFlags, r resumeFlags, args []str
 		return err
 	}
 	var sf journal.SessionFile
-	if ref != "" {
+	if ref == "last" || ref == "--last" {
+		// The newest session of any project, but never a subagent's: it
+		// goes on with its parent.
+		if sf, err = chooseSession(a, cfg.Home, "", resumeFlags{last: true, all: true}); err != nil {
+			return err
+		}
+	} else if ref != "" {
 		sf, err = journal.Find(cfg.Home, ref)
 		if err != nil {
 			var amb *journal.AmbiguousError
@@ -139,6 +145,11 @@ func runResume(c *cobra.Command, a *app, f *execFlags, r resumeFlags, args []str
 	if !ok {
 		return errors.New("the journal does not begin with session_started")
 	}
+	if p := ss.Parent; p != nil {
+		// A subagent's approvals belong to its parent's approver, and its
+		// end is its parent's call's outcome: it goes on with its parent.
+		return usageErrorf("session %s is subagent %s of session %s (call %s); resume that session: docket resume %s", ss.SessionID, p.Name, p.SessionID, p.CallID, p.SessionID)
+	}
 	// The session's own workspace decides which project config applies
 	// (its [projects] trust, its .docket/config.toml), not the directory
 	// resume happens to run in: a session must not go on under another
@@ -171,8 +182,12 @@ func runResume(c *cobra.Command, a *app, f *execFlags, r resumeFlags, args []str
 	}
 	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	offered := false
+	for _, t := range ss.Tools {
+		offered = offered || (t.Server == "" && t.Name == engine.SpawnAgentName)
+	}
 	w, err := wire(ctx, a, cfg, ss.Cwd, wireOptions{decisions: f.decisions, json: f.json, responsesSeen: seen,
-		compactionsSeen: compacted, color: f.color, outputSchema: opts.schema})
+		compactionsSeen: compacted, color: f.color, outputSchema: opts.schema, subagents: offered})
 	if err != nil {
 		return resumeUntouched(ss.SessionID, err)
 	}

@@ -39,6 +39,10 @@ type sessionSummary struct {
 	Path    string    `json:"path"`
 	// Problem says why the journal could not be read in full, if so.
 	Problem string `json:"problem,omitempty"`
+	// Parent and Agent are set for a subagent: its parent session's id and
+	// its name.
+	Parent string `json:"parent,omitempty"`
+	Agent  string `json:"agent,omitempty"`
 }
 
 func newSessionsCmd(a *app) *cobra.Command {
@@ -61,6 +65,7 @@ func newSessionsCmd(a *app) *cobra.Command {
 			for _, f := range files {
 				rows = append(rows, summarizeSession(f))
 			}
+			rows, depth := treeOrder(rows)
 			if jsonOut {
 				enc := json.NewEncoder(a.stdout)
 				enc.SetEscapeHTML(false)
@@ -71,7 +76,7 @@ func newSessionsCmd(a *app) *cobra.Command {
 				fmt.Fprintf(a.stderr, "no sessions under %s\n", h)
 				return nil
 			}
-			return printSessions(a.stdout, rows)
+			return printSessions(a.stdout, rows, depth)
 		},
 	}
 	c.Flags().BoolVar(&jsonOut, "json", false, "a JSON array instead of a table")
@@ -97,6 +102,9 @@ func summarizeSession(f journal.SessionFile) sessionSummary {
 		switch b := body.(type) {
 		case *events.SessionStarted:
 			s.Cwd = b.Cwd
+			if b.Parent != nil {
+				s.Parent, s.Agent = b.Parent.SessionID, b.Parent.Name
+			}
 			if b.StartedAt != 0 {
 				s.Started = time.Unix(0, b.StartedAt).UTC()
 			}
@@ -178,15 +186,22 @@ func preview(s string) string {
 	return string(out)
 }
 
-func printSessions(w io.Writer, rows []sessionSummary) error {
+func printSessions(w io.Writer, rows []sessionSummary, depth []int) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSTARTED\tTURNS\tSTATE\tCWD\tPREVIEW")
-	for _, r := range rows {
+	for i, r := range rows {
 		state := r.State
 		if r.Problem != "" && state != sessionUnreadable {
 			state += " (damaged)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", r.ID, r.Started.Local().Format("2006-01-02 15:04:05"), r.Turns, state, safetext.Line(r.Cwd), safetext.Line(r.Preview))
+		id, pv := r.ID, r.Preview
+		if i < len(depth) && depth[i] > 0 {
+			id = strings.Repeat("  ", depth[i]-1) + "└ " + id
+		}
+		if r.Agent != "" {
+			pv = "[" + r.Agent + "] " + pv
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", id, r.Started.Local().Format("2006-01-02 15:04:05"), r.Turns, state, safetext.Line(r.Cwd), safetext.Line(pv))
 	}
 	return tw.Flush()
 }

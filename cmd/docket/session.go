@@ -84,13 +84,16 @@ type wireOptions struct {
 	// prompt (the interactive UI brings its own).
 	observer engine.Observer
 	approver engine.Approver
+	// subagents offers spawn_agent even when [subagents] enabled is off: a
+	// resumed session that was offered it keeps it.
+	subagents bool
 }
 
 // wire builds the engine's configuration: model, approver, runner, tools,
 // rules and the sandbox plan.
 func wire(ctx context.Context, a *app, cfg *config.Config, cwd string, o wireOptions) (*wiring, error) {
 	w := &wiring{finish: func() error { return nil }}
-	list, err := approve.ParseDecisions(o.decisions)
+	list, err := approve.ParseAnswers(o.decisions)
 	if err != nil {
 		return nil, usageErrorf("--decisions: %v", err)
 	}
@@ -102,12 +105,12 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd string, o wireOpt
 	if err != nil {
 		return nil, err
 	}
-	var appr engine.Approver = approve.NewFlags(list)
+	var appr engine.Approver = approve.NewAddressedFlags(list)
 	interactive := false
 	if o.approver != nil {
 		appr = o.approver
 	} else if f, ok := a.stdin.(*os.File); ok {
-		auto := approve.NewAuto(f, list)
+		auto := approve.NewAddressedAuto(f, list)
 		auto.SetColor(color)
 		appr, interactive = auto, auto.Interactive()
 		prev := w.finish
@@ -193,6 +196,14 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd string, o wireOpt
 	}
 	if cfg.ExperimentalRiskAssessment {
 		w.engine.Risk = riskAssessor{m: mdl}
+	}
+	if cfg.Subagents.Enabled || o.subagents {
+		w.engine.Tools = append(w.engine.Tools, engine.SpawnAgentTool{})
+		host := &agentHost{home: cfg.Home, model: mdl}
+		if sm, ok := mdl.(*script.Model); ok {
+			host.script = sm
+		}
+		w.engine.Agents = host
 	}
 	return w, nil
 }

@@ -38,6 +38,22 @@ func sessionCwd(path string) string {
 	return cwd
 }
 
+// isSubagent reports whether the journal at path is a subagent's session.
+func isSubagent(path string) bool {
+	child := false
+	_ = journal.Scan(path, 1, func(r events.Record) error {
+		if r.Kind == events.KindSessionStarted {
+			if b, err := r.Decode(); err == nil {
+				if ss, ok := b.(*events.SessionStarted); ok {
+					child = ss.Parent != nil
+				}
+			}
+		}
+		return errFound
+	})
+	return child
+}
+
 // chooseSession picks the session to resume when no SESSION was given:
 // --last takes the newest of this project (or of all with --all); else a
 // terminal gets a numbered list, and anything else an error naming the
@@ -53,6 +69,9 @@ func chooseSession(a *app, home, project string, r resumeFlags) (journal.Session
 	}
 	var cands []journal.SessionFile
 	for _, f := range files {
+		if isSubagent(f.Path) {
+			continue // resumed with its parent, never on its own
+		}
 		if r.all || sessionCwd(f.Path) == project {
 			cands = append(cands, f)
 			if r.last || len(cands) == pickerLimit {

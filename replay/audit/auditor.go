@@ -150,6 +150,9 @@ func (a *auditor) sessionStarted(v *events.SessionStarted) {
 	}
 	a.haveHeader = true
 	a.head.SessionID, a.cwd, a.sources = v.SessionID, v.Cwd, v.Rules
+	if p := v.Parent; p != nil {
+		a.head.Parent = &Parent{SessionID: p.SessionID, CallID: p.CallID, Name: p.Name}
+	}
 	c := v.Config
 	a.head.Policy = Policy{ApprovalPolicy: c.ApprovalPolicy, SandboxMode: c.SandboxMode, NetworkAccess: c.NetworkAccess,
 		WritableRoots: c.WritableRoots, RequireProtectedPaths: c.RequireProtectedPaths}

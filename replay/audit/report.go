@@ -30,9 +30,12 @@ type Options struct {
 // for `docket audit --json` (with the policy, rules, amendments, violations
 // and damage the brief adds).
 type Report struct {
-	SessionID  string      `json:"session_id"`
-	Journal    string      `json:"journal"`
-	Policy     Policy      `json:"policy"`
+	SessionID string `json:"session_id"`
+	Journal   string `json:"journal"`
+	Policy    Policy `json:"policy"`
+	// Parent is set for a subagent's session: the session and call that
+	// started it, whose approver answered its requests.
+	Parent     *Parent     `json:"parent,omitempty"`
 	Rules      Rules       `json:"rules"`
 	Calls      []Call      `json:"calls"`
 	Amendments []Amendment `json:"amendments,omitempty"`
@@ -205,3 +208,10 @@ type Damage struct {
 // Incomplete reports whether some records could not be read, so that the
 // audit cannot vouch for what they held.
 func (d *Damage) Incomplete() bool { return d != nil && len(d.Unread) > 0 }
+
+// Parent names the session and call that started a subagent.
+type Parent struct {
+	SessionID string `json:"session_id"`
+	CallID    string `json:"call_id"`
+	Name      string `json:"name"`
+}

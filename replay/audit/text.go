@@ -42,6 +42,10 @@ func (t *textWriter) printf(format string, a ...any) {
 func (t *textWriter) Begin(h *Report) error {
 	t.printf("session %s\n", orDash(h.SessionID))
 	t.printf("journal %s\n", h.Journal)
+	if pa := h.Parent; pa != nil {
+		t.printf("parent  subagent %s of session %s (call %s): its approval requests were answered by that session's approver\n",
+			safetext.Line(pa.Name), safetext.Line(pa.SessionID), safetext.Line(pa.CallID))
+	}
 	p := h.Policy
 	t.printf("policy  approval %s, sandbox %s, network %s\n", orDash(p.ApprovalPolicy), orDash(p.SandboxMode), onOff(p.NetworkAccess))
 	if len(p.WritableRoots) > 0 {

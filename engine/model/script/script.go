@@ -38,6 +38,10 @@ func (e *LineError) Error() string { return fmt.Sprintf("%s:%d: %v", e.File, e.L
 func (e *LineError) Unwrap() error { return e.Err }
 
 // Model replays the script's responses in order.
+//
+// A line may carry "agent": "NAME": it is then a response of the subagent
+// called NAME (spawn_agent), not of the session itself. ForAgent returns the
+// model of one subagent; nested subagents are keyed by their own name.
 type Model struct {
 	mu        sync.Mutex
 	responses []model.Response
@@ -45,6 +49,24 @@ type Model struct {
 	// compactions answer compaction requests, in order.
 	compactions []model.Response
 	nextCompact int
+	// agents holds the subagents' lines by name, in script order.
+	agents map[string]*agentLines
+}
+
+// agentLines are one subagent's turn and compaction lines.
+type agentLines struct {
+	responses, compactions []model.Response
+}
+
+// ForAgent returns a fresh model over the script's lines for the subagent
+// called name (none: every request finds the script exhausted). Subagents
+// of the same name each get the same lines from the first.
+func (m *Model) ForAgent(name string) *Model {
+	child := &Model{agents: m.agents}
+	if l := m.agents[name]; l != nil {
+		child.responses, child.compactions = l.responses, l.compactions
+	}
+	return child
 }
 
 // Load parses a script file.
@@ -58,7 +80,7 @@ func Load(path string) (*Model, error) {
 
 // Parse parses script text; name is used in errors.
 func Parse(name string, b []byte) (*Model, error) {
-	m := &Model{}
+	m := &Model{agents: map[string]*agentLines{}}
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(make([]byte, 0, 64*1024), 64<<20)
 	line := 0
@@ -68,15 +90,27 @@ func Parse(name string, b []byte) (*Model, error) {
 		if len(text) == 0 || text[0] == '#' {
 			continue
 		}
-		resp, compact, err := parseLine(text)
+		resp, rl, err := parseLine(text)
 		if err != nil {
 			return nil, &LineError{File: name, Line: line, Err: err}
 		}
-		if compact {
+		switch {
+		case rl.Agent != "":
+			l := m.agents[rl.Agent]
+			if l == nil {
+				l = &agentLines{}
+				m.agents[rl.Agent] = l
+			}
+			if rl.Compact {
+				l.compactions = append(l.compactions, resp)
+			} else {
+				l.responses = append(l.responses, resp)
+			}
+		case rl.Compact:
 			m.compactions = append(m.compactions, resp)
-			continue
+		default:
+			m.responses = append(m.responses, resp)
 		}
-		m.responses = append(m.responses, resp)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, &LineError{File: name, Line: line + 1, Err: err}
@@ -86,6 +120,7 @@ func Parse(name string, b []byte) (*Model, error) {
 
 type rawLine struct {
 	ID     string        `json:"id"`
+	Agent  string        `json:"agent"`
 	Output []rawItem     `json:"output"`
 	Usage  *events.Usage `json:"usage"`
 	// Compact marks a line that answers a compaction request.
@@ -106,12 +141,12 @@ type rawItem struct {
 	Role      string          `json:"role"`
 }
 
-func parseLine(text []byte) (model.Response, bool, error) {
+func parseLine(text []byte) (model.Response, rawLine, error) {
 	resp, rl, err := parseRaw(text)
 	if err == nil && rl.Compact && finalText(resp.Items) == "" {
 		err = errors.New(`a "compact" line needs a message holding the summary`)
 	}
-	return resp, rl.Compact, err
+	return resp, rl, err
 }
 
 // finalText is the text of a response's last message.

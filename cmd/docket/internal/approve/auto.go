@@ -24,7 +24,17 @@ type Auto struct {
 // When stdin is a terminal it prompts on the controlling terminal
 // (/dev/tty), or on stdin itself if that cannot be opened.
 func NewAuto(stdin *os.File, decisions []events.ReviewDecision) *Auto {
-	a := &Auto{flags: NewFlags(decisions)}
+	return newAuto(stdin, NewFlags(decisions))
+}
+
+// NewAddressedAuto is NewAuto over answers some of which are addressed to a
+// call (ParseAnswers).
+func NewAddressedAuto(stdin *os.File, answers []Addressed) *Auto {
+	return newAuto(stdin, NewAddressedFlags(answers))
+}
+
+func newAuto(stdin *os.File, flags *Flags) *Auto {
+	a := &Auto{flags: flags}
 	if render.IsTerminal(stdin) {
 		t, err := OpenTerminal()
 		if err != nil {

@@ -77,12 +77,22 @@ func decision(w string) (events.ReviewDecision, bool) {
 // use: each answer is given once.
 type Flags struct {
 	mu   sync.Mutex
-	left []events.ReviewDecision
+	left []Addressed
 }
 
 // NewFlags returns an approver over already parsed decisions.
 func NewFlags(decisions []events.ReviewDecision) *Flags {
-	return &Flags{left: append([]events.ReviewDecision(nil), decisions...)}
+	f := &Flags{}
+	for _, d := range decisions {
+		f.left = append(f.left, Addressed{Decision: d})
+	}
+	return f
+}
+
+// NewAddressedFlags returns an approver over parsed answers, some of them
+// addressed to a call (ParseAnswers).
+func NewAddressedFlags(answers []Addressed) *Flags {
+	return &Flags{left: append([]Addressed(nil), answers...)}
 }
 
 // Remaining returns how many answers are left.
@@ -100,11 +110,15 @@ func (f *Flags) Decide(ctx context.Context, req engine.ApprovalRequest) (engine.
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if len(f.left) == 0 {
-		return engine.Answer{}, fmt.Errorf("call %s: --decisions has no answer left: %w", req.CallID, engine.ErrNoDecision)
+	path := req.CallID
+	if req.Agent != "" {
+		path = req.Agent + "/" + req.CallID
 	}
-	d := f.left[0]
-	f.left = f.left[1:]
+	d, left, ok := take(f.left, path)
+	if !ok {
+		return engine.Answer{}, fmt.Errorf("call %s: --decisions has no answer left: %w", path, engine.ErrNoDecision)
+	}
+	f.left = left
 	ans := engine.Answer{Decision: d, Source: events.SourceFlag}
 	if d == events.ApprovedExecpolicyAmendment {
 		ans.Amendment = append([]string(nil), req.ProposedAmendment...)

@@ -28,7 +28,12 @@ const (
 // model's justification as the model's.
 func prompt(req engine.ApprovalRequest, color bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\nApproval requested for call %s (%s, %s)\n", safetext.Line(req.CallID), req.Kind, req.Phase)
+	if req.Agent != "" {
+		fmt.Fprintf(&b, "\nApproval requested by subagent %s (session %s) for its call %s/%s (%s, %s)\n", safetext.Line(req.Agent),
+			safetext.Line(req.AgentSession), safetext.Line(req.Agent), safetext.Line(req.CallID), req.Kind, req.Phase)
+	} else {
+		fmt.Fprintf(&b, "\nApproval requested for call %s (%s, %s)\n", safetext.Line(req.CallID), req.Kind, req.Phase)
+	}
 	if len(req.Command) > 0 {
 		field(&b, "command: ", safetext.Join(req.Command))
 	}

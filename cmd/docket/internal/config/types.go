@@ -25,6 +25,7 @@ type Config struct {
 	ApprovalTimeoutSec         int64                    `toml:"approval_timeout_sec"`
 	ProjectDocMaxBytes         int64                    `toml:"project_doc_max_bytes"`
 	ExperimentalRiskAssessment bool                     `toml:"experimental_risk_assessment"`
+	Subagents                  SubagentOptions          `toml:"subagents"`
 
 	// Codex keys Docket implements (see docs/decisions.md, "Codex config").
 	ModelReasoningEffort   string             `toml:"model_reasoning_effort"`
@@ -82,6 +83,15 @@ type SandboxOptions struct {
 	MaxMemoryMB   int64 `toml:"max_memory_mb"`
 	MaxCPUSeconds int64 `toml:"max_cpu_seconds"`
 	MaxFileSizeMB int64 `toml:"max_file_size_mb"`
+}
+
+// SubagentOptions is [subagents]: whether the model is offered spawn_agent,
+// and the bounds on the tree it may grow (0: the engine's defaults,
+// engine.DefaultAgentMaxDepth and engine.DefaultAgentMaxChildren).
+type SubagentOptions struct {
+	Enabled     bool  `toml:"enabled"`
+	MaxDepth    int64 `toml:"max_depth"`
+	MaxChildren int64 `toml:"max_children"`
 }
 
 // Limits returns the [sandbox] resource limits as a plan carries them.
@@ -165,6 +175,8 @@ func (c *Config) SessionConfig() events.SessionConfig {
 		ApprovalTimeoutSec:    c.ApprovalTimeoutSec,
 		ContextWindow:         c.ContextWindow(),
 		AutoCompactTokenLimit: c.AutoCompactTokenLimit(),
+		SubagentMaxDepth:      int(c.Subagents.MaxDepth),
+		SubagentMaxChildren:   int(c.Subagents.MaxChildren),
 	}
 }
 

@@ -146,6 +146,11 @@ func checkValues(t tree, w where) error {
 			return err
 		}
 	}
+	for _, k := range []string{"max_depth", "max_children"} {
+		if err := nonNegative([]string{"subagents", k}); err != nil {
+			return err
+		}
+	}
 	providers, _ := lookup(t, "model_providers")
 	pt, _ := providers.(tree)
 	for _, name := range sortedNames(pt) {

@@ -370,6 +370,11 @@ func (h *Human) callStarted(n engine.Notice) {
 	case ItemMCPToolCall:
 		h.line("%s%s %s.%s %s", h.style(styleBold, "mcp:"), where, n.Server, n.MCPTool, n.Arguments)
 	default:
+		if n.Tool == engine.SpawnAgentName {
+			// A subagent: its own calls follow, named NAME/CALL_ID.
+			h.line("%s %s %s", h.style(styleBold, "subagent:"), n.CallID, n.Arguments)
+			break
+		}
 		h.line("%s%s %s", h.style(styleBold, "exec:"), where, ShellJoin(n.Command))
 		if h.opts.Verbose && n.Cwd != "" {
 			h.line("%s", h.style(styleDim, "  in "+n.Cwd))

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/docket-engine/docket/journal"
+	"github.com/docket-engine/docket/replay"
+	"github.com/docket-engine/docket/replay/audit"
+)
+
+// runAuditTree audits a session and each subagent under it, in tree order:
+// a heading per subagent (its path, session and the parent call that
+// started it), then its calls, each named by its path from the root
+// (writer/call_1), so "why did this run unsandboxed" is answered for every
+// call of the tree. An incomplete audit of any session exits 1.
+func runAuditTree(ctx context.Context, a *app, homeFlag, ref string, opts audit.Options) error {
+	home, err := resolveHome(homeFlag)
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	sf, err := journal.Find(home, ref)
+	if err != nil {
+		var nf *journal.NotFoundError
+		var amb *journal.AmbiguousError
+		if errors.As(err, &nf) || errors.As(err, &amb) {
+			return usageErrorf("%v", err)
+		}
+		return &exitError{code: exitFailed, err: err}
+	}
+	nodes, treeErr := replay.Tree(sf.Path, func(id string) (string, error) {
+		f, err := journal.Find(home, id)
+		return f.Path, err
+	})
+	out := bufio.NewWriter(a.stdout)
+	var incomplete []string
+	for _, n := range nodes {
+		if n.Depth > 0 {
+			fmt.Fprintf(out, "\n%s subagent %s: session %s, started by call %s\n", strings.Repeat("=", n.Depth+1), strings.TrimSuffix(n.Prefix, "/"), n.SessionID, n.ParentCall)
+		}
+		var tail tailSink
+		sink := audit.Tee(&tail, prefixSink{prefix: n.Prefix, next: audit.NewTextWriter(out, opts)})
+		if err := audit.Stream(ctx, n.Path, opts, sink); err != nil {
+			return &exitError{code: exitFailed, err: errors.Join(fmt.Errorf("audit %s: %w", n.Path, err), out.Flush())}
+		}
+		if d := tail.damage(); d.Incomplete() {
+			incomplete = append(incomplete, fmt.Sprintf("%s (damaged after seq %d: %s)", n.Path, d.LastGoodSeq, d.Error))
+		}
+	}
+	if err := out.Flush(); err != nil {
+		return err
+	}
+	if treeErr != nil {
+		return &exitError{code: exitFailed, err: fmt.Errorf("the tree of subagents of %s: %w", sf.Path, treeErr)}
+	}
+	if len(incomplete) > 0 {
+		return &exitError{code: exitFailed, err: fmt.Errorf("the audit is incomplete: %s", strings.Join(incomplete, "; "))}
+	}
+	return nil
+}
+
+// prefixSink names each call by its path in the tree.
+type prefixSink struct {
+	prefix string
+	next   audit.Sink
+}
+
+func (p prefixSink) Begin(r *audit.Report) error { return p.next.Begin(r) }
+func (p prefixSink) End(r *audit.Report) error   { return p.next.End(r) }
+func (p prefixSink) Call(c *audit.Call) error {
+	if p.prefix == "" {
+		return p.next.Call(c)
+	}
+	cp := *c
+	cp.CallID = p.prefix + c.CallID
+	return p.next.Call(&cp)
+}
