@@ -38,6 +38,11 @@ type ProcessRunner struct {
 	// PlaceholderRecords is where placeholder directories are recorded
 	// until removed (sandbox.Request.PlaceholderRecords); "" records none.
 	PlaceholderRecords string
+	// AgentEnv is each external agent's own environment (its [agents.NAME]
+	// env, NAME=VALUE), added to the commands' environment for run_agent
+	// calls of that agent even when a name looks secret: the operator set
+	// it for that agent. Only the names are journaled.
+	AgentEnv map[string][]string
 }
 
 func (r *ProcessRunner) helper() (string, error) {
@@ -85,6 +90,9 @@ func (r *ProcessRunner) Run(ctx context.Context, req RunRequest) (events.ExecOut
 	switch req.Tool {
 	case "shell":
 		sr.Argv = req.Argv
+	case AgentToolName:
+		sr.Argv = req.Argv
+		sr.Env, sr.KeepSecretEnv = agentEnv(r.Env, r.KeepSecretEnv, r.AgentEnv[req.Input])
 	case "apply_patch":
 		f, err := os.CreateTemp("", "docket-patch-*.txt")
 		if err != nil {

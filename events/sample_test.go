@@ -45,7 +45,8 @@ func populatedBodies() []any {
 			Tools: []ToolInfo{
 				{Name: "shell", Kind: "shell"},
 				{Name: "fs__read", Kind: "mcp", Server: "fs", RawName: "read", ReadOnly: true, Destructive: true, Approval: "prompt", ParallelSafe: true,
-					Description: "Read a file", Schema: `{"type":"object","properties":{"path":{"type":"string"}}}`},
+					Description: "Read a file", Schema: `{"type":"object","properties":{"path":{"type":"string"}}}`,
+					Agents: []AgentInfo{{Name: "claude", Command: "claude", Args: []string{"-p", "{prompt}"}, EnvNames: []string{"ANTHROPIC_API_KEY"}, TimeoutMs: 60000, Format: "stream-json"}}},
 			},
 		},
 		SessionResumed{PID: 4242, Decisions: "approved,denied"},
