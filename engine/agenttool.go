@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/docket-engine/docket/engine/agentout"
 	"github.com/docket-engine/docket/engine/model"
 	"github.com/docket-engine/docket/events"
 )
@@ -17,18 +18,6 @@ const AgentToolName = "run_agent"
 // AgentPromptPlaceholder in an agent's args is replaced by the prompt; an
 // agent whose args do not contain it gets the prompt as its last argument.
 const AgentPromptPlaceholder = "{prompt}"
-
-// The output formats an agent CLI may write on stdout.
-const (
-	AgentFormatText       = "text"        // the whole output is the answer
-	AgentFormatStreamJSON = "stream-json" // claude -p / gemini -p --output-format stream-json
-	AgentFormatCodexJSONL = "codex-jsonl" // codex exec --json
-)
-
-// AgentFormats lists the output formats, for validation messages.
-func AgentFormats() []string {
-	return []string{AgentFormatText, AgentFormatStreamJSON, AgentFormatCodexJSONL}
-}
 
 // DefaultAgentTimeoutMs is an agent's deadline when its config gives none.
 const DefaultAgentTimeoutMs = 300_000
@@ -195,7 +184,7 @@ type AgentResult struct {
 func AgentResultOf(name, format string, o events.ExecOutcome) AgentResult {
 	r := AgentResult{Agent: name, ExitCode: o.ExitCode, Truncated: o.Truncated}
 	out := strings.ToValidUTF8(o.Output, "\uFFFD")
-	answer, perr := parseAgentOutput(format, out)
+	answer, perr := agentout.Parse(format, out)
 	if len(answer) > maxAgentAnswerBytes {
 		answer = strings.ToValidUTF8(answer[:maxAgentAnswerBytes], "") + "\n[answer truncated]"
 		r.Truncated = true

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/docket-engine/docket/engine/agentout"
 	"github.com/docket-engine/docket/states/policy"
 )
 
@@ -13,7 +14,7 @@ import (
 const AgentProviderPrefix = "agent:"
 
 // AgentFormats are the output formats an agent CLI may have.
-func AgentFormats() []string { return []string{"text", "stream-json", "codex-jsonl"} }
+func AgentFormats() []string { return agentout.Formats() }
 
 // agentName is what an agent may be called: it names the agent in
 // --agents, in call ids and in messages.

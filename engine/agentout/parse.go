@@ -1,4 +1,8 @@
-package engine
+// Package agentout reads the final answer of an external agent CLI (Claude
+// Code, Gemini CLI, Codex) from what it wrote on stdout, in the output
+// formats those CLIs have. It is shared by the run_agent tool and the
+// agent model provider.
+package agentout
 
 import (
 	"encoding/json"
@@ -7,16 +11,26 @@ import (
 	"strings"
 )
 
-// parseAgentOutput finds an agent's final answer in its captured output.
+// The output formats an agent CLI may write on stdout.
+const (
+	Text       = "text"        // the whole output is the answer
+	StreamJSON = "stream-json" // claude -p / gemini -p --output-format stream-json
+	CodexJSONL = "codex-jsonl" // codex exec --json
+)
+
+// Formats lists the output formats, for validation messages.
+func Formats() []string { return []string{Text, StreamJSON, CodexJSONL} }
+
+// Parse finds an agent's final answer in its captured output.
 // The JSON formats are read line by line; a line that is not a JSON object
 // (stderr interleaved, a banner) is skipped. An error event of the format
 // is returned as the error, with whatever answer came before it. The loop
 // is bounded by the capture, which the runner caps.
-func parseAgentOutput(format, out string) (string, error) {
+func Parse(format, out string) (string, error) {
 	switch format {
-	case AgentFormatStreamJSON:
+	case StreamJSON:
 		return parseStreamJSON(out)
-	case AgentFormatCodexJSONL:
+	case CodexJSONL:
 		return parseCodexJSONL(out)
 	default:
 		return strings.TrimSpace(out), nil
