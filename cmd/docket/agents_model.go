@@ -118,3 +118,15 @@ func (m *agentsModel) Report() *consensus.Report {
 	defer m.mu.Unlock()
 	return m.report
 }
+
+// docketsOwnResponse reports whether a model_response record is one Docket
+// gave itself in an agents run: a scripted model never answered it, so a
+// resume does not skip a script line for it.
+func docketsOwnResponse(r events.Record) bool {
+	body, err := r.Decode()
+	if err != nil {
+		return false
+	}
+	mr, ok := body.(*events.ModelResponse)
+	return ok && (mr.ResponseID == agentsDispatchID || mr.ResponseID == agentsNoQuorumID)
+}

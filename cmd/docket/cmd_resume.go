@@ -150,7 +150,7 @@ func runResume(c *cobra.Command, a *app, f *execFlags, r resumeFlags, args []str
 	}
 	seen := 0
 	for _, r := range recs {
-		if r.Kind == events.KindModelResponse {
+		if r.Kind == events.KindModelResponse && !docketsOwnResponse(r) {
 			seen++
 		}
 	}
@@ -168,6 +168,7 @@ func runResume(c *cobra.Command, a *app, f *execFlags, r resumeFlags, args []str
 		return resumeUntouched(ss.SessionID, err)
 	}
 	defer closing(&err, "the session's MCP servers and terminal", w.finish)
+	resumeAgents(w, cfg, ss)
 	if err := preflightModel(w.engine.Model); err != nil {
 		return resumeUntouched(ss.SessionID, err)
 	}

@@ -306,3 +306,33 @@ func TestAgentsRunRefusesBadConfigAndFlags(t *testing.T) {
 		})
 	}
 }
+
+// TestAgentsRunAsksApprovalParksAndResumes: under -a untrusted each agent's
+// command line needs approval; with nobody to ask the session parks (exit
+// 3) having run no agent; docket resume with --decisions runs them and the
+// synthesis comes; the two-process session verify-replays.
+func TestAgentsRunAsksApprovalParksAndResumes(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	agentsConfig(t, home, fmt.Sprintf("docket-agents-park-%d", os.Getpid()))
+	script := writeScript(t, `{"output":[{"type":"message","content":"Synthesis after resume."}]}`)
+	r := docket(t, nil, "agents", "run", "--home", home, "-C", ws, "--skip-git-repo-check", "-a", "untrusted",
+		"--agents", "claude,plain", "--model-script", script, "what is six times seven?")
+	if r.code != 3 || !strings.Contains(r.stderr, "waiting for a decision on call agents-claude") {
+		t.Fatalf("exit %d, want 3 (parked on agents-claude)\n%s", r.code, r.stderr)
+	}
+	if strings.Contains(r.stderr, "The answer is 42") {
+		t.Fatalf("an agent ran before it was approved:\n%s", r.stderr)
+	}
+	r = docket(t, nil, "resume", "--home", home, "last", "--decisions", "approved,approved", "--model-script", script)
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "Synthesis after resume." {
+		t.Fatalf("resume: exit %d, stdout %q\n%s", r.code, r.stdout, r.stderr)
+	}
+	r = docket(t, nil, "audit", "--home", home, "last")
+	if r.code != 0 || strings.Count(r.stdout, "approved") < 2 {
+		t.Errorf("audit does not show both approvals: exit %d\n%s", r.code, r.stdout)
+	}
+	r = docket(t, nil, "replay", "--home", home, "last")
+	if r.code != 0 || !strings.Contains(r.stdout, "replay ok") {
+		t.Errorf("replay: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
