@@ -40,6 +40,11 @@ type ProcessRunner struct {
 	// PlaceholderRecords is where placeholder directories are recorded
 	// until removed (sandbox.Request.PlaceholderRecords); "" records none.
 	PlaceholderRecords string
+	// AgentEnv is each external agent's own environment (its [agents.NAME]
+	// env, NAME=VALUE), added to the commands' environment for run_agent
+	// calls of that agent even when a name looks secret: the operator set
+	// it for that agent. Only the names are journaled.
+	AgentEnv map[string][]string
 	// GitWalks, when set, keeps the sandbox's walk for git directories
 	// under the writable roots between calls (sandbox.GitWalkCache); its
 	// owner closes it at the end of the session.
@@ -110,6 +115,9 @@ func (r *ProcessRunner) Run(ctx context.Context, req RunRequest) (events.ExecOut
 	switch req.Tool {
 	case "shell":
 		sr.Argv = req.Argv
+	case AgentToolName:
+		sr.Argv = req.Argv
+		sr.Env, sr.KeepSecretEnv = agentEnv(r.Env, r.KeepSecretEnv, r.AgentEnv[req.Input])
 	case "apply_patch":
 		f, err := os.CreateTemp("", "docket-patch-*.txt")
 		if err != nil {

@@ -83,6 +83,22 @@ type ToolInfo struct {
 	ParallelSafe bool   `msgpack:"parallel_safe,omitempty"`
 	Description  string `msgpack:"description,omitempty"`
 	Schema       string `msgpack:"schema,omitempty"`
+	// Agents are the external agent CLIs the run_agent tool may start
+	// (docket agents run), recorded so that replay rebuilds the tool
+	// without the configuration.
+	Agents []AgentInfo `msgpack:"agents,omitempty"`
+}
+
+// AgentInfo is one [agents.NAME] definition as the run_agent tool uses it.
+// The values of its environment are not recorded (they are often
+// credentials), only their names.
+type AgentInfo struct {
+	Name      string   `msgpack:"name"`
+	Command   string   `msgpack:"command"`
+	Args      []string `msgpack:"args,omitempty"`
+	EnvNames  []string `msgpack:"env_names,omitempty"`
+	TimeoutMs int64    `msgpack:"timeout_ms"`
+	Format    string   `msgpack:"format"`
 }
 
 // SessionResumed marks where a new process took over a session (after a

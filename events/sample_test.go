@@ -49,7 +49,8 @@ func populatedBodies() []any {
 			Tools: []ToolInfo{
 				{Name: "shell", Kind: "shell"},
 				{Name: "fs__read", Kind: "mcp", Server: "fs", RawName: "read", ReadOnly: true, Destructive: true, Approval: "prompt", ParallelSafe: true,
-					Description: "Read a file", Schema: `{"type":"object","properties":{"path":{"type":"string"}}}`},
+					Description: "Read a file", Schema: `{"type":"object","properties":{"path":{"type":"string"}}}`,
+					Agents: []AgentInfo{{Name: "claude", Command: "claude", Args: []string{"-p", "{prompt}"}, EnvNames: []string{"ANTHROPIC_API_KEY"}, TimeoutMs: 60000, Format: "stream-json"}}},
 			},
 			Parent: &ParentLink{SessionID: "0199a1b2-0000-7e5f-8a9b-0c1d2e3f4a5b", CallID: "call_9", Name: "reviewer", Depth: 1, Grants: []string{"exec:go test"}},
 		},

@@ -6,12 +6,16 @@ import (
 )
 
 // defaultTools are the built-in tools plus, for every MCP tool the session
-// offered, a stand-in with the recorded provenance: replay needs no server.
+// offered, a stand-in with the recorded provenance: replay needs no server;
+// and the run_agent tool with its recorded agents (docket agents run).
 func defaultTools(ss events.SessionStarted) []engine.Tool {
 	tools := []engine.Tool{engine.ShellTool{}, engine.ApplyPatchTool{}}
 	for _, t := range ss.Tools {
-		if t.Server != "" {
+		switch {
+		case t.Server != "":
 			tools = append(tools, engine.MCPToolFromInfo(t))
+		case t.Name == engine.AgentToolName && len(t.Agents) > 0:
+			tools = append(tools, engine.AgentToolFromInfo(t))
 		}
 		if t.Server == "" && t.Name == engine.SpawnAgentName {
 			tools = append(tools, engine.SpawnAgentTool{})

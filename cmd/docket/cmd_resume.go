@@ -167,10 +167,10 @@ func runResume(c *cobra.Command, a *app, f *execFlags, r resumeFlags, args []str
 	}
 	seen, compacted := 0, 0
 	for _, r := range recs {
-		switch r.Kind {
-		case events.KindModelResponse:
+		switch {
+		case r.Kind == events.KindModelResponse && !docketsOwnResponse(r):
 			seen++
-		case events.KindCompaction:
+		case r.Kind == events.KindCompaction:
 			compacted++
 		}
 	}
@@ -192,6 +192,7 @@ func runResume(c *cobra.Command, a *app, f *execFlags, r resumeFlags, args []str
 		return resumeUntouched(ss.SessionID, err)
 	}
 	defer closing(&err, "the session's MCP servers and terminal", w.finish)
+	resumeAgents(w, cfg, ss)
 	if err := preflightModel(w.engine.Model); err != nil {
 		return resumeUntouched(ss.SessionID, err)
 	}

@@ -90,6 +90,7 @@ func newRootCmd(a *app) *cobra.Command {
 		newMCPCmd(a),
 		newLoginCmd(a),
 		newLogoutCmd(a),
+		newAgentsCmd(a),
 	)
 	return root
 }

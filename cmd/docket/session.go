@@ -218,6 +218,9 @@ func (r riskAssessor) Assess(ctx context.Context, callID string, command []strin
 }
 
 func buildModel(ctx context.Context, cfg *config.Config, seen, compacted int) (model.Model, error) {
+	if name, ok := strings.CutPrefix(cfg.ModelProvider, config.AgentProviderPrefix); ok {
+		return agentProvider(cfg, name), nil
+	}
 	switch cfg.ModelProvider {
 	case "script":
 		if cfg.ModelScript == "" {

@@ -21,6 +21,7 @@ type Config struct {
 	Sandbox                    SandboxOptions           `toml:"sandbox"`
 	ModelProviders             map[string]ModelProvider `toml:"model_providers"`
 	MCPServers                 map[string]MCPServer     `toml:"mcp_servers"`
+	Agents                     map[string]Agent         `toml:"agents"`
 	ToolOutputMaxBytes         int64                    `toml:"tool_output_max_bytes"`
 	ApprovalTimeoutSec         int64                    `toml:"approval_timeout_sec"`
 	ProjectDocMaxBytes         int64                    `toml:"project_doc_max_bytes"`
@@ -129,6 +130,23 @@ type MCPServer struct {
 	Approval                  string            `toml:"approval"`
 	Sandbox                   bool              `toml:"sandbox"`
 	Enabled                   *bool             `toml:"enabled"`
+}
+
+// Agent is one [agents.NAME] table: an external agent CLI that
+// `docket agents run` starts, or that model_provider = "agent:NAME" uses.
+type Agent struct {
+	// Command is the program (claude, gemini, codex, a path).
+	Command string `toml:"command"`
+	// Args are its arguments; "{prompt}" in one is replaced by the prompt,
+	// else the prompt is the last argument.
+	Args []string `toml:"args"`
+	// Env is added to the agent's environment (kept even when a name looks
+	// secret); only the names are journaled.
+	Env map[string]string `toml:"env"`
+	// TimeoutSec is the agent's deadline; 0 means the default (300 s).
+	TimeoutSec float64 `toml:"timeout_sec"`
+	// Format is how its stdout is read: text, stream-json or codex-jsonl.
+	Format string `toml:"format"`
 }
 
 // fileDoc is the schema of config.toml: the keys plus named profiles, each

@@ -167,6 +167,9 @@ func checkValues(t tree, w where) error {
 			}
 		}
 	}
+	if err := checkAgentValues(t, w, enum); err != nil {
+		return err
+	}
 	servers, _ := lookup(t, "mcp_servers")
 	st, _ := servers.(tree)
 	for _, name := range sortedNames(st) {
@@ -194,7 +197,11 @@ func checkMerged(c *Config) error {
 		s, _ := c.Sources.Of(joinKey(key))
 		return s
 	}
-	if c.ModelProvider != ProviderScript {
+	if name, ok := strings.CutPrefix(c.ModelProvider, AgentProviderPrefix); ok {
+		if err := checkAgentProvider(c, name, at); err != nil {
+			return err
+		}
+	} else if c.ModelProvider != ProviderScript {
 		if _, ok := c.ModelProviders[c.ModelProvider]; !ok {
 			names := []string{ProviderScript}
 			for n := range c.ModelProviders {
@@ -211,6 +218,12 @@ func checkMerged(c *Config) error {
 		if c.ModelProviders[name].BaseURL == "" {
 			key := []string{"model_providers", name}
 			return at(key...).errorf(key, "", "base_url is missing")
+		}
+	}
+	for _, name := range slicesSortedKeys(c.Agents) {
+		if c.Agents[name].Command == "" {
+			key := []string{"agents", name, "command"}
+			return at("agents", name).errorf(key, "", "missing (the agent CLI to run, e.g. \"claude\")")
 		}
 	}
 	for _, name := range slicesSortedKeys(c.MCPServers) {
@@ -268,6 +281,8 @@ func redacted(key []string) bool {
 	switch {
 	case len(key) == 4 && key[0] == "mcp_servers":
 		return key[2] == "env" || key[2] == "http_headers"
+	case len(key) == 4 && key[0] == "agents":
+		return key[2] == "env"
 	case len(key) == 3 && key[0] == "shell_environment_policy":
 		return key[1] == "set"
 	}

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"time"
+
+	"github.com/docket-engine/docket/cmd/docket/internal/config"
+	"github.com/docket-engine/docket/engine"
+	"github.com/docket-engine/docket/engine/model/agentcli"
+	"github.com/docket-engine/docket/events"
+)
+
+// agentProvider is model_provider = "agent:NAME": the [agents.NAME] CLI
+// answers each model request (config validation has checked the agent
+// exists). It runs in the workspace the configuration was loaded for.
+func agentProvider(cfg *config.Config, name string) *agentcli.Provider {
+	ag := cfg.Agents[name]
+	timeout := ag.AgentTimeoutMs()
+	if timeout <= 0 {
+		timeout = engine.DefaultAgentTimeoutMs
+	}
+	var env []string
+	for _, k := range slicesSortedKeys(ag.Env) {
+		env = append(env, k+"="+ag.Env[k])
+	}
+	return &agentcli.Provider{Name: name, Command: ag.Command, Args: ag.Args, Env: env, Dir: cfg.ProjectDir,
+		Timeout: time.Duration(timeout) * time.Millisecond, Format: ag.FormatOrDefault()}
+}
+
+// resumeAgents gives a resumed `docket agents run` session its run_agent
+// tool back, as recorded (replay does the same), with the agents' env from
+// the current configuration: a parked agent call can then run.
+func resumeAgents(w *wiring, cfg *config.Config, ss *events.SessionStarted) {
+	for _, t := range ss.Tools {
+		if t.Name != engine.AgentToolName || len(t.Agents) == 0 {
+			continue
+		}
+		w.engine.Tools = append(w.engine.Tools, engine.AgentToolFromInfo(t))
+		names := make([]string, 0, len(t.Agents))
+		for _, a := range t.Agents {
+			if _, ok := cfg.Agents[a.Name]; ok {
+				names = append(names, a.Name)
+			}
+		}
+		if pr, ok := w.engine.Runner.(*engine.ProcessRunner); ok {
+			_, pr.AgentEnv = agentInfos(cfg, names)
+		}
+	}
+}

@@ -1,0 +1,54 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestAgentCLIAsModelProvider: model_provider = "agent:NAME" makes the
+// agent CLI answer the turn; the answer is journaled as the model's
+// response and verify replay matches without the CLI. A CLI that never
+// answers fails the turn at its deadline (exit 1) and its process group
+// is killed; a setsid daemon leaves the group and is not (documented).
+func TestAgentCLIAsModelProvider(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	marker := fmt.Sprintf("docket-agent-provider-%d", os.Getpid())
+	agentsConfig(t, home, marker)
+	defer func() {
+		for _, p := range processesWith(t, marker) {
+			if pid, err := strconv.Atoi(p); err == nil {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	}()
+	r := docket(t, nil, "exec", "--home", home, "-C", ws, "--skip-git-repo-check", "-c", `model_provider="agent:claude"`, "what is six times seven?")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "The answer is 42." {
+		t.Fatalf("exit %d, stdout %q\n%s", r.code, r.stdout, r.stderr)
+	}
+	moved := filepath.Join(t.TempDir(), "gone")
+	if err := os.Rename(filepath.Join("testdata", "agents"), moved); err != nil {
+		t.Fatal(err)
+	}
+	r = docket(t, nil, "replay", "--home", home, "last")
+	if err := os.Rename(moved, filepath.Join("testdata", "agents")); err != nil {
+		t.Fatal(err)
+	}
+	if r.code != 0 || !strings.Contains(r.stdout, "replay ok") {
+		t.Errorf("replay: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+
+	r = docket(t, nil, "exec", "--home", home, "-C", ws, "--skip-git-repo-check", "-c", `model_provider="agent:hang"`, "what is six times seven?")
+	if r.code != 1 || !strings.Contains(r.stderr, "agent hang: no answer within 1s; its process group was killed") {
+		t.Fatalf("hang: exit %d, want 1 naming the deadline\n%s", r.code, r.stderr)
+	}
+	for _, p := range []string{marker + "-self", marker + "-child"} {
+		if left := processesWith(t, p); len(left) > 0 {
+			t.Errorf("%s survived the deadline: pids %v", p, left)
+		}
+	}
+}
