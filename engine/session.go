@@ -48,6 +48,8 @@ type Config struct {
 	Observer Observer
 	Tools    []Tool
 	Risk     RiskAssessor // nil: no risk assessment
+	// Hooks runs the operator's pre_tool and post_tool hooks; nil runs none.
+	Hooks Hooks
 
 	ApprovalTimeout time.Duration
 	CaptureCap      int

@@ -15,6 +15,7 @@ const (
 	KindExecOutcome    RecordKind = "exec_outcome"
 	KindRiskAssessment RecordKind = "risk_assessment"
 	KindSessionResumed RecordKind = "session_resumed"
+	KindHookVerdict    RecordKind = "hook_verdict"
 )
 
 // Decision kinds record what the engine concluded from its inputs: during
@@ -42,6 +43,7 @@ var kindTable = [...]kindEntry{
 	entry[ExecOutcome](KindExecOutcome, true),
 	entry[RiskAssessment](KindRiskAssessment, true),
 	entry[SessionResumed](KindSessionResumed, true),
+	entry[HookVerdict](KindHookVerdict, true),
 	entry[Transition](KindTransition, false),
 	entry[ApprovalRequested](KindApprovalRequested, false),
 	entry[ExecStarted](KindExecStarted, false),

@@ -182,6 +182,11 @@ func Live(ctx context.Context, path string, opts LiveOptions) (rep *LiveReport, 
 	cfg := engine.Config{SessionID: ss.SessionID, Cwd: scratch, Session: ss.Config, Plan: plan, Rules: ss.Rules,
 		Instructions: ss.Instructions, Model: &recordedModel{in: in}, Approver: recordedApprover{in: in},
 		Runner: runner, Clock: engine.SystemClock{}, Tools: defaultTools(ss), Amender: newRecordedAmender(in)}
+	if len(in.hooks) > 0 {
+		// Hooks judged the calls; live replay re-runs the calls, not the
+		// judgments, so the recorded verdicts decide as they did.
+		cfg.Hooks = recordedHooks{in: in}
+	}
 	recs := make([]events.Record, 1)
 	recs[0] = dec[0].rec
 	s, err := engine.Restore(cfg, rec, recs)

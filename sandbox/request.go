@@ -77,6 +77,9 @@ type Request struct {
 	// directory made for this run is recorded until it is removed, so that
 	// RemoveLeftPlaceholders can clean up after a docket that was killed.
 	PlaceholderRecords string
+	// Stdin, when non-nil, is written to the command's standard input (a
+	// hook reads the call it judges there); nil means /dev/null.
+	Stdin []byte
 }
 
 func (r Request) killGrace() time.Duration {

@@ -13,6 +13,7 @@ import (
 	"github.com/docket-engine/docket/cmd/docket/internal/config"
 	"github.com/docket-engine/docket/cmd/docket/internal/render"
 	"github.com/docket-engine/docket/engine"
+	"github.com/docket-engine/docket/engine/hooks"
 	"github.com/docket-engine/docket/engine/auth"
 	"github.com/docket-engine/docket/engine/mcp"
 	"github.com/docket-engine/docket/engine/model"
@@ -177,6 +178,10 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd string, o wireOpt
 	}
 	if cfg.ExperimentalRiskAssessment {
 		w.engine.Risk = riskAssessor{m: mdl}
+	}
+	if pre, post := cfg.Hooks.Specs(); len(pre)+len(post) > 0 {
+		w.engine.Hooks = &hooks.Runner{Pre: pre, Post: post, Cwd: cwd, HelperPath: helper, Caps: &caps,
+			Env: runner.Env, KeepSecretEnv: runner.KeepSecretEnv}
 	}
 	return w, nil
 }

@@ -32,6 +32,9 @@ type Config struct {
 	ShellEnvironmentPolicy ShellEnvPolicy     `toml:"shell_environment_policy"`
 	Projects               map[string]Project `toml:"projects"`
 
+	// Hooks are the operator's pre_tool and post_tool hooks.
+	Hooks HooksConfig `toml:"hooks"`
+
 	// Home is Docket's home: --home, else $DOCKET_HOME, else ~/.docket.
 	Home string `toml:"-"`
 	// File is the config file consulted (it may not exist).

@@ -212,7 +212,7 @@ func checkMerged(c *Config) error {
 			return err
 		}
 	}
-	return nil
+	return checkHooks(c)
 }
 
 // checkMCPServer checks that a server is either local (command) or remote
