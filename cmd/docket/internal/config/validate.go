@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"net/url"
@@ -276,7 +277,13 @@ func settingsOf(t tree) ([]events.Setting, error) {
 		if redacted(l.key) {
 			v = "(redacted)"
 		}
-		b, err := toml.Marshal(tree{"v": v})
+		// Tables inside arrays ([[hooks.pre_tool]]) render inline, so each
+		// setting stays one "key = value" line.
+		var buf bytes.Buffer
+		enc := toml.NewEncoder(&buf)
+		enc.SetTablesInline(true)
+		err := enc.Encode(tree{"v": v})
+		b := buf.Bytes()
 		if err != nil {
 			return nil, fmt.Errorf("render %s: %w", joinKey(l.key), err)
 		}
