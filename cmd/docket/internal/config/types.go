@@ -34,6 +34,8 @@ type Config struct {
 
 	// Hooks are the operator's pre_tool and post_tool hooks.
 	Hooks HooksConfig `toml:"hooks"`
+	// OTel configures the OpenTelemetry export.
+	OTel OTel `toml:"otel"`
 
 	// Home is Docket's home: --home, else $DOCKET_HOME, else ~/.docket.
 	Home string `toml:"-"`

@@ -213,7 +213,10 @@ func checkMerged(c *Config) error {
 			return err
 		}
 	}
-	return checkHooks(c)
+	if err := checkHooks(c); err != nil {
+		return err
+	}
+	return checkOTel(c)
 }
 
 // checkMCPServer checks that a server is either local (command) or remote
@@ -265,6 +268,8 @@ func redacted(key []string) bool {
 		return key[2] == "env" || key[2] == "http_headers"
 	case len(key) == 3 && key[0] == "shell_environment_policy":
 		return key[1] == "set"
+	case len(key) == 3 && key[0] == "otel":
+		return key[1] == "headers"
 	}
 	return false
 }
