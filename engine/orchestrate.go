@@ -45,6 +45,9 @@ type callRun struct {
 	// saved is an answer a resumed session found journaled for the
 	// pending request; ask uses it instead of asking again.
 	saved *savedAnswer
+	// hookForced: the initial prompt was asked only because a pre_tool
+	// hook said "ask".
+	hookForced bool
 }
 
 func (t *turn) newRun(c Call, idx int) *callRun {
@@ -83,9 +86,24 @@ func (t *turn) orchestrate(ctx context.Context, idx int, c Call) (res callResult
 		return t.runAgent(ctx, cr)
 	}
 	req := prep.Requirement
-	switch req.Kind {
-	case policy.Forbidden:
+	if req.Kind == policy.Forbidden {
+		// No hook can lift a forbidding rule, so none is asked.
 		return t.deny(ctx, cr, req.Cause, "forbidden: "+req.Reason, StatusDeclined)
+	}
+	hv, err := t.preHooks(ctx, cr)
+	if err != nil {
+		return res, err
+	}
+	switch hv.decision {
+	case events.HookDeny:
+		return t.deny(ctx, cr, hv.cause, hv.reason, StatusDeclined)
+	case events.HookAsk:
+		if req.Kind == policy.Skip || s.decider.AllGranted(prep.Keys) {
+			return t.hookAsk(ctx, cr, idx, hv)
+		}
+		req.Reason = joinReasons(req.Reason, hv.reason)
+	}
+	switch req.Kind {
 	case policy.Skip:
 		sandbox, cause := s.decider.SandboxFor(prep, "")
 		return t.run(ctx, cr, 1, sandbox, cause, skipReason(req))
@@ -133,7 +151,10 @@ func (t *turn) askAndRun(ctx context.Context, cr *callRun, phase events.Phase, r
 	}
 	switch ans.Decision {
 	case events.Approved, events.ApprovedForSession, events.ApprovedExecpolicyAmendment:
-		cr.asked[phase] = true
+		// An approval a hook forced onto a call the policy would have run
+		// unasked does not count as "approved" at the retry step: a hook's
+		// ask may only tighten, never skip the retry prompt.
+		cr.asked[phase] = !(phase == events.PhaseInitial && cr.hookForced)
 		cause := states.CauseUserApproved
 		switch ans.Decision {
 		case events.ApprovedForSession:
@@ -350,6 +371,7 @@ func (t *turn) retry(ctx context.Context, cr *callRun, denied events.ExecOutcome
 
 // finish moves a call to done and shapes its output.
 func (t *turn) finish(ctx context.Context, cr *callRun, out events.ExecOutcome, cause states.Cause, reason string) (callResult, error) {
+	sandboxed := cr.m.Current() != states.Unsandboxed
 	if err := cr.fire(ctx, states.Finish, cause, reason); err != nil {
 		return callResult{call: cr.call}, err
 	}
@@ -358,7 +380,11 @@ func (t *turn) finish(ctx context.Context, cr *callRun, out events.ExecOutcome, 
 	if !ok {
 		status = StatusFailed
 	}
-	return t.output(cr, text, ok, status, out.ExitCode, out.Output)
+	note, err := t.postHooks(ctx, cr, out, sandboxed, ok)
+	if err != nil {
+		return callResult{call: cr.call}, err
+	}
+	return t.output(cr, text+note, ok, status, out.ExitCode, out.Output)
 }
 
 // deny moves a call through denied to done.

@@ -51,6 +51,8 @@ type Config struct {
 	// Compactor answers compaction requests (model.PurposeCompact); nil
 	// uses Model. Replay substitutes the journal's recorded summaries.
 	Compactor model.Model
+	// Hooks runs the operator's pre_tool and post_tool hooks; nil runs none.
+	Hooks Hooks
 
 	ApprovalTimeout time.Duration
 	CaptureCap      int

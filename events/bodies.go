@@ -389,3 +389,52 @@ type Compaction struct {
 	// conversation was left as it was.
 	Error string `msgpack:"error,omitempty"`
 }
+
+// HookStage says when a hook ran: before the call was decided, or after it
+// ran.
+type HookStage string
+
+// The two hook stages.
+const (
+	HookPreTool  HookStage = "pre_tool"
+	HookPostTool HookStage = "post_tool"
+)
+
+// HookDecision is what a hook's answer came to, after on_error was applied
+// to a hook that failed.
+type HookDecision string
+
+// Hook decisions. HookAllow leaves the call to the policy; HookDeny stops
+// it (pre_tool) or adds the hook's reason to its output (post_tool);
+// HookAsk forces an approval prompt (pre_tool only).
+const (
+	HookAllow HookDecision = "allow"
+	HookDeny  HookDecision = "deny"
+	HookAsk   HookDecision = "ask"
+)
+
+// HookVerdict records what one configured hook answered about one call. It
+// is an input: verify replay feeds the recorded verdicts back and never runs
+// the hooks again.
+type HookVerdict struct {
+	CallID string    `msgpack:"call_id"`
+	Stage  HookStage `msgpack:"stage"`
+	// Hook is the hook's position in its [[hooks.STAGE]] list, from 1, and
+	// Name its name (the command's base name unless configured).
+	Hook     int          `msgpack:"hook"`
+	Name     string       `msgpack:"name"`
+	Command  []string     `msgpack:"command"`
+	Decision HookDecision `msgpack:"decision"`
+	// Reason is the hook's own words (its stderr on exit 2, its JSON
+	// "reason"), or what went wrong when it failed.
+	Reason     string `msgpack:"reason,omitempty"`
+	ExitCode   int    `msgpack:"exit_code"`
+	DurationNs int64  `msgpack:"duration_ns"`
+	// Error is set when the hook failed (could not start, crashed, timed
+	// out, printed something that is not an answer): Decision is then the
+	// hook's on_error.
+	Error string `msgpack:"error,omitempty"`
+	// Sandbox is the sandbox mode the hook ran under ("none" when
+	// configured with sandbox = false).
+	Sandbox SandboxMode `msgpack:"sandbox"`
+}

@@ -17,6 +17,7 @@ const (
 	KindSessionResumed RecordKind = "session_resumed"
 	KindPolicyChanged  RecordKind = "policy_changed"
 	KindCompaction     RecordKind = "compaction"
+	KindHookVerdict    RecordKind = "hook_verdict"
 )
 
 // Decision kinds record what the engine concluded from its inputs: during
@@ -46,6 +47,7 @@ var kindTable = [...]kindEntry{
 	entry[SessionResumed](KindSessionResumed, true),
 	entry[PolicyChanged](KindPolicyChanged, true),
 	entry[Compaction](KindCompaction, true),
+	entry[HookVerdict](KindHookVerdict, true),
 	entry[Transition](KindTransition, false),
 	entry[ApprovalRequested](KindApprovalRequested, false),
 	entry[ExecStarted](KindExecStarted, false),

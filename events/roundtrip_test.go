@@ -125,7 +125,7 @@ func TestEveryKindHasABodyAndBack(t *testing.T) {
 func TestInputsAndDecisionsAreSeparate(t *testing.T) {
 	inputs := map[RecordKind]bool{
 		KindSessionStarted: true, KindSessionResumed: true, KindUserTurn: true, KindModelResponse: true,
-		KindDecision: true, KindExecOutcome: true, KindRiskAssessment: true, KindPolicyChanged: true, KindCompaction: true,
+		KindDecision: true, KindExecOutcome: true, KindRiskAssessment: true, KindPolicyChanged: true, KindCompaction: true, KindHookVerdict: true,
 	}
 	for _, k := range Kinds() {
 		if k.IsInput() != inputs[k] {

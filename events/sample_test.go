@@ -123,6 +123,9 @@ func populatedBodies() []any {
 		TurnEnded{TurnID: "turn-1", Status: TurnCompleted, Message: "All tests pass.", Usage: usage},
 		InvalidCall{TurnID: "turn-1", Request: 2, Position: 1, CallID: "c1", Name: "shell",
 			Reason: "call_id \"c1\" is given to 2 calls of this response", Output: "Invalid call at position 1: call_id \"c1\" is given to 2 calls"},
+		HookVerdict{CallID: "call_1", Stage: HookPreTool, Hook: 2, Name: "no-push", Command: []string{"/hooks/no-push.sh", "-v"},
+			Decision: HookDeny, Reason: "pushing is not allowed here", ExitCode: 2, DurationNs: 12_000_000,
+			Error: "timed out after 5s", Sandbox: SandboxReadOnly},
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/docket-engine/docket/engine"
+	"github.com/docket-engine/docket/engine/hooks"
 	"github.com/docket-engine/docket/engine/model"
 	"github.com/docket-engine/docket/engine/workspace"
 	"github.com/docket-engine/docket/events"
@@ -36,6 +37,8 @@ type recorded struct {
 	// stops are the calls the operator or a deadline interrupted, by call
 	// id (stop.go).
 	stops map[string]operatorStop
+	// hooks are the recorded hook verdicts, in seq order.
+	hooks []seqVerdict
 }
 
 // parkedWithin reports whether a turn parked between from and to (0: end).
@@ -72,6 +75,8 @@ func collect(recs []decoded) *recorded {
 			in.risks[v.CallID] = *v
 		case *events.Compaction:
 			in.compactions = append(in.compactions, seqCompaction{seq: r.rec.Seq, c: *v})
+		case *events.HookVerdict:
+			in.hooks = append(in.hooks, seqVerdict{seq: r.rec.Seq, v: *v})
 		}
 		in.last = r.rec.Seq
 		switch r.rec.Kind {
@@ -265,6 +270,29 @@ func (r recordedRisk) Assess(ctx context.Context, callID string, command []strin
 		return ra
 	}
 	return events.RiskAssessment{CallID: callID, Error: "no recorded assessment"}
+}
+
+type seqVerdict struct {
+	seq uint64
+	v   events.HookVerdict
+}
+
+// recordedHooks gives back the hook verdicts the journal recorded for a
+// call within the current segment, and runs no hook: a verify replay holds
+// even where the hook scripts are gone.
+type recordedHooks struct {
+	in       *recorded
+	from, to uint64 // segment bounds; to == 0 means the end
+}
+
+func (h recordedHooks) Run(_ context.Context, c hooks.Call) []events.HookVerdict {
+	var out []events.HookVerdict
+	for _, sv := range h.in.hooks {
+		if sv.seq > h.from && (h.to == 0 || sv.seq < h.to) && sv.v.CallID == c.CallID && sv.v.Stage == c.Stage {
+			out = append(out, sv.v)
+		}
+	}
+	return out
 }
 
 // recordedPaths returns the path resolutions each model response recorded,

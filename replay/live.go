@@ -183,6 +183,11 @@ func Live(ctx context.Context, path string, opts LiveOptions) (rep *LiveReport, 
 		Instructions: ss.Instructions, Model: &recordedModel{in: in}, Approver: recordedApprover{in: in},
 		Runner: runner, Clock: engine.SystemClock{}, Tools: defaultTools(ss), Amender: newRecordedAmender(in),
 		Compactor: &recordedCompactor{in: in}}
+	if len(in.hooks) > 0 {
+		// Hooks judged the calls; live replay re-runs the calls, not the
+		// judgments, so the recorded verdicts decide as they did.
+		cfg.Hooks = recordedHooks{in: in}
+	}
 	recs := make([]events.Record, 1)
 	recs[0] = dec[0].rec
 	s, err := engine.Restore(cfg, rec, recs)

@@ -141,6 +141,10 @@ func Verify(ctx context.Context, recs []events.Record, opts Options) (*Result, e
 			// The session assessed risk: feed its assessments back.
 			cfg.Risk = recordedRisk{in: in}
 		}
+		if len(in.hooks) > 0 {
+			// The session ran hooks: feed their verdicts back.
+			cfg.Hooks = recordedHooks{in: in, from: from, to: stopAt}
+		}
 		if cfg.Tools == nil {
 			cfg.Tools = defaultTools(ss)
 		}

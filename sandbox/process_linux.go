@@ -52,6 +52,23 @@ func runProcess(ctx context.Context, req Request, l launch) (events.ExecOutcome,
 		return out, fmt.Errorf("opening %s: %w", os.DevNull, err)
 	}
 	defer func() { _ = devnull.Close() }() // read-only: nothing to flush, and Linux frees the fd even when close fails
+	stdin := devnull
+	if req.Stdin != nil {
+		r, w, err := os.Pipe()
+		if err != nil {
+			closeExtra()
+			return out, fmt.Errorf("stdin pipe: %w", err)
+		}
+		// The writer ends when the input is written or when the last
+		// reader is gone (EPIPE): at the latest when this function closes
+		// r, after the process group has been reaped.
+		go func() {
+			_, _ = w.Write(req.Stdin) // a command that does not read its input is not an error
+			_ = w.Close()
+		}()
+		defer func() { _ = r.Close() }() // read end: nothing to flush
+		stdin = r
+	}
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		closeExtra()
@@ -88,7 +105,7 @@ func runProcess(ctx context.Context, req Request, l launch) (events.ExecOutcome,
 	defer runtime.UnlockOSThread()
 	cmd := &exec.Cmd{
 		Path: l.path, Args: l.args, Env: l.env, Dir: l.dir,
-		Stdin: devnull, Stdout: outW, Stderr: errW,
+		Stdin: stdin, Stdout: outW, Stderr: errW,
 		ExtraFiles: l.extra, SysProcAttr: sys,
 	}
 	// Descriptors docket inherited without close-on-exec (a shell's

@@ -84,6 +84,9 @@ type Request struct {
 
 	// trace records the phases of a sandboxed start when TraceEnv is set.
 	trace *tracer
+	// Stdin, when non-nil, is written to the command's standard input (a
+	// hook reads the call it judges there); nil means /dev/null.
+	Stdin []byte
 }
 
 func (r Request) killGrace() time.Duration {

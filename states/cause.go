@@ -43,6 +43,15 @@ const (
 	CauseCancelled Cause = "cancelled"
 	// CauseDeadline: a deadline set on the turn or session passed.
 	CauseDeadline Cause = "deadline"
+	// CauseHookDenied: a pre_tool hook denied the call (exit 2, or its JSON
+	// said "deny").
+	CauseHookDenied Cause = "hook_denied"
+	// CauseHookFailed: a pre_tool hook failed (crashed, hung past its
+	// timeout, printed no answer) and its on_error is "deny".
+	CauseHookFailed Cause = "hook_failed"
+	// CauseHookAsk: a pre_tool hook asked for an approval the policy would
+	// have skipped.
+	CauseHookAsk Cause = "hook_ask"
 )
 
 // UserDecided reports whether c records a choice the user made (rather than a

@@ -207,7 +207,13 @@ func runExec(c *cobra.Command, a *app, f *execFlags, args []string) (err error) 
 	}
 	// Close commits what is still buffered: a failure there loses records.
 	defer closing(&err, "the journal", j.Close)
-	s, err := engine.Start(w.engine, j)
+	log, stopTelemetry, err := startTelemetry(ctx, a.stderr, cfg, w.engine.SessionID, j, nil)
+	if err != nil {
+		return err
+	}
+	// Before the journal's Close: it commits the last records through the tap.
+	defer closing(&err, "the telemetry", stopTelemetry)
+	s, err := engine.Start(w.engine, log)
 	if err != nil {
 		return err
 	}

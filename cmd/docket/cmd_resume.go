@@ -201,7 +201,13 @@ func runResume(c *cobra.Command, a *app, f *execFlags, r resumeFlags, args []str
 	// from the journal when they are left empty here.
 	w.engine.Session, w.engine.Plan, w.engine.Rules, w.engine.Settings = events.SessionConfig{}, events.SandboxPlan{}, nil, nil
 	w.engine.Instructions = ""
-	s, err := engine.Resume(w.engine, j, recs, events.SessionResumed{PID: os.Getpid(), Decisions: f.decisions})
+	log, stopTelemetry, err := startTelemetry(ctx, a.stderr, cfg, ss.SessionID, j, recs)
+	if err != nil {
+		return err
+	}
+	// Before the journal's Close: it commits the last records through the tap.
+	defer closing(&err, "the telemetry", stopTelemetry)
+	s, err := engine.Resume(w.engine, log, recs, events.SessionResumed{PID: os.Getpid(), Decisions: f.decisions})
 	if err != nil {
 		return err
 	}

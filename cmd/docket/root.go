@@ -84,6 +84,7 @@ func newRootCmd(a *app) *cobra.Command {
 		newSessionsCmd(a),
 		newReplayCmd(a),
 		newAuditCmd(a),
+		newExportCmd(a),
 		newSandboxCmd(a),
 		newRulesCmd(a),
 		newFSMCmd(a),

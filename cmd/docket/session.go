@@ -14,6 +14,7 @@ import (
 	"github.com/docket-engine/docket/cmd/docket/internal/render"
 	"github.com/docket-engine/docket/engine"
 	"github.com/docket-engine/docket/engine/auth"
+	"github.com/docket-engine/docket/engine/hooks"
 	"github.com/docket-engine/docket/engine/mcp"
 	"github.com/docket-engine/docket/engine/model"
 	"github.com/docket-engine/docket/engine/model/openai"
@@ -204,6 +205,10 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd string, o wireOpt
 			host.script = sm
 		}
 		w.engine.Agents = host
+	}
+	if pre, post := cfg.Hooks.Specs(); len(pre)+len(post) > 0 {
+		w.engine.Hooks = &hooks.Runner{Pre: pre, Post: post, Cwd: cwd, HelperPath: helper, Caps: &caps,
+			Env: runner.Env, KeepSecretEnv: runner.KeepSecretEnv}
 	}
 	return w, nil
 }

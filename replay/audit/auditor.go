@@ -107,6 +107,8 @@ func (a *auditor) feed(r events.Record) error {
 		id = orDefault(v.CallID, id)
 	case *events.ToolOutput:
 		id = orDefault(v.CallID, id)
+	case *events.HookVerdict:
+		id = orDefault(v.CallID, id)
 	case *events.Grant:
 		a.grant(r, v)
 		return nil
@@ -140,6 +142,10 @@ func (a *auditor) feed(r events.Record) error {
 		t.execOutcome(r, v)
 	case *events.ToolOutput:
 		t.toolOutput(v)
+	case *events.HookVerdict:
+		t.c.Hooks = append(t.c.Hooks, Hook{Seq: r.Seq, Stage: string(v.Stage), Name: v.Name, Command: v.Command,
+			Decision: string(v.Decision), Reason: v.Reason, Error: v.Error, ExitCode: v.ExitCode,
+			DurationMs: v.DurationNs / 1e6, Sandbox: string(v.Sandbox)})
 	}
 	return a.emitReady()
 }

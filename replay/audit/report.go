@@ -99,6 +99,24 @@ type Call struct {
 	// Refused is set for a call the engine refused before anything ran,
 	// because its call id was unusable (empty, repeated, not printable).
 	Refused *Refusal `json:"refused,omitempty"`
+	// Hooks are the verdicts of the pre_tool and post_tool hooks that
+	// judged the call, in journal order.
+	Hooks []Hook `json:"hooks,omitempty"`
+}
+
+// Hook is one hook's recorded verdict on a call.
+type Hook struct {
+	Seq      uint64   `json:"seq"`
+	Stage    string   `json:"stage"`
+	Name     string   `json:"name"`
+	Command  []string `json:"command"`
+	Decision string   `json:"decision"`
+	Reason   string   `json:"reason,omitempty"`
+	// Error says how the hook failed; Decision is then its on_error.
+	Error      string `json:"error,omitempty"`
+	ExitCode   int    `json:"exit_code"`
+	DurationMs int64  `json:"duration_ms"`
+	Sandbox    string `json:"sandbox"`
 }
 
 // FinalRefused is the final state of a refused call: it never had a state

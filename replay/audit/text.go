@@ -88,6 +88,7 @@ func (t *textWriter) Call(c *Call) error {
 	for _, tr := range c.Transitions {
 		t.printf("    seq %-5d %s  %s --%s--> %s  [%s] %s\n", tr.Seq, tr.At, tr.From, tr.Event, tr.To, tr.Cause, tr.Reason)
 	}
+	t.hooks(c)
 	t.approvals(c)
 	t.runs(c)
 	if len(c.Violations) > 0 {
@@ -126,6 +127,23 @@ func (t *textWriter) approvals(c *Call) {
 	t.printf("  approvals\n")
 	for _, l := range lines {
 		t.printf("    seq %-5d %s\n", l.seq, l.text)
+	}
+}
+
+// hooks lists the hooks' verdicts on the call.
+func (t *textWriter) hooks(c *Call) {
+	if len(c.Hooks) == 0 {
+		return
+	}
+	t.printf("  hooks\n")
+	for _, h := range c.Hooks {
+		text := fmt.Sprintf("%-9s %s %s (sandbox %s, exit %d, %d ms)", h.Stage, h.Name, h.Decision, h.Sandbox, h.ExitCode, h.DurationMs)
+		if h.Error != "" {
+			text += ": FAILED " + h.Error + ", on_error " + h.Decision
+		} else if h.Reason != "" {
+			text += ": " + h.Reason
+		}
+		t.printf("    seq %-5d %s\n", h.Seq, text)
 	}
 }
 

@@ -42,6 +42,11 @@ type Config struct {
 	ModelContextWindow         int64 `toml:"model_context_window"`
 	ModelAutoCompactTokenLimit int64 `toml:"model_auto_compact_token_limit"`
 
+	// Hooks are the operator's pre_tool and post_tool hooks.
+	Hooks HooksConfig `toml:"hooks"`
+	// OTel configures the OpenTelemetry export.
+	OTel OTel `toml:"otel"`
+
 	// Home is Docket's home: --home, else $DOCKET_HOME, else ~/.docket.
 	Home string `toml:"-"`
 	// File is the config file consulted (it may not exist).

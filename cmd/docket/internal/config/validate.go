@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"net/url"
@@ -231,7 +232,10 @@ func checkMerged(c *Config) error {
 			return err
 		}
 	}
-	return nil
+	if err := checkHooks(c); err != nil {
+		return err
+	}
+	return checkOTel(c)
 }
 
 // checkMCPServer checks that a server is either local (command) or remote
@@ -285,6 +289,8 @@ func redacted(key []string) bool {
 		return key[2] == "env"
 	case len(key) == 3 && key[0] == "shell_environment_policy":
 		return key[1] == "set"
+	case len(key) == 3 && key[0] == "otel":
+		return key[1] == "headers"
 	}
 	return false
 }
@@ -297,7 +303,13 @@ func settingsOf(t tree) ([]events.Setting, error) {
 		if redacted(l.key) {
 			v = "(redacted)"
 		}
-		b, err := toml.Marshal(tree{"v": v})
+		// Tables inside arrays ([[hooks.pre_tool]]) render inline, so each
+		// setting stays one "key = value" line.
+		var buf bytes.Buffer
+		enc := toml.NewEncoder(&buf)
+		enc.SetTablesInline(true)
+		err := enc.Encode(tree{"v": v})
+		b := buf.Bytes()
 		if err != nil {
 			return nil, fmt.Errorf("render %s: %w", joinKey(l.key), err)
 		}
