@@ -181,3 +181,28 @@ func mustTurn(t *testing.T, s *engine.Session, prompt string) {
 		t.Fatalf("turn %q: %+v, %v", prompt, res, err)
 	}
 }
+
+// TestJournalCutAroundACompactionVerifies: a process that died anywhere
+// around an automatic compaction (before its summary came back, right after
+// it was journaled, or before the next response) leaves a journal that
+// verifies: replay stops where the process did.
+func TestJournalCutAroundACompactionVerifies(t *testing.T) {
+	s, log, _ := contextSession(t, 100, msg1, summaryLine, msg2)
+	mustTurn(t, s, "one")
+	mustTurn(t, s, "two")
+	recs := log.Records()
+	at := -1
+	for i, r := range recs {
+		if r.Kind == events.KindCompaction {
+			at = i
+		}
+	}
+	if at < 0 {
+		t.Fatalf("no compaction in %v", kinds(recs))
+	}
+	for cut := at - 1; cut <= len(recs); cut++ {
+		if _, err := replay.Verify(context.Background(), recs[:cut], replay.Options{}); err != nil {
+			t.Errorf("journal cut after %d of %d records (%v): %v", cut, len(recs), recs[cut-1].Kind, err)
+		}
+	}
+}
