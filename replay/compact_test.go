@@ -96,6 +96,14 @@ func TestCompactionReplays(t *testing.T) {
 			},
 			// The second turn's prompt is kept before the summary.
 			items: []string{"two", engine.SummaryPrefix + "The user asked twice; both answered."}},
+		{name: "no second compaction when the first could not get under the limit", limit: 5,
+			lines: []string{msg1, summaryLine, msg2, `{"output":[{"type":"message","content":"third answer"}],"usage":{"input_tokens":60,"output_tokens":5}}`},
+			drive: func(t *testing.T, s *engine.Session) {
+				mustTurn(t, s, "one")
+				mustTurn(t, s, "two")   // compacts: the summary alone is over 5 tokens
+				mustTurn(t, s, "three") // over the limit, but compacting cannot help
+			},
+			items: []string{"two", engine.SummaryPrefix + "The user asked twice; both answered.", "second answer", "three"}},
 		{name: "a failed compaction leaves the conversation", lines: []string{msg1, msg2}, compactErr: true,
 			drive: func(t *testing.T, s *engine.Session) {
 				mustTurn(t, s, "one")
