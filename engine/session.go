@@ -111,6 +111,10 @@ type Session struct {
 	// spawns numbers the session's spawn_agent calls in the order they
 	// were accepted, for subagents.max_children.
 	spawns map[string]int
+	// compactFloor is the context size right after the last compaction:
+	// when it is already at the auto-compact limit, compacting again
+	// cannot help, and is not tried.
+	compactFloor int64
 }
 
 func (s *Session) env() *Env {
