@@ -195,6 +195,17 @@ func TestAgentsRunConsensusWithAFailingAndAHangingAgent(t *testing.T) {
 	}
 	checkAgentsAudit(t, home, rep.SessionID)
 
+	// The same consensus for people: side by side, agreement, synthesis.
+	r = docket(t, nil, "agents", "run", "--home", home, "-C", ws, "--skip-git-repo-check", "-s", "workspace-write",
+		"--model-script", script, "--quorum", "2", "what is six times seven?")
+	for _, want := range []string{"Consensus valid: 2 of 4 agents finished (quorum 2)", "== claude: finished\nThe answer is 42.",
+		"== gemini: failed: exit code 1: the agent reported an error: Quota exceeded", "== hang: timed out: no answer before its deadline",
+		"Agreement: claude, plain agree.", "Synthesis:\nSynthesis: claude and plain agree on 42."} {
+		if r.code != 0 || !strings.Contains(r.stdout, want) {
+			t.Errorf("human output: exit %d, stdout lacks %q:\n%s", r.code, want, r.stdout)
+		}
+	}
+
 	r, rep = run("3")
 	if r.code != 1 {
 		t.Fatalf("quorum 3: exit %d, want 1\n%s", r.code, r.stderr)
