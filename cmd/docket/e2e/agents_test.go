@@ -15,14 +15,25 @@ import (
 	"github.com/docket-engine/docket/journal"
 )
 
-// standin is the path of one of the agent stand-ins in testdata/agents.
-func standin(t *testing.T, name string) string {
+// standins copies the agent stand-ins of testdata/agents into a directory
+// of the test's own and returns it, so a test can take them away (to show
+// replay runs none) without touching the checkout.
+func standins(t *testing.T) string {
 	t.Helper()
-	p, err := filepath.Abs(filepath.Join("testdata", "agents", name))
-	if err != nil {
+	dir := filepath.Join(t.TempDir(), "agents")
+	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	return p
+	for _, name := range []string{"claude", "gemini-fail", "hang", "plain"} {
+		b, err := os.ReadFile(filepath.Join("testdata", "agents", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }
 
 // agentsReport is the part of `docket agents run --json` the tests read.
@@ -53,8 +64,9 @@ func (r agentsReport) statuses() string {
 // agentsConfig writes a config.toml with the stand-in agents: claude
 // (stream-json, needs its key from its own env), plain (text), gemini
 // (fails), hang (never answers; deadline 1 s; marker in its children).
-func agentsConfig(t *testing.T, home, marker string) {
+func agentsConfig(t *testing.T, home, marker string) (dir string) {
 	t.Helper()
+	dir = standins(t)
 	// /tmp is left out of the writable roots: the test binary lives there,
 	// and concurrent sandboxed calls race on the placeholder that guards
 	// its absent lean helper (see the agentcli report).
@@ -87,10 +99,11 @@ command = %q
 args = ["{prompt}", %q]
 format = "stream-json"
 timeout_sec = 1
-`, standin(t, "claude"), standin(t, "plain"), standin(t, "gemini-fail"), standin(t, "hang"), marker)
+`, filepath.Join(dir, "claude"), filepath.Join(dir, "plain"), filepath.Join(dir, "gemini-fail"), filepath.Join(dir, "hang"), marker)
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return dir
 }
 
 // TestHangStandinLeavesProcessesWithoutDocket shows the hang stand-in's
@@ -99,7 +112,7 @@ timeout_sec = 1
 // them, and killing the group alone would not be enough.
 func TestHangStandinLeavesProcessesWithoutDocket(t *testing.T) {
 	marker := fmt.Sprintf("docket-agents-bare-%d", os.Getpid())
-	cmd := exec.Command(standin(t, "hang"), "prompt", marker)
+	cmd := exec.Command(filepath.Join(standins(t), "hang"), "prompt", marker)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	// No pipes: the daemon would hold them open and Wait would not return.
 	if err := cmd.Start(); err != nil {
@@ -135,7 +148,7 @@ func TestHangStandinLeavesProcessesWithoutDocket(t *testing.T) {
 func TestAgentsRunConsensusWithAFailingAndAHangingAgent(t *testing.T) {
 	home, ws := t.TempDir(), t.TempDir()
 	marker := fmt.Sprintf("docket-agents-hang-%d", os.Getpid())
-	agentsConfig(t, home, marker)
+	agents := agentsConfig(t, home, marker)
 	script := writeScript(t, `{"output":[{"type":"message","content":"Synthesis: claude and plain agree on 42."}]}`)
 	run := func(quorum string) (result, agentsReport) {
 		r := docket(t, nil, "agents", "run", "--home", home, "-C", ws, "--skip-git-repo-check", "-s", "workspace-write",
@@ -224,14 +237,10 @@ func TestAgentsRunConsensusWithAFailingAndAHangingAgent(t *testing.T) {
 
 	// Verify replay feeds the recorded outputs back: with the agents gone
 	// from the disk it still matches every decision and input.
-	moved := filepath.Join(t.TempDir(), "gone")
-	if err := os.Rename(filepath.Join("testdata", "agents"), moved); err != nil {
+	if err := os.RemoveAll(agents); err != nil {
 		t.Fatal(err)
 	}
 	r = docket(t, nil, "replay", "--home", home, rep.SessionID)
-	if err := os.Rename(moved, filepath.Join("testdata", "agents")); err != nil {
-		t.Fatal(err)
-	}
 	if r.code != 0 || !strings.Contains(r.stdout, "replay ok") {
 		t.Errorf("replay with the agents gone: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
