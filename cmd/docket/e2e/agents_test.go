@@ -69,7 +69,7 @@ func agentsConfig(t *testing.T, home, marker string) (dir string) {
 	dir = standins(t)
 	// /tmp is left out of the writable roots: the test binary lives there,
 	// and concurrent sandboxed calls race on the placeholder that guards
-	// its absent lean helper (see the agentcli report).
+	// its absent lean helper (docs/decisions.md, "External agent CLIs").
 	cfg := fmt.Sprintf(`
 [sandbox_workspace_write]
 exclude_slash_tmp = true
