@@ -330,7 +330,8 @@ func TestAgentsRunRefusesBadConfigAndFlags(t *testing.T) {
 // TestAgentsRunAsksApprovalParksAndResumes: under -a untrusted each agent's
 // command line needs approval; with nobody to ask the session parks (exit
 // 3) having run no agent; docket resume with --decisions runs them and the
-// synthesis comes; the two-process session verify-replays.
+// synthesis comes; the two-process session verify-replays. The recorded
+// quorum applies to a resumed run too.
 func TestAgentsRunAsksApprovalParksAndResumes(t *testing.T) {
 	home, ws := t.TempDir(), t.TempDir()
 	agentsConfig(t, home, fmt.Sprintf("docket-agents-park-%d", os.Getpid()))
@@ -350,6 +351,23 @@ func TestAgentsRunAsksApprovalParksAndResumes(t *testing.T) {
 	r = docket(t, nil, "audit", "--home", home, "last")
 	if r.code != 0 || strings.Count(r.stdout, "approved") < 2 {
 		t.Errorf("audit does not show both approvals: exit %d\n%s", r.code, r.stdout)
+	}
+	r = docket(t, nil, "replay", "--home", home, "last")
+	if r.code != 0 || !strings.Contains(r.stdout, "replay ok") {
+		t.Errorf("replay: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+
+	// The recorded quorum still decides after a resume: gemini fails, 1 of
+	// 2 is not 2, so no synthesis is asked for and the resume exits 1.
+	r = docket(t, nil, "agents", "run", "--home", home, "-C", ws, "--skip-git-repo-check", "-a", "untrusted",
+		"--agents", "claude,gemini", "--quorum", "2", "--model-script", script, "what is six times seven?")
+	if r.code != 3 {
+		t.Fatalf("second run: exit %d, want 3\n%s", r.code, r.stderr)
+	}
+	r = docket(t, nil, "resume", "--home", home, "last", "--decisions", "approved,approved", "--model-script", script)
+	if r.code != 1 || !strings.Contains(r.stderr, "consensus not valid: quorum not met: 1 of 2 agents finished, 2 needed; gemini failed") ||
+		strings.Contains(r.stdout, "Synthesis after resume.") {
+		t.Fatalf("resume below quorum: exit %d, want 1 naming gemini, no synthesis\nstdout %q\n%s", r.code, r.stdout, r.stderr)
 	}
 	r = docket(t, nil, "replay", "--home", home, "last")
 	if r.code != 0 || !strings.Contains(r.stdout, "replay ok") {
