@@ -374,3 +374,30 @@ func TestAgentsRunAsksApprovalParksAndResumes(t *testing.T) {
 		t.Errorf("replay: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestAgentsRunUnsandboxedKillsTheProcessGroup: with -s danger-full-access
+// an agent's deadline kills its process group (its child goes with it);
+// a setsid daemon leaves the group and is out of reach without the
+// sandbox's PID namespace, as docs/decisions.md says.
+func TestAgentsRunUnsandboxedKillsTheProcessGroup(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	marker := fmt.Sprintf("docket-agents-unsandboxed-%d", os.Getpid())
+	agentsConfig(t, home, marker)
+	defer func() {
+		for _, p := range processesWith(t, marker) {
+			if pid, err := strconv.Atoi(p); err == nil {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	}()
+	r := docket(t, nil, "agents", "run", "--home", home, "-C", ws, "--skip-git-repo-check", "-s", "danger-full-access",
+		"--agents", "hang", "--model-script", writeScript(t), "--json", "q")
+	if r.code != 1 || !strings.Contains(r.stderr, "hang timed out") {
+		t.Fatalf("exit %d, want 1 with hang timed out\n%s", r.code, r.stderr)
+	}
+	for _, p := range []string{marker + "-self", marker + "-child"} {
+		if left := processesWith(t, p); len(left) > 0 {
+			t.Errorf("%s survived the deadline: pids %v", p, left)
+		}
+	}
+}
