@@ -28,12 +28,17 @@ func agentProvider(cfg *config.Config, name string) *agentcli.Provider {
 
 // resumeAgents gives a resumed `docket agents run` session its run_agent
 // tool back, as recorded (replay does the same), with the agents' env from
-// the current configuration: a parked agent call can then run.
-func resumeAgents(w *wiring, cfg *config.Config, ss *events.SessionStarted) {
+// the current configuration, so a parked agent call can run; and, when the
+// session recorded its agents and quorum, the agents run's model, so the
+// quorum still decides whether the synthesis is asked for. It returns that
+// model, or nil for any other session.
+func resumeAgents(w *wiring, cfg *config.Config, ss *events.SessionStarted) *agentsModel {
+	found := false
 	for _, t := range ss.Tools {
 		if t.Name != engine.AgentToolName || len(t.Agents) == 0 {
 			continue
 		}
+		found = true
 		w.engine.Tools = append(w.engine.Tools, engine.AgentToolFromInfo(t))
 		names := make([]string, 0, len(t.Agents))
 		for _, a := range t.Agents {
@@ -45,4 +50,11 @@ func resumeAgents(w *wiring, cfg *config.Config, ss *events.SessionStarted) {
 			_, pr.AgentEnv = agentInfos(cfg, names)
 		}
 	}
+	agents, quorum, ok := parseAgentsRunSettings(ss.Settings)
+	if !found || !ok {
+		return nil
+	}
+	am := &agentsModel{inner: w.engine.Model, agents: agents, quorum: quorum}
+	w.engine.Model = am
+	return am
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -45,7 +47,20 @@ type agentsModel struct {
 func (m *agentsModel) Respond(ctx context.Context, req model.Request, onDelta func(model.Delta)) (model.Response, error) {
 	results, asked := m.results(req.Items)
 	if !asked {
+		if m.prompt == "" {
+			m.prompt = promptOfTurn(req.Items)
+		}
 		return m.dispatch(), nil
+	}
+	// Only the request that carries the agents' outputs is judged; later
+	// requests (the synthesis model's own tool calls, a next turn) are the
+	// configured model's.
+	last := req.Items[len(req.Items)-1]
+	if last.Type != events.ItemFunctionCallOutput || !strings.HasPrefix(last.CallID, agentsCallPrefix) {
+		return m.inner.Respond(ctx, req, onDelta)
+	}
+	if m.prompt == "" {
+		m.prompt = promptOfCalls(req.Items)
 	}
 	r := consensus.Build(m.prompt, m.quorum, results)
 	m.mu.Lock()
@@ -129,4 +144,71 @@ func docketsOwnResponse(r events.Record) bool {
 	}
 	mr, ok := body.(*events.ModelResponse)
 	return ok && (mr.ResponseID == agentsDispatchID || mr.ResponseID == agentsNoQuorumID)
+}
+
+// The settings an agents run records in session_started, so that the audit
+// names them and a resume applies the same quorum.
+const (
+	agentsSettingAgents = "agents_run.agents"
+	agentsSettingQuorum = "agents_run.quorum"
+)
+
+// agentsRunSettings are an agents run's recorded settings.
+func agentsRunSettings(agents []string, quorum int) []events.Setting {
+	b, _ := json.Marshal(agents) // a JSON array of strings is also TOML
+	return []events.Setting{{Key: agentsSettingAgents, Value: string(b)}, {Key: agentsSettingQuorum, Value: strconv.Itoa(quorum)}}
+}
+
+// parseAgentsRunSettings reads them back; ok is false for a session that
+// is not an agents run or recorded them differently.
+func parseAgentsRunSettings(settings []events.Setting) (agents []string, quorum int, ok bool) {
+	var haveAgents, haveQuorum bool
+	for _, st := range settings {
+		switch st.Key {
+		case agentsSettingAgents:
+			haveAgents = json.Unmarshal([]byte(st.Value), &agents) == nil && len(agents) > 0
+		case agentsSettingQuorum:
+			n, err := strconv.Atoi(st.Value)
+			quorum, haveQuorum = n, err == nil && n >= 1
+		}
+	}
+	return agents, quorum, haveAgents && haveQuorum && quorum <= len(agents)
+}
+
+// verdict fails a resumed agents run whose quorum was not met (exit 1,
+// naming the agents that failed); nil for another session or a valid one.
+func (m *agentsModel) verdict(res engine.TurnResult) error {
+	if m == nil || res.Status == events.TurnParked {
+		return nil
+	}
+	if r := m.Report(); r != nil && !r.Valid {
+		return &exitError{code: exitFailed, err: fmt.Errorf("consensus not valid: %s", r.Error)}
+	}
+	return nil
+}
+
+// promptOfTurn recovers the agents' prompt from the journaled user turn
+// (agentsTurnText), for a resumed session whose dispatch was not recorded.
+func promptOfTurn(items []events.Item) string {
+	for i := len(items) - 1; i >= 0; i-- {
+		if it := items[i]; it.Type == events.ItemMessage && it.Role == "user" {
+			if _, p, ok := strings.Cut(it.Text, agentsPromptMark); ok {
+				return p
+			}
+		}
+	}
+	return ""
+}
+
+// promptOfCalls recovers it from the recorded run_agent calls.
+func promptOfCalls(items []events.Item) string {
+	for _, it := range items {
+		if it.Type == events.ItemFunctionCall && strings.HasPrefix(it.CallID, agentsCallPrefix) {
+			var a engine.AgentArgs
+			if json.Unmarshal([]byte(it.Arguments), &a) == nil {
+				return a.Prompt
+			}
+		}
+	}
+	return ""
 }

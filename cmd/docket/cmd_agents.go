@@ -127,9 +127,13 @@ func agentInfos(cfg *config.Config, names []string) ([]events.AgentInfo, map[str
 // synthesis model is asked to do with the outputs.
 func agentsTurnText(names []string, prompt string) string {
 	return fmt.Sprintf("docket agents run: the agents %s were each asked the prompt below; their answers are the %s outputs. "+
-		"Write one synthesis: where they agree, where they disagree, and the best-supported answer.\n\nPrompt:\n%s",
-		strings.Join(names, ", "), engine.AgentToolName, prompt)
+		"Write one synthesis: where they agree, where they disagree, and the best-supported answer.%s%s",
+		strings.Join(names, ", "), engine.AgentToolName, agentsPromptMark, prompt)
 }
+
+// agentsPromptMark separates the instructions of an agents run's user turn
+// from the agents' prompt.
+const agentsPromptMark = "\n\nPrompt:\n"
 
 func runAgents(c *cobra.Command, a *app, f *agentsFlags, args []string) (err error) {
 	cfg, err := f.load(c)
@@ -181,6 +185,7 @@ func runAgents(c *cobra.Command, a *app, f *agentsFlags, args []string) (err err
 	if w.engine.Plan.Sandboxed() {
 		w.engine.Plan.Network = true
 	}
+	w.engine.Settings = append(w.engine.Settings, agentsRunSettings(names, quorum)...)
 	am := &agentsModel{inner: w.engine.Model, agents: names, prompt: prompt, quorum: quorum}
 	w.engine.Model = am
 	id, err := uuid.NewV7()

@@ -192,7 +192,7 @@ func runResume(c *cobra.Command, a *app, f *execFlags, r resumeFlags, args []str
 		return resumeUntouched(ss.SessionID, err)
 	}
 	defer closing(&err, "the session's MCP servers and terminal", w.finish)
-	resumeAgents(w, cfg, ss)
+	agentsRun := resumeAgents(w, cfg, ss)
 	if err := preflightModel(w.engine.Model); err != nil {
 		return resumeUntouched(ss.SessionID, err)
 	}
@@ -219,6 +219,9 @@ func runResume(c *cobra.Command, a *app, f *execFlags, r resumeFlags, args []str
 	var res engine.TurnResult
 	if _, _, pending := s.Pending(); pending {
 		if res, err = s.Continue(ctx); err != nil {
+			return err
+		}
+		if err := agentsRun.verdict(res); err != nil {
 			return err
 		}
 		// The continued turn's own prompt is in the journal, not here.

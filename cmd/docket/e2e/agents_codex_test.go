@@ -106,7 +106,7 @@ args = ["-p", "{prompt}"]
 format = "stream-json"
 timeout_sec = 120
 env = { CLAUDE_STANDIN_API_KEY = "k", STANDIN_ANSWER = "the answer is 42" }
-`, codex, ts.URL, codexHome, standin(t, "claude"))
+`, codex, ts.URL, codexHome, filepath.Join(standins(t), "claude"))
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package e2e
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -18,7 +17,7 @@ import (
 func TestAgentCLIAsModelProvider(t *testing.T) {
 	home, ws := t.TempDir(), t.TempDir()
 	marker := fmt.Sprintf("docket-agent-provider-%d", os.Getpid())
-	agentsConfig(t, home, marker)
+	agents := agentsConfig(t, home, marker)
 	defer func() {
 		for _, p := range processesWith(t, marker) {
 			if pid, err := strconv.Atoi(p); err == nil {
@@ -30,12 +29,12 @@ func TestAgentCLIAsModelProvider(t *testing.T) {
 	if r.code != 0 || strings.TrimSpace(r.stdout) != "The answer is 42." {
 		t.Fatalf("exit %d, stdout %q\n%s", r.code, r.stdout, r.stderr)
 	}
-	moved := filepath.Join(t.TempDir(), "gone")
-	if err := os.Rename(filepath.Join("testdata", "agents"), moved); err != nil {
+	gone := agents + ".gone"
+	if err := os.Rename(agents, gone); err != nil {
 		t.Fatal(err)
 	}
 	r = docket(t, nil, "replay", "--home", home, "last")
-	if err := os.Rename(moved, filepath.Join("testdata", "agents")); err != nil {
+	if err := os.Rename(gone, agents); err != nil {
 		t.Fatal(err)
 	}
 	if r.code != 0 || !strings.Contains(r.stdout, "replay ok") {

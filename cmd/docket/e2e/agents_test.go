@@ -15,14 +15,25 @@ import (
 	"github.com/docket-engine/docket/journal"
 )
 
-// standin is the path of one of the agent stand-ins in testdata/agents.
-func standin(t *testing.T, name string) string {
+// standins copies the agent stand-ins of testdata/agents into a directory
+// of the test's own and returns it, so a test can take them away (to show
+// replay runs none) without touching the checkout.
+func standins(t *testing.T) string {
 	t.Helper()
-	p, err := filepath.Abs(filepath.Join("testdata", "agents", name))
-	if err != nil {
+	dir := filepath.Join(t.TempDir(), "agents")
+	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	return p
+	for _, name := range []string{"claude", "gemini-fail", "hang", "plain"} {
+		b, err := os.ReadFile(filepath.Join("testdata", "agents", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }
 
 // agentsReport is the part of `docket agents run --json` the tests read.
@@ -53,11 +64,12 @@ func (r agentsReport) statuses() string {
 // agentsConfig writes a config.toml with the stand-in agents: claude
 // (stream-json, needs its key from its own env), plain (text), gemini
 // (fails), hang (never answers; deadline 1 s; marker in its children).
-func agentsConfig(t *testing.T, home, marker string) {
+func agentsConfig(t *testing.T, home, marker string) (dir string) {
 	t.Helper()
+	dir = standins(t)
 	// /tmp is left out of the writable roots: the test binary lives there,
 	// and concurrent sandboxed calls race on the placeholder that guards
-	// its absent lean helper (see the agentcli report).
+	// its absent lean helper (docs/decisions.md, "External agent CLIs").
 	cfg := fmt.Sprintf(`
 [sandbox_workspace_write]
 exclude_slash_tmp = true
@@ -87,10 +99,11 @@ command = %q
 args = ["{prompt}", %q]
 format = "stream-json"
 timeout_sec = 1
-`, standin(t, "claude"), standin(t, "plain"), standin(t, "gemini-fail"), standin(t, "hang"), marker)
+`, filepath.Join(dir, "claude"), filepath.Join(dir, "plain"), filepath.Join(dir, "gemini-fail"), filepath.Join(dir, "hang"), marker)
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return dir
 }
 
 // TestHangStandinLeavesProcessesWithoutDocket shows the hang stand-in's
@@ -99,7 +112,7 @@ timeout_sec = 1
 // them, and killing the group alone would not be enough.
 func TestHangStandinLeavesProcessesWithoutDocket(t *testing.T) {
 	marker := fmt.Sprintf("docket-agents-bare-%d", os.Getpid())
-	cmd := exec.Command(standin(t, "hang"), "prompt", marker)
+	cmd := exec.Command(filepath.Join(standins(t), "hang"), "prompt", marker)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	// No pipes: the daemon would hold them open and Wait would not return.
 	if err := cmd.Start(); err != nil {
@@ -135,7 +148,7 @@ func TestHangStandinLeavesProcessesWithoutDocket(t *testing.T) {
 func TestAgentsRunConsensusWithAFailingAndAHangingAgent(t *testing.T) {
 	home, ws := t.TempDir(), t.TempDir()
 	marker := fmt.Sprintf("docket-agents-hang-%d", os.Getpid())
-	agentsConfig(t, home, marker)
+	agents := agentsConfig(t, home, marker)
 	script := writeScript(t, `{"output":[{"type":"message","content":"Synthesis: claude and plain agree on 42."}]}`)
 	run := func(quorum string) (result, agentsReport) {
 		r := docket(t, nil, "agents", "run", "--home", home, "-C", ws, "--skip-git-repo-check", "-s", "workspace-write",
@@ -195,6 +208,17 @@ func TestAgentsRunConsensusWithAFailingAndAHangingAgent(t *testing.T) {
 	}
 	checkAgentsAudit(t, home, rep.SessionID)
 
+	// The same consensus for people: side by side, agreement, synthesis.
+	r = docket(t, nil, "agents", "run", "--home", home, "-C", ws, "--skip-git-repo-check", "-s", "workspace-write",
+		"--model-script", script, "--quorum", "2", "what is six times seven?")
+	for _, want := range []string{"Consensus valid: 2 of 4 agents finished (quorum 2)", "== claude: finished\nThe answer is 42.",
+		"== gemini: failed: exit code 1: the agent reported an error: Quota exceeded", "== hang: timed out: no answer before its deadline",
+		"Agreement: claude, plain agree.", "Synthesis:\nSynthesis: claude and plain agree on 42."} {
+		if r.code != 0 || !strings.Contains(r.stdout, want) {
+			t.Errorf("human output: exit %d, stdout lacks %q:\n%s", r.code, want, r.stdout)
+		}
+	}
+
 	r, rep = run("3")
 	if r.code != 1 {
 		t.Fatalf("quorum 3: exit %d, want 1\n%s", r.code, r.stderr)
@@ -213,14 +237,10 @@ func TestAgentsRunConsensusWithAFailingAndAHangingAgent(t *testing.T) {
 
 	// Verify replay feeds the recorded outputs back: with the agents gone
 	// from the disk it still matches every decision and input.
-	moved := filepath.Join(t.TempDir(), "gone")
-	if err := os.Rename(filepath.Join("testdata", "agents"), moved); err != nil {
+	if err := os.RemoveAll(agents); err != nil {
 		t.Fatal(err)
 	}
 	r = docket(t, nil, "replay", "--home", home, rep.SessionID)
-	if err := os.Rename(moved, filepath.Join("testdata", "agents")); err != nil {
-		t.Fatal(err)
-	}
 	if r.code != 0 || !strings.Contains(r.stdout, "replay ok") {
 		t.Errorf("replay with the agents gone: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
@@ -310,7 +330,8 @@ func TestAgentsRunRefusesBadConfigAndFlags(t *testing.T) {
 // TestAgentsRunAsksApprovalParksAndResumes: under -a untrusted each agent's
 // command line needs approval; with nobody to ask the session parks (exit
 // 3) having run no agent; docket resume with --decisions runs them and the
-// synthesis comes; the two-process session verify-replays.
+// synthesis comes; the two-process session verify-replays. The recorded
+// quorum applies to a resumed run too.
 func TestAgentsRunAsksApprovalParksAndResumes(t *testing.T) {
 	home, ws := t.TempDir(), t.TempDir()
 	agentsConfig(t, home, fmt.Sprintf("docket-agents-park-%d", os.Getpid()))
@@ -334,5 +355,49 @@ func TestAgentsRunAsksApprovalParksAndResumes(t *testing.T) {
 	r = docket(t, nil, "replay", "--home", home, "last")
 	if r.code != 0 || !strings.Contains(r.stdout, "replay ok") {
 		t.Errorf("replay: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+
+	// The recorded quorum still decides after a resume: gemini fails, 1 of
+	// 2 is not 2, so no synthesis is asked for and the resume exits 1.
+	r = docket(t, nil, "agents", "run", "--home", home, "-C", ws, "--skip-git-repo-check", "-a", "untrusted",
+		"--agents", "claude,gemini", "--quorum", "2", "--model-script", script, "what is six times seven?")
+	if r.code != 3 {
+		t.Fatalf("second run: exit %d, want 3\n%s", r.code, r.stderr)
+	}
+	r = docket(t, nil, "resume", "--home", home, "last", "--decisions", "approved,approved", "--model-script", script)
+	if r.code != 1 || !strings.Contains(r.stderr, "consensus not valid: quorum not met: 1 of 2 agents finished, 2 needed; gemini failed") ||
+		strings.Contains(r.stdout, "Synthesis after resume.") {
+		t.Fatalf("resume below quorum: exit %d, want 1 naming gemini, no synthesis\nstdout %q\n%s", r.code, r.stdout, r.stderr)
+	}
+	r = docket(t, nil, "replay", "--home", home, "last")
+	if r.code != 0 || !strings.Contains(r.stdout, "replay ok") {
+		t.Errorf("replay: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestAgentsRunUnsandboxedKillsTheProcessGroup: with -s danger-full-access
+// an agent's deadline kills its process group (its child goes with it);
+// a setsid daemon leaves the group and is out of reach without the
+// sandbox's PID namespace, as docs/decisions.md says.
+func TestAgentsRunUnsandboxedKillsTheProcessGroup(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	marker := fmt.Sprintf("docket-agents-unsandboxed-%d", os.Getpid())
+	agentsConfig(t, home, marker)
+	defer func() {
+		for _, p := range processesWith(t, marker) {
+			if pid, err := strconv.Atoi(p); err == nil {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	}()
+	r := docket(t, nil, "agents", "run", "--home", home, "-C", ws, "--skip-git-repo-check", "-s", "danger-full-access",
+		"--agents", "hang", "--model-script", writeScript(t), "--json", "q")
+	if r.code != 1 || !strings.Contains(r.stderr, "hang timed out") {
+		t.Fatalf("exit %d, want 1 with hang timed out\n%s", r.code, r.stderr)
+	}
+	for _, p := range []string{marker + "-self", marker + "-child"} {
+		if left := processesWith(t, p); len(left) > 0 {
+			t.Errorf("%s survived the deadline: pids %v", p, left)
+		}
 	}
 }

@@ -1,0 +1,101 @@
+package agentcli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docket-engine/docket/engine/model"
+	"github.com/docket-engine/docket/events"
+)
+
+func script(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "agent")
+	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func user(text string) model.Request {
+	return model.Request{Items: []events.Item{{Type: events.ItemMessage, Role: "user", Text: text}}}
+}
+
+func TestPromptIsTheMessageOrATranscript(t *testing.T) {
+	if got := Prompt(user("hi").Items); got != "hi" {
+		t.Errorf("lone message: %q", got)
+	}
+	items := append(user("q1").Items, events.Item{Type: events.ItemMessage, Role: "assistant", Text: "a1"},
+		events.Item{Type: events.ItemFunctionCall, Name: "shell"}, events.Item{Type: events.ItemMessage, Role: "user", Text: "q2"})
+	got := Prompt(items)
+	if !strings.Contains(got, "User:\nq1\n\nAssistant:\na1\n\nUser:\nq2") || strings.Contains(got, "shell") {
+		t.Errorf("transcript: %q", got)
+	}
+}
+
+func TestRespond(t *testing.T) {
+	for _, tc := range []struct {
+		name, body, format, answer, err string
+	}{
+		{"the prompt reaches it and the answer comes back", `echo "you asked: $2"`, "text", "you asked: six times seven", ""},
+		{"its own env", `echo "$AGENT_KEY"`, "text", "k-123", ""},
+		{"a failure says why", `echo "quota exceeded" >&2; exit 3`, "text", "", "exited 3: quota exceeded"},
+		{"an error event", `echo '{"type":"result","is_error":true,"result":"bad key"}'`, "stream-json", "", "bad key"},
+		{"no answer", `true`, "text", "", "gave no answer"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &Provider{Name: "a", Command: script(t, tc.body), Args: []string{"-p", "{prompt}"}, Env: []string{"AGENT_KEY=k-123"},
+				Dir: t.TempDir(), Timeout: time.Minute, Format: tc.format}
+			resp, err := p.Respond(context.Background(), user("six times seven"), nil)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want one saying %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(resp.Items) != 1 || resp.Items[0].Text != tc.answer || resp.ID != "agent:a" {
+				t.Errorf("response %+v, want the answer %q", resp, tc.answer)
+			}
+		})
+	}
+}
+
+// TestRespondKillsTheProcessGroupAtTheDeadline: a CLI that never answers
+// is killed with its child at the deadline, and the error says so.
+func TestRespondKillsTheProcessGroupAtTheDeadline(t *testing.T) {
+	marker := fmt.Sprintf("agentcli-deadline-%d", os.Getpid())
+	p := &Provider{Name: "hang", Command: script(t, fmt.Sprintf("sh -c 'sleep 100000' %s-child &\nexec sh -c 'sleep 100000' %s-self\n", marker, marker)),
+		Dir: t.TempDir(), Timeout: 300 * time.Millisecond, Format: "text"}
+	_, err := p.Respond(context.Background(), user("q"), nil)
+	if err == nil || !strings.Contains(err.Error(), "its process group was killed") {
+		t.Fatalf("error %v, want the deadline", err)
+	}
+	if left := alive(t, marker); len(left) > 0 {
+		t.Errorf("still running after the deadline: %v", left)
+	}
+}
+
+// alive lists the processes whose command line holds marker.
+func alive(t *testing.T, marker string) []string {
+	t.Helper()
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && strings.Contains(string(b), marker) {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
