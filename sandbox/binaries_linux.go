@@ -80,7 +80,20 @@ func docketBinaries(helper, exe string, writable []string) (present, absent []st
 			absent = append(absent, c)
 			continue
 		}
-		if err == nil && underAny(real, writable) && !contains(present, real) {
+		if err != nil || !underAny(real, writable) {
+			continue
+		}
+		// A directory where a binary would be is another run's placeholder
+		// for an absent lean helper: it goes away when that run ends, so
+		// this run holds it too (a shared lock keeps it) rather than bind
+		// it as a binary and find it gone.
+		if fi, err := os.Stat(real); err == nil && fi.IsDir() {
+			if !contains(absent, c) {
+				absent = append(absent, c)
+			}
+			continue
+		}
+		if !contains(present, real) {
 			present = append(present, real)
 		}
 	}
