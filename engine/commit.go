@@ -132,6 +132,9 @@ func (r *recorder) sync() error {
 		if err != nil {
 			return err
 		}
+		if d, ok := r.log.(DurableLog); ok {
+			upTo = max(upTo, d.Durable())
+		}
 		if upTo > r.durable {
 			r.durable = upTo
 		}

@@ -49,6 +49,10 @@ func (l *traceLog) Append(at time.Time, callID string, body any) (events.Record,
 	return rec, err
 }
 
+// Durable is the journal's: the engine credits a commit with what it
+// really covered (engine.DurableLog).
+func (l *traceLog) Durable() uint64 { return l.j.Durable() }
+
 func (l *traceLog) Commit() error {
 	l.mu.Lock()
 	if l.hold > 0 && l.started > 0 {

@@ -38,6 +38,18 @@ type Log interface {
 	Commit() error
 }
 
+// DurableLog is a Log that says how far its commits reached. Commit may
+// cover records appended while it ran; without this the engine credits a
+// commit only with what was appended before it began, and a parallel call
+// whose record another call's commit already carried commits again (one
+// more fsync, nothing lost). The bbolt journal implements it.
+type DurableLog interface {
+	Log
+	// Durable returns the seq of the last record a Commit that returned
+	// nil covered. It MUST NOT exceed what a crash now would leave.
+	Durable() uint64
+}
+
 // PathResolver says where paths really lead on disk (symlinks, ".."), for
 // the decisions that depend on it (apply_patch's requirement). The engine
 // asks once per model response and records the answer in it; replay

@@ -97,7 +97,12 @@ type callerError struct{ err error }
 func (e callerError) Error() string { return e.err.Error() }
 
 // committedSeq returns the last seq the journal knows to be durable.
-func (j *Journal) committedSeq() uint64 {
+func (j *Journal) committedSeq() uint64 { return j.Durable() }
+
+// Durable returns the seq of the last record a Commit made durable (0 for
+// none). Records appended while a Commit ran may be covered by it; this
+// says exactly which were, so a caller need not commit again for them.
+func (j *Journal) Durable() uint64 {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	return j.committed
