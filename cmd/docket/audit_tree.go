@@ -22,7 +22,7 @@ func runAuditTree(ctx context.Context, a *app, homeFlag, ref string, opts audit.
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
-	sf, err := journal.Find(home, ref)
+	sf, err := findSession(home, ref)
 	if err != nil {
 		var nf *journal.NotFoundError
 		var amb *journal.AmbiguousError

@@ -52,7 +52,7 @@ func runAudit(ctx context.Context, a *app, homeFlag, ref, htmlFile string, jsonO
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
-	sf, err := journal.Find(home, ref)
+	sf, err := findSession(home, ref)
 	if err != nil {
 		var nf *journal.NotFoundError
 		var amb *journal.AmbiguousError
