@@ -221,3 +221,50 @@ func TestSubagentTreeStopsTogether(t *testing.T) {
 		})
 	}
 }
+
+// The bound on children counts spawn_agent calls in call order when a
+// response is accepted, so of three parallel calls under a bound of two the
+// third is refused, whichever runs first, and replay refuses the same one.
+func TestSubagentCountBoundIsInCallOrder(t *testing.T) {
+	spawn := func(id string) string {
+		return `{"type":"function_call","call_id":"` + id + `","name":"spawn_agent","arguments":{"prompt":"p","name":"n` + id + `"}}`
+	}
+	lines := strings.Join([]string{
+		`{"output":[` + spawn("p1") + `,` + spawn("p2") + `,` + spawn("p3") + `]}`,
+		`{"output":[{"type":"message","content":"done"}]}`,
+		`{"agent":"np1","output":[{"type":"message","content":"one"}]}`,
+		`{"agent":"np2","output":[{"type":"message","content":"two"}]}`,
+		`{"agent":"np3","output":[{"type":"message","content":"three"}]}`,
+	}, "\n")
+	sm, err := script.Parse("count.jsonl", []byte(lines))
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := &memHost{logs: map[string]*enginetest.MemLog{}, script: sm}
+	log := &enginetest.MemLog{}
+	s, err := engine.Start(engine.Config{SessionID: "01a213dd-3096-70c1-ad19-4f6160183b4f", Cwd: t.TempDir(),
+		Session: events.SessionConfig{ApprovalPolicy: "never", SandboxMode: "workspace-write", SubagentMaxChildren: 2},
+		Plan:    events.SandboxPlan{Mode: events.SandboxWorkspaceWrite},
+		Model:   sm, Approver: &enginetest.ScriptedApprover{}, Runner: &enginetest.FakeRunner{}, Agents: host,
+		Tools: []engine.Tool{engine.ShellTool{}, engine.SpawnAgentTool{}}}, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := s.Turn(context.Background(), "go"); err != nil || res.Status != events.TurnCompleted {
+		t.Fatalf("%+v %v", res, err)
+	}
+	outs := map[string]string{}
+	for _, r := range log.Records() {
+		if r.Kind == events.KindToolOutput {
+			b, _ := r.Decode()
+			o := b.(*events.ToolOutput)
+			outs[o.CallID] = o.Output
+		}
+	}
+	if outs["p1"] != "one" || outs["p2"] != "two" || !strings.Contains(outs["p3"], "subagents.max_children is 2") {
+		t.Errorf("outputs %v: want p1 and p2 answered by their children, p3 refused", outs)
+	}
+	if len(host.logs) != 2 {
+		t.Errorf("%d children started, want 2", len(host.logs))
+	}
+}
