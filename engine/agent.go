@@ -105,6 +105,9 @@ func (t *turn) runAgent(ctx context.Context, cr *callRun) (callResult, error) {
 	if _, err := s.rec.appendDurable(cr.call.ID, start); err != nil {
 		return callResult{call: cr.call}, err
 	}
+	// Starting a subagent needs no decision: the response's later calls
+	// may ask theirs now rather than after the child's whole turn.
+	t.gate.pass(cr.idx)
 	s.notify(Notice{Type: NoticeCallStarted, TurnID: t.id, CallID: cr.call.ID, Tool: SpawnAgentName, Cwd: start.Cwd, Arguments: cr.call.Payload})
 	return t.awaitAgent(ctx, cr, start, false)
 }

@@ -268,3 +268,71 @@ func TestSubagentCountBoundIsInCallOrder(t *testing.T) {
 		t.Errorf("%d children started, want 2", len(host.logs))
 	}
 }
+
+// approverFunc adapts a function to engine.Approver.
+type approverFunc func(context.Context, engine.ApprovalRequest) (engine.Answer, error)
+
+func (f approverFunc) Decide(ctx context.Context, req engine.ApprovalRequest) (engine.Answer, error) {
+	return f(ctx, req)
+}
+
+// The user's "abort" on one of the parent's own calls stops a subagent
+// running beside it: the child's running call is interrupted as the user's
+// abort (user_abort), through its own state machine, and so is the spawn
+// call; the parent's prompt did not wait for the child's turn to end.
+func TestUserAbortInParentStopsRunningChild(t *testing.T) {
+	lines := strings.Join([]string{
+		`{"output":[{"type":"function_call","call_id":"p1","name":"spawn_agent","arguments":{"prompt":"a","name":"a"}},` +
+			`{"type":"function_call","call_id":"c2","name":"shell","arguments":{"command":["rm","-rf","build"]}}]}`,
+		`{"output":[{"type":"message","content":"never"}]}`,
+		`{"agent":"a","output":[{"type":"function_call","call_id":"x1","name":"shell","arguments":{"command":["bash","-c","sleep 30"]}}]}`,
+		`{"agent":"a","output":[{"type":"message","content":"a"}]}`,
+	}, "\n")
+	sm, err := script.Parse("abort.jsonl", []byte(lines))
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := &memHost{logs: map[string]*enginetest.MemLog{}, script: sm}
+	running := make(chan struct{})
+	runner := &enginetest.FakeRunner{Outcome: func(ctx context.Context, req engine.RunRequest) (events.ExecOutcome, error) {
+		close(running)
+		<-ctx.Done()
+		return events.ExecOutcome{}, ctx.Err()
+	}}
+	appr := approverFunc(func(ctx context.Context, req engine.ApprovalRequest) (engine.Answer, error) {
+		if req.Agent != "" || req.CallID != "c2" {
+			return engine.Answer{}, fmt.Errorf("asked about %s/%s", req.Agent, req.CallID)
+		}
+		select {
+		case <-running:
+		case <-ctx.Done():
+			return engine.Answer{}, ctx.Err()
+		}
+		return engine.Answer{Decision: events.Abort, Source: events.SourceUser}, nil
+	})
+	log := &enginetest.MemLog{}
+	s, err := engine.Start(engine.Config{SessionID: "01a213dd-3096-70c1-ad19-4f6160183b4f", Cwd: t.TempDir(),
+		Session: events.SessionConfig{ApprovalPolicy: "on-request", SandboxMode: "workspace-write"},
+		Plan:    events.SandboxPlan{Mode: events.SandboxWorkspaceWrite},
+		Model:   sm, Approver: appr, Runner: runner, Agents: host,
+		Tools: []engine.Tool{engine.ShellTool{}, engine.SpawnAgentTool{}}}, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Turn(context.Background(), "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != events.TurnAborted {
+		t.Errorf("turn %s, want aborted", res.Status)
+	}
+	if got := lastTransition(t, host.child(t, "a"), "x1"); got != "interrupt:user_abort" {
+		t.Errorf("the child's running call ended %s, want interrupt:user_abort", got)
+	}
+	if got := lastTransition(t, log.Records(), "p1"); got != "interrupt:user_abort" {
+		t.Errorf("the spawn call ended %s", got)
+	}
+	if got := lastTransition(t, log.Records(), "c2"); got != "finish:user_abort" {
+		t.Errorf("the aborted call ended %s", got)
+	}
+}
