@@ -256,7 +256,7 @@ func (s *Session) childConfig(start events.ExecStarted, mdl model.Model, appr Ap
 	// parent's (scripted) answers, so children go without.
 	c.Risk = nil
 	c.Parent = &events.ParentLink{SessionID: s.cfg.SessionID, CallID: start.CallID, Name: sp.Name, Depth: sp.Depth,
-		Grants: s.decider.store.Keys()}
+		Grants: s.decider.store.Keys(), AllowRules: s.decider.AllowRules()}
 	return c
 }
 

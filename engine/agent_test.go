@@ -336,3 +336,43 @@ func TestUserAbortInParentStopsRunningChild(t *testing.T) {
 		t.Errorf("the aborted call ended %s", got)
 	}
 }
+
+// A subagent inherits the prefix rules the user saved during its parent's
+// session: the child's same command is allowed by the rule without a prompt.
+func TestSubagentInheritsSavedRules(t *testing.T) {
+	lines := strings.Join([]string{
+		`{"output":[{"type":"function_call","call_id":"c1","name":"shell","arguments":{"command":["touch","x"]}}]}`,
+		`{"output":[{"type":"function_call","call_id":"p1","name":"spawn_agent","arguments":{"prompt":"a","name":"a"}}]}`,
+		`{"output":[{"type":"message","content":"done"}]}`,
+		`{"agent":"a","output":[{"type":"function_call","call_id":"x1","name":"shell","arguments":{"command":["touch","x"]}}]}`,
+		`{"agent":"a","output":[{"type":"message","content":"a done"}]}`,
+	}, "\n")
+	sm, err := script.Parse("rules.jsonl", []byte(lines))
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := &memHost{logs: map[string]*enginetest.MemLog{}, script: sm}
+	appr := &enginetest.ScriptedApprover{Answers: []events.ReviewDecision{events.ApprovedExecpolicyAmendment}}
+	s, err := engine.Start(engine.Config{SessionID: "01a213dd-3096-70c1-ad19-4f6160183b4f", Cwd: t.TempDir(),
+		Session: events.SessionConfig{ApprovalPolicy: "untrusted", SandboxMode: "workspace-write"},
+		Plan:    events.SandboxPlan{Mode: events.SandboxWorkspaceWrite}, Amender: engine.NoopAmender{},
+		Model:   sm, Approver: appr, Runner: &enginetest.FakeRunner{}, Agents: host,
+		Tools: []engine.Tool{engine.ShellTool{}, engine.SpawnAgentTool{}}}, &enginetest.MemLog{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := s.Turn(context.Background(), "go"); err != nil || res.Status != events.TurnCompleted {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if n := len(appr.Asked()); n != 1 {
+		t.Errorf("asked %d times, want once (the parent's c1; the child's x1 is allowed by the saved rule)", n)
+	}
+	recs := host.child(t, "a")
+	b, _ := recs[0].Decode()
+	if ss := b.(*events.SessionStarted); len(ss.Parent.AllowRules) != 1 {
+		t.Errorf("the child's session_started does not record the inherited rule: %+v", ss.Parent)
+	}
+	if got := lastTransition(t, recs, "x1"); got != "finish:completed" {
+		t.Errorf("x1 ended %s", got)
+	}
+}
