@@ -356,7 +356,7 @@ func TestSubagentInheritsSavedRules(t *testing.T) {
 	s, err := engine.Start(engine.Config{SessionID: "01a213dd-3096-70c1-ad19-4f6160183b4f", Cwd: t.TempDir(),
 		Session: events.SessionConfig{ApprovalPolicy: "untrusted", SandboxMode: "workspace-write"},
 		Plan:    events.SandboxPlan{Mode: events.SandboxWorkspaceWrite}, Amender: engine.NoopAmender{},
-		Model:   sm, Approver: appr, Runner: &enginetest.FakeRunner{}, Agents: host,
+		Model: sm, Approver: appr, Runner: &enginetest.FakeRunner{}, Agents: host,
 		Tools: []engine.Tool{engine.ShellTool{}, engine.SpawnAgentTool{}}}, &enginetest.MemLog{})
 	if err != nil {
 		t.Fatal(err)
