@@ -105,6 +105,9 @@ func (t *turn) runAgent(ctx context.Context, cr *callRun) (callResult, error) {
 	if _, err := s.rec.appendDurable(cr.call.ID, start); err != nil {
 		return callResult{call: cr.call}, err
 	}
+	// Starting a subagent needs no decision: the response's later calls
+	// may ask theirs now rather than after the child's whole turn.
+	t.gate.pass(cr.idx)
 	s.notify(Notice{Type: NoticeCallStarted, TurnID: t.id, CallID: cr.call.ID, Tool: SpawnAgentName, Cwd: start.Cwd, Arguments: cr.call.Payload})
 	return t.awaitAgent(ctx, cr, start, false)
 }
@@ -253,7 +256,7 @@ func (s *Session) childConfig(start events.ExecStarted, mdl model.Model, appr Ap
 	// parent's (scripted) answers, so children go without.
 	c.Risk = nil
 	c.Parent = &events.ParentLink{SessionID: s.cfg.SessionID, CallID: start.CallID, Name: sp.Name, Depth: sp.Depth,
-		Grants: s.decider.store.Keys()}
+		Grants: s.decider.store.Keys(), AllowRules: s.decider.AllowRules()}
 	return c
 }
 

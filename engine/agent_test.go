@@ -221,3 +221,158 @@ func TestSubagentTreeStopsTogether(t *testing.T) {
 		})
 	}
 }
+
+// The bound on children counts spawn_agent calls in call order when a
+// response is accepted, so of three parallel calls under a bound of two the
+// third is refused, whichever runs first, and replay refuses the same one.
+func TestSubagentCountBoundIsInCallOrder(t *testing.T) {
+	spawn := func(id string) string {
+		return `{"type":"function_call","call_id":"` + id + `","name":"spawn_agent","arguments":{"prompt":"p","name":"n` + id + `"}}`
+	}
+	lines := strings.Join([]string{
+		`{"output":[` + spawn("p1") + `,` + spawn("p2") + `,` + spawn("p3") + `]}`,
+		`{"output":[{"type":"message","content":"done"}]}`,
+		`{"agent":"np1","output":[{"type":"message","content":"one"}]}`,
+		`{"agent":"np2","output":[{"type":"message","content":"two"}]}`,
+		`{"agent":"np3","output":[{"type":"message","content":"three"}]}`,
+	}, "\n")
+	sm, err := script.Parse("count.jsonl", []byte(lines))
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := &memHost{logs: map[string]*enginetest.MemLog{}, script: sm}
+	log := &enginetest.MemLog{}
+	s, err := engine.Start(engine.Config{SessionID: "01a213dd-3096-70c1-ad19-4f6160183b4f", Cwd: t.TempDir(),
+		Session: events.SessionConfig{ApprovalPolicy: "never", SandboxMode: "workspace-write", SubagentMaxChildren: 2},
+		Plan:    events.SandboxPlan{Mode: events.SandboxWorkspaceWrite},
+		Model:   sm, Approver: &enginetest.ScriptedApprover{}, Runner: &enginetest.FakeRunner{}, Agents: host,
+		Tools: []engine.Tool{engine.ShellTool{}, engine.SpawnAgentTool{}}}, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := s.Turn(context.Background(), "go"); err != nil || res.Status != events.TurnCompleted {
+		t.Fatalf("%+v %v", res, err)
+	}
+	outs := map[string]string{}
+	for _, r := range log.Records() {
+		if r.Kind == events.KindToolOutput {
+			b, _ := r.Decode()
+			o := b.(*events.ToolOutput)
+			outs[o.CallID] = o.Output
+		}
+	}
+	if outs["p1"] != "one" || outs["p2"] != "two" || !strings.Contains(outs["p3"], "subagents.max_children is 2") {
+		t.Errorf("outputs %v: want p1 and p2 answered by their children, p3 refused", outs)
+	}
+	if len(host.logs) != 2 {
+		t.Errorf("%d children started, want 2", len(host.logs))
+	}
+}
+
+// approverFunc adapts a function to engine.Approver.
+type approverFunc func(context.Context, engine.ApprovalRequest) (engine.Answer, error)
+
+func (f approverFunc) Decide(ctx context.Context, req engine.ApprovalRequest) (engine.Answer, error) {
+	return f(ctx, req)
+}
+
+// The user's "abort" on one of the parent's own calls stops a subagent
+// running beside it: the child's running call is interrupted as the user's
+// abort (user_abort), through its own state machine, and so is the spawn
+// call; the parent's prompt did not wait for the child's turn to end.
+func TestUserAbortInParentStopsRunningChild(t *testing.T) {
+	lines := strings.Join([]string{
+		`{"output":[{"type":"function_call","call_id":"p1","name":"spawn_agent","arguments":{"prompt":"a","name":"a"}},` +
+			`{"type":"function_call","call_id":"c2","name":"shell","arguments":{"command":["rm","-rf","build"]}}]}`,
+		`{"output":[{"type":"message","content":"never"}]}`,
+		`{"agent":"a","output":[{"type":"function_call","call_id":"x1","name":"shell","arguments":{"command":["bash","-c","sleep 30"]}}]}`,
+		`{"agent":"a","output":[{"type":"message","content":"a"}]}`,
+	}, "\n")
+	sm, err := script.Parse("abort.jsonl", []byte(lines))
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := &memHost{logs: map[string]*enginetest.MemLog{}, script: sm}
+	running := make(chan struct{})
+	runner := &enginetest.FakeRunner{Outcome: func(ctx context.Context, req engine.RunRequest) (events.ExecOutcome, error) {
+		close(running)
+		<-ctx.Done()
+		return events.ExecOutcome{}, ctx.Err()
+	}}
+	appr := approverFunc(func(ctx context.Context, req engine.ApprovalRequest) (engine.Answer, error) {
+		if req.Agent != "" || req.CallID != "c2" {
+			return engine.Answer{}, fmt.Errorf("asked about %s/%s", req.Agent, req.CallID)
+		}
+		select {
+		case <-running:
+		case <-ctx.Done():
+			return engine.Answer{}, ctx.Err()
+		}
+		return engine.Answer{Decision: events.Abort, Source: events.SourceUser}, nil
+	})
+	log := &enginetest.MemLog{}
+	s, err := engine.Start(engine.Config{SessionID: "01a213dd-3096-70c1-ad19-4f6160183b4f", Cwd: t.TempDir(),
+		Session: events.SessionConfig{ApprovalPolicy: "on-request", SandboxMode: "workspace-write"},
+		Plan:    events.SandboxPlan{Mode: events.SandboxWorkspaceWrite},
+		Model:   sm, Approver: appr, Runner: runner, Agents: host,
+		Tools: []engine.Tool{engine.ShellTool{}, engine.SpawnAgentTool{}}}, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Turn(context.Background(), "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != events.TurnAborted {
+		t.Errorf("turn %s, want aborted", res.Status)
+	}
+	if got := lastTransition(t, host.child(t, "a"), "x1"); got != "interrupt:user_abort" {
+		t.Errorf("the child's running call ended %s, want interrupt:user_abort", got)
+	}
+	if got := lastTransition(t, log.Records(), "p1"); got != "interrupt:user_abort" {
+		t.Errorf("the spawn call ended %s", got)
+	}
+	if got := lastTransition(t, log.Records(), "c2"); got != "finish:user_abort" {
+		t.Errorf("the aborted call ended %s", got)
+	}
+}
+
+// A subagent inherits the prefix rules the user saved during its parent's
+// session: the child's same command is allowed by the rule without a prompt.
+func TestSubagentInheritsSavedRules(t *testing.T) {
+	lines := strings.Join([]string{
+		`{"output":[{"type":"function_call","call_id":"c1","name":"shell","arguments":{"command":["touch","x"]}}]}`,
+		`{"output":[{"type":"function_call","call_id":"p1","name":"spawn_agent","arguments":{"prompt":"a","name":"a"}}]}`,
+		`{"output":[{"type":"message","content":"done"}]}`,
+		`{"agent":"a","output":[{"type":"function_call","call_id":"x1","name":"shell","arguments":{"command":["touch","x"]}}]}`,
+		`{"agent":"a","output":[{"type":"message","content":"a done"}]}`,
+	}, "\n")
+	sm, err := script.Parse("rules.jsonl", []byte(lines))
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := &memHost{logs: map[string]*enginetest.MemLog{}, script: sm}
+	appr := &enginetest.ScriptedApprover{Answers: []events.ReviewDecision{events.ApprovedExecpolicyAmendment}}
+	s, err := engine.Start(engine.Config{SessionID: "01a213dd-3096-70c1-ad19-4f6160183b4f", Cwd: t.TempDir(),
+		Session: events.SessionConfig{ApprovalPolicy: "untrusted", SandboxMode: "workspace-write"},
+		Plan:    events.SandboxPlan{Mode: events.SandboxWorkspaceWrite}, Amender: engine.NoopAmender{},
+		Model: sm, Approver: appr, Runner: &enginetest.FakeRunner{}, Agents: host,
+		Tools: []engine.Tool{engine.ShellTool{}, engine.SpawnAgentTool{}}}, &enginetest.MemLog{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := s.Turn(context.Background(), "go"); err != nil || res.Status != events.TurnCompleted {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if n := len(appr.Asked()); n != 1 {
+		t.Errorf("asked %d times, want once (the parent's c1; the child's x1 is allowed by the saved rule)", n)
+	}
+	recs := host.child(t, "a")
+	b, _ := recs[0].Decode()
+	if ss := b.(*events.SessionStarted); len(ss.Parent.AllowRules) != 1 {
+		t.Errorf("the child's session_started does not record the inherited rule: %+v", ss.Parent)
+	}
+	if got := lastTransition(t, recs, "x1"); got != "finish:completed" {
+		t.Errorf("x1 ended %s", got)
+	}
+}

@@ -53,6 +53,9 @@ type Decider struct {
 	store *approval.Store
 	// project lists rule files that came from the workspace.
 	project map[string]bool
+	// allowed are the prefix rules added during the session, in order,
+	// for a subagent to inherit.
+	allowed [][]string
 }
 
 // NewDecider builds the decision logic for a session from its recorded
@@ -176,6 +179,14 @@ func (d *Decider) AddAllowRule(pattern []string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.rules = d.rules.WithAllowRule(pattern)
+	d.allowed = append(d.allowed, append([]string(nil), pattern...))
+}
+
+// AllowRules returns the prefix rules added during the session, in order.
+func (d *Decider) AllowRules() [][]string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([][]string(nil), d.allowed...)
 }
 
 // SandboxFor selects the sandbox for a call that may run, by

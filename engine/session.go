@@ -201,8 +201,12 @@ func build(cfg Config, log Log) (*Session, error) {
 		runner: cfg.Runner, observer: cfg.Observer, fsm: states.NewPool(), machines: map[string]*states.Machine{},
 		history: map[string]*callHistory{}, resolved: map[string]map[string]string{}, callIDs: map[string]bool{}, spawns: map[string]int{}}
 	if cfg.Parent != nil {
-		// A subagent starts with its parent's session grants.
+		// A subagent starts with its parent's session grants and the
+		// prefix rules saved during the parent's session.
 		dec.Grant(cfg.Parent.Grants)
+		for _, p := range cfg.Parent.AllowRules {
+			dec.AddAllowRule(p)
+		}
 	}
 	s.rec = newRecorder(log, cfg.Clock, s.onRecord, cfg.Faults)
 	s.specs = reg.Specs()

@@ -14,6 +14,10 @@ type ParentLink struct {
 	// Grants are the approval keys the parent had granted for the session
 	// when the child started.
 	Grants []string `msgpack:"grants,omitempty" json:"grants,omitempty"`
+	// AllowRules are the prefix rules the user saved during the parent's
+	// session before the child started (the child's rule sources are the
+	// ones recorded at the parent's start).
+	AllowRules [][]string `msgpack:"allow_rules,omitempty" json:"allow_rules,omitempty"`
 }
 
 // AgentSpawn is what a spawn_agent call starts, recorded in its exec_started

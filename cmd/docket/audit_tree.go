@@ -16,13 +16,15 @@ import (
 // a heading per subagent (its path, session and the parent call that
 // started it), then its calls, each named by its path from the root
 // (writer/call_1), so "why did this run unsandboxed" is answered for every
-// call of the tree. An incomplete audit of any session exits 1.
-func runAuditTree(ctx context.Context, a *app, homeFlag, ref string, opts audit.Options) error {
+// call of the tree. With jsonOut it prints a JSON array of the sessions'
+// audit objects, in the same order, calls named by path and each child
+// with its "parent". An incomplete audit of any session exits 1.
+func runAuditTree(ctx context.Context, a *app, homeFlag, ref string, jsonOut bool, opts audit.Options) error {
 	home, err := resolveHome(homeFlag)
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
-	sf, err := journal.Find(home, ref)
+	sf, err := findSession(home, ref)
 	if err != nil {
 		var nf *journal.NotFoundError
 		var amb *journal.AmbiguousError
@@ -37,18 +39,35 @@ func runAuditTree(ctx context.Context, a *app, homeFlag, ref string, opts audit.
 	})
 	out := bufio.NewWriter(a.stdout)
 	var incomplete []string
-	for _, n := range nodes {
-		if n.Depth > 0 {
-			fmt.Fprintf(out, "\n%s subagent %s: session %s, started by call %s\n", strings.Repeat("=", n.Depth+1), strings.TrimSuffix(n.Prefix, "/"), n.SessionID, n.ParentCall)
+	if jsonOut {
+		fmt.Fprint(out, "[")
+	}
+	for i, n := range nodes {
+		var w audit.Sink
+		switch {
+		case jsonOut:
+			if i > 0 {
+				fmt.Fprint(out, ",")
+			}
+			fmt.Fprint(out, "\n")
+			w = audit.NewJSONWriter(out)
+		default:
+			if n.Depth > 0 {
+				fmt.Fprintf(out, "\n%s subagent %s: session %s, started by call %s\n", strings.Repeat("=", n.Depth+1), strings.TrimSuffix(n.Prefix, "/"), n.SessionID, n.ParentCall)
+			}
+			w = audit.NewTextWriter(out, opts)
 		}
 		var tail tailSink
-		sink := audit.Tee(&tail, prefixSink{prefix: n.Prefix, next: audit.NewTextWriter(out, opts)})
+		sink := audit.Tee(&tail, prefixSink{prefix: n.Prefix, next: w})
 		if err := audit.Stream(ctx, n.Path, opts, sink); err != nil {
 			return &exitError{code: exitFailed, err: errors.Join(fmt.Errorf("audit %s: %w", n.Path, err), out.Flush())}
 		}
 		if d := tail.damage(); d.Incomplete() {
 			incomplete = append(incomplete, fmt.Sprintf("%s (damaged after seq %d: %s)", n.Path, d.LastGoodSeq, d.Error))
 		}
+	}
+	if jsonOut {
+		fmt.Fprint(out, "\n]\n")
 	}
 	if err := out.Flush(); err != nil {
 		return err

@@ -29,10 +29,10 @@ func newAuditCmd(a *app) *cobra.Command {
 		RunE: func(c *cobra.Command, args []string) error {
 			opts := audit.Options{CallID: callID, UnsandboxedOnly: unsandboxed}
 			if tree {
-				if jsonOut || htmlFile != "" || callID != "" {
-					return usageErrorf("--tree prints text; it does not combine with --json, --html or --call")
+				if htmlFile != "" || callID != "" {
+					return usageErrorf("--tree prints text or --json; it does not combine with --html or --call")
 				}
-				return runAuditTree(c.Context(), a, home, args[0], opts)
+				return runAuditTree(c.Context(), a, home, args[0], jsonOut, opts)
 			}
 			return runAudit(c.Context(), a, home, args[0], htmlFile, jsonOut, opts)
 		},
@@ -52,7 +52,7 @@ func runAudit(ctx context.Context, a *app, homeFlag, ref, htmlFile string, jsonO
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
-	sf, err := journal.Find(home, ref)
+	sf, err := findSession(home, ref)
 	if err != nil {
 		var nf *journal.NotFoundError
 		var amb *journal.AmbiguousError

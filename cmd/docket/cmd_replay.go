@@ -44,7 +44,7 @@ afterwards unless --keep-scratch.`,
 			if err != nil {
 				return err
 			}
-			sf, err := journal.Find(h, args[0])
+			sf, err := findSession(h, args[0])
 			if err != nil {
 				return usageErrorf("%v", err)
 			}

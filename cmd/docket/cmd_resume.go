@@ -96,14 +96,10 @@ func runResume(c *cobra.Command, a *app, f *execFlags, r resumeFlags, args []str
 		return err
 	}
 	var sf journal.SessionFile
-	if ref == "last" || ref == "--last" {
-		// The newest session of any project, but never a subagent's: it
+	if ref != "" {
+		// "last" is the newest session that is not a subagent's: a child
 		// goes on with its parent.
-		if sf, err = chooseSession(a, cfg.Home, "", resumeFlags{last: true, all: true}); err != nil {
-			return err
-		}
-	} else if ref != "" {
-		sf, err = journal.Find(cfg.Home, ref)
+		sf, err = findSession(cfg.Home, ref)
 		if err != nil {
 			var amb *journal.AmbiguousError
 			var nf *journal.NotFoundError

@@ -36,6 +36,9 @@ func (j *jsonWriter) Begin(h *Report) error {
 	j.field(false, "journal", h.Journal)
 	j.field(false, "policy", h.Policy)
 	j.field(false, "rules", h.Rules)
+	if h.Parent != nil {
+		j.field(false, "parent", h.Parent)
+	}
 	j.put(`,"calls":[`)
 	return j.err
 }

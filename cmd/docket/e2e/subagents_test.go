@@ -183,6 +183,25 @@ func TestSubagentParksParentAndResumeAnswersIt(t *testing.T) {
 		!strings.Contains(au.stdout, "parent  subagent writer of session "+root+" (call p1)") {
 		t.Errorf("audit --tree: exit %d, want the child's call by its path\n%s%s", au.code, au.stdout, au.stderr)
 	}
+	aj := docket(t, nil, "audit", "--tree", "--json", "--home", tr.home, root)
+	var reports []struct {
+		SessionID string `json:"session_id"`
+		Parent    *struct {
+			SessionID string `json:"session_id"`
+			CallID    string `json:"call_id"`
+			Name      string `json:"name"`
+		} `json:"parent"`
+		Calls []struct {
+			CallID string `json:"call_id"`
+		} `json:"calls"`
+	}
+	if err := json.Unmarshal([]byte(aj.stdout), &reports); err != nil || aj.code != 0 {
+		t.Fatalf("audit --tree --json: exit %d, %v\n%s", aj.code, err, aj.stdout)
+	}
+	if len(reports) != 2 || reports[1].Parent == nil || reports[1].Parent.Name != "writer" || reports[1].Parent.SessionID != root ||
+		len(reports[1].Calls) != 1 || reports[1].Calls[0].CallID != "writer/w1" {
+		t.Errorf("audit --tree --json: %+v", reports)
+	}
 	ls := docket(t, nil, "sessions", "--home", tr.home)
 	lines := strings.Split(strings.TrimSpace(ls.stdout), "\n")
 	if len(lines) != 3 || !strings.HasPrefix(lines[1], root) || !strings.HasPrefix(lines[2], "└ "+w.SessionID) {
