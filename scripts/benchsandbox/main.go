@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command benchsandbox times the start of a sandboxed `true` in one
 // interleaved run: bare /bin/true, bubblewrap, `docket sandbox`, the
 // in-process sandbox.Run the engine uses, and Codex's sandbox when it is
