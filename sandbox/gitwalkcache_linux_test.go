@@ -2,9 +2,11 @@ package sandbox
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/docket-engine/docket/events"
@@ -186,5 +188,41 @@ func writeFile(t *testing.T, path, content string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestGitWalkCacheIsSafeForConcurrentCalls: parallel calls share one cache
+// while repositories appear; afterwards a call still equals a fresh walk.
+func TestGitWalkCacheIsSafeForConcurrentCalls(t *testing.T) {
+	ws := t.TempDir()
+	mkdirs(t, filepath.Join(ws, "a"))
+	c := &GitWalkCache{}
+	defer func() { _ = c.Close() }()
+	roots := []string{ws}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 20 {
+				_ = gitDirsCached(roots, ws, c)
+			}
+		}()
+	}
+	go func() {
+		defer close(done)
+		for i := range 20 {
+			if err := os.MkdirAll(filepath.Join(ws, "a", fmt.Sprint(i), ".git"), 0o755); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	wg.Wait()
+	<-done
+	got, fresh := gitDirsCached(roots, ws, c), gitDirs(roots, ws)
+	if !slices.Equal(got.Found, fresh.Found) || len(got.Found) != 20 {
+		t.Errorf("after concurrent calls: cached found %v, fresh %v (want 20)", got.Found, fresh.Found)
 	}
 }

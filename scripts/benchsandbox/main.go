@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command benchsandbox times the start of a sandboxed `true` in one
 // interleaved run: bare /bin/true, bubblewrap, `docket sandbox`, the
 // in-process sandbox.Run the engine uses, and Codex's sandbox when it is
@@ -40,6 +42,11 @@ type candidate struct {
 	cmd  string // how to reproduce it, for the report
 	run  func() error
 	ms   []float64
+	// tolerant candidates (not docket's) may fail a run: it is counted
+	// and reported, not timed, and the run goes on.
+	tolerant bool
+	failed   int
+	firstErr string
 }
 
 func main() {
@@ -107,7 +114,13 @@ func run() error {
 			c := cands[(j+r)%n]
 			start := time.Now()
 			if err := c.run(); err != nil {
-				return fmt.Errorf("run %d: %s failed, so its time would mean nothing: %w", r, c.name, err)
+				if !c.tolerant {
+					return fmt.Errorf("run %d: %s failed, so its time would mean nothing: %w", r, c.name, err)
+				}
+				if c.failed++; c.firstErr == "" {
+					c.firstErr = err.Error()
+				}
+				continue
 			}
 			c.ms = append(c.ms, float64(time.Since(start).Nanoseconds())/1e6)
 		}
@@ -168,7 +181,7 @@ func candidates(o options, truebin string) ([]*candidate, error) {
 		// Its -C needs a permission profile; it runs in its working directory.
 		argv := []string{codex, "sandbox", "-c", `sandbox_mode="workspace-write"`, "--", truebin}
 		cands = append(cands, &candidate{name: "codex sandbox (workspace-write)", cmd: "cd " + o.workspace + " && " + strings.Join(argv, " "),
-			run: func() error { return spawn(devnull, o.workspace, codex, argv, os.Environ()) }})
+			run: func() error { return spawnErr(devnull, o.workspace, codex, argv) }, tolerant: true})
 	} else {
 		fmt.Fprintln(os.Stderr, "Codex not installed (npm install --prefix .cache/codex @openai/codex): skipping its row")
 	}
@@ -236,6 +249,36 @@ func spawn(devnull *os.File, dir, path string, argv, env []string) error {
 	}
 	if !ws.Exited() || ws.ExitStatus() != 0 {
 		return fmt.Errorf("%s: %v", strings.Join(argv, " "), ws)
+	}
+	return nil
+}
+
+// spawnErr is spawn keeping the command's stderr for the error.
+func spawnErr(devnull *os.File, dir, path string, argv []string) error {
+	errf, err := os.CreateTemp("", "benchsandbox-stderr-")
+	if err != nil {
+		return err
+	}
+	defer func() { _ = os.Remove(errf.Name()) }()
+	defer func() { _ = errf.Close() }()
+	fd := devnull.Fd()
+	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{Dir: dir, Env: os.Environ(), Files: []uintptr{fd, fd, errf.Fd()}})
+	if err != nil {
+		return err
+	}
+	var ws syscall.WaitStatus
+	for {
+		_, err = syscall.Wait4(pid, &ws, 0, nil)
+		if !errors.Is(err, syscall.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if !ws.Exited() || ws.ExitStatus() != 0 {
+		b, _ := os.ReadFile(errf.Name())
+		return fmt.Errorf("exit status %d: %s", ws.ExitStatus(), strings.TrimSpace(string(b)))
 	}
 	return nil
 }
@@ -310,6 +353,11 @@ func report(w io.Writer, o options, cands []*candidate, loadBefore, loadAfter st
 			ratio = fmt.Sprintf("%.2f", m/bwrap)
 		}
 		fmt.Fprintf(w, "| %s | %.2f | %.2f–%.2f | %.2f | %s |\n", c.name, m, quantile(s, 0.1), quantile(s, 0.9), m-bare, ratio)
+	}
+	for _, c := range cands {
+		if c.failed > 0 {
+			fmt.Fprintf(w, "\n%s failed %d of %d runs (not timed); the first: %s\n", c.name, c.failed, o.runs, c.firstErr)
+		}
 	}
 	fmt.Fprintln(w, "\nCandidates:")
 	fmt.Fprintln(w)
