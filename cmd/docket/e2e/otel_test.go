@@ -256,6 +256,22 @@ func TestSessionsReachARealCollector(t *testing.T) {
 		t.Fatalf("export: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	spans := col.stop(t)
+	// The documented fleet query finds the unsandboxed run, once per copy.
+	jq := exec.Command("jq", "-c", "-f", filepath.Join("..", "..", "..", "scripts", "unsandboxed-runs.jq"), col.out)
+	jqOut, err := jq.Output()
+	if err != nil {
+		t.Fatalf("jq (needed for the documented query): %v", err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(jqOut)), "\n")
+	if len(lines) != 3 {
+		t.Errorf("the unsandboxed-runs query found %d rows, want 3 (u1 of two sessions, one sent twice):\n%s", len(lines), jqOut)
+	}
+	for _, l := range lines {
+		var row struct{ Call, Why, Host string }
+		if err := json.Unmarshal([]byte(l), &row); err != nil || row.Call != "u1" || row.Why == "" || row.Host == "" {
+			t.Errorf("query row %s: %+v %v", l, row, err)
+		}
+	}
 
 	bySpan := map[string][]otlpSpan{}
 	sessions := map[string]bool{}
