@@ -131,7 +131,7 @@ func BenchmarkCallOverhead(b *testing.B) {
 			var p *Provider
 			if tc.endpoint != nil {
 				var err error
-				p, err = NewProvider(context.Background(), Settings{Endpoint: tc.endpoint(), Protocol: tc.protocol, Argv: ArgvRedacted}, false)
+				p, err = NewProvider(context.Background(), Settings{Endpoint: tc.endpoint(), Protocol: tc.protocol, Argv: ArgvRedacted}, true)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -63,7 +63,9 @@ type Provider struct {
 }
 
 // NewProvider builds the exporter and the provider. blocking makes a full
-// queue wait for room (docket export) instead of dropping (a live session).
+// span queue wait for room instead of dropping spans uncounted: right for
+// docket export, and for a live session too, where the one waiting is
+// Tap's goroutine (Tap's own queue then drops, and counts).
 func NewProvider(ctx context.Context, s Settings, blocking bool) (*Provider, error) {
 	inner, err := newExporter(ctx, s)
 	if err != nil {
