@@ -271,3 +271,24 @@ func TestABadHookConfigNamesTheKey(t *testing.T) {
 		})
 	}
 }
+
+// TestAHookForcedApprovalIsTheWhyOfAnUnsandboxedRun: an allow rule lets a
+// command run without the sandbox unasked; a hook's ask puts the user's
+// approval in front of it, and the audit's why-line names the hook.
+func TestAHookForcedApprovalIsTheWhyOfAnUnsandboxedRun(t *testing.T) {
+	home, ws, hookDir := t.TempDir(), t.TempDir(), t.TempDir()
+	s := hookScripts(t, hookDir, t.TempDir())
+	writeFile(t, filepath.Join(home, "config.toml"), fmt.Sprintf("[[hooks.pre_tool]]\ntool = \"shell\"\ncommand = [%q]\n", s["json-ask"]))
+	writeFile(t, filepath.Join(home, "rules", "default.rules"), `prefix_rule(pattern=["touch"], decision="allow")`+"\n")
+	script := writeScript(t, `{"output":[{"type":"function_call","call_id":"r1","name":"shell","arguments":{"command":["touch","r1"]}}]}`,
+		`{"output":[{"type":"message","content":"done"}]}`)
+	r := docket(t, nil, "exec", "--skip-git-repo-check", "--home", home, "-C", ws, "-a", "on-request", "-s", "workspace-write",
+		"--model-script", script, "--decisions", "approved", "go")
+	if r.code != 0 {
+		t.Fatalf("exec: exit %d\n%s", r.code, r.stderr)
+	}
+	a := docket(t, nil, "audit", sessionIDs(t, home)[0], "--home", home, "--unsandboxed")
+	if !strings.Contains(a.stdout, "a pre_tool hook asked for approval (pre_tool hook json-ask.sh asks for approval: a person should look); user (--decisions) approved it at") {
+		t.Fatalf("the why-line does not name the hook:\n%s", a.stdout)
+	}
+}
