@@ -189,5 +189,5 @@ func BenchmarkSpansPerCall(b *testing.B) {
 	for _, r := range recs {
 		bl.Record(r)
 	}
-	bl.End()
+	bl.End(true)
 }

@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/docket-engine/docket/events"
@@ -13,6 +14,10 @@ import (
 // spansOf builds the spans of a recorded journal with an in-memory
 // exporter.
 func spansOf(t *testing.T, recs []events.Record, quiet uint64) tracetest.SpanStubs {
+	return spansOfEnd(t, recs, quiet, true)
+}
+
+func spansOfEnd(t *testing.T, recs []events.Record, quiet uint64, open bool) tracetest.SpanStubs {
 	t.Helper()
 	exp := tracetest.NewInMemoryExporter()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp), sdktrace.WithIDGenerator(idGenerator{}))
@@ -20,7 +25,7 @@ func spansOf(t *testing.T, recs []events.Record, quiet uint64) tracetest.SpanStu
 	for _, r := range recs {
 		b.Record(r)
 	}
-	b.End()
+	b.End(open)
 	return exp.GetSpans()
 }
 
@@ -82,5 +87,39 @@ func TestSpansOfASandboxDenialRetryJournal(t *testing.T) {
 	// What an earlier process finished is not sent by a resumed one.
 	if quiet := spansOf(t, recs, recs[len(recs)-1].Seq); len(quiet) != 0 {
 		t.Errorf("a resumed session re-sent %d spans of finished work", len(quiet))
+	}
+}
+
+// TestALiveSessionDoesNotSendUnfinishedCalls: the process that parks a
+// session leaves its waiting call unsent (the resumed process sends it
+// finished, under the same id); docket export of the same records sends
+// it as pending.
+func TestALiveSessionDoesNotSendUnfinishedCalls(t *testing.T) {
+	all := readJournal(t, "parked-resume.docket")
+	var first []events.Record
+	for _, r := range all {
+		if r.Kind == events.KindSessionResumed {
+			break
+		}
+		first = append(first, r)
+	}
+	outcomes := func(spans tracetest.SpanStubs) (out []string) {
+		for _, s := range spans {
+			for _, a := range s.Attributes {
+				if a.Key == "docket.outcome" {
+					out = append(out, a.Value.AsString())
+				}
+			}
+		}
+		return out
+	}
+	if got := outcomes(spansOfEnd(t, first, 0, false)); len(got) != 0 {
+		t.Errorf("the parking process sent calls %v", got)
+	}
+	if got := outcomes(spansOfEnd(t, first, 0, true)); !slices.Contains(got, "pending") {
+		t.Errorf("export of the parked journal sent %v, want a pending call", got)
+	}
+	if got := outcomes(spansOfEnd(t, all, first[len(first)-1].Seq, false)); len(got) == 0 || slices.Contains(got, "pending") {
+		t.Errorf("the resumed process sent %v, want the finished calls", got)
 	}
 }

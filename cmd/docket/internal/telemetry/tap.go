@@ -41,7 +41,7 @@ func NewTap(log engine.Log, b *Builder, queue int) *Tap {
 		for r := range t.queue {
 			b.Record(r)
 		}
-		b.End()
+		b.End(false)
 	}()
 	return t
 }
