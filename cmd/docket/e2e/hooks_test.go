@@ -216,6 +216,13 @@ func TestHooksJudgeCallsThroughTheBinary(t *testing.T) {
 	if !found {
 		t.Errorf("audit --json does not show exit2's deny verdict: %+v", js.Calls)
 	}
+	page := filepath.Join(t.TempDir(), "a.html")
+	if r := docket(t, nil, "audit", id, "--home", home, "--html", page); r.code != 0 {
+		t.Fatalf("audit --html: exit %d\n%s", r.code, r.stderr)
+	}
+	if b, err := os.ReadFile(page); err != nil || !strings.Contains(string(b), "pre_tool hook <code>exit2.sh</code>: <b>deny</b>") {
+		t.Errorf("the HTML audit does not show exit2's verdict (%v)", err)
+	}
 }
 
 // alive reports whether pid is a live (not zombie) process.
