@@ -60,6 +60,7 @@ type setup struct {
 	risk     engine.RiskAssessor
 	rules    []events.RuleSource
 	network  bool // workspace-write network_access
+	hooks    engine.Hooks
 }
 
 func newFixture(t *testing.T, st setup) *fixture {
@@ -108,7 +109,7 @@ func newFixture(t *testing.T, st setup) *fixture {
 				w(n)
 			}
 		}),
-		Tools: []engine.Tool{engine.ShellTool{}, engine.ApplyPatchTool{}},
+		Tools: []engine.Tool{engine.ShellTool{}, engine.ApplyPatchTool{}}, Hooks: st.hooks,
 	}, f.j)
 	if err != nil {
 		t.Fatal(err)

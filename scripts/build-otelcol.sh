@@ -26,7 +26,7 @@ mkdir -p "$cache"
 tmp="$(mktemp "$cache/.otelcol-build.XXXXXX")"
 trap 'rm -f "$tmp"' EXIT
 start=$(date +%s)
-(cd "$src" && GOWORK=off go build -trimpath -o "$tmp" .) >&2
+(cd "$src" && GOWORK=off go build -o "$tmp" .) >&2
 chmod 0755 "$tmp"
 mv -f "$tmp" "$bin"
 trap - EXIT

@@ -154,6 +154,6 @@ func exportSession(p *telemetry.Provider, argv telemetry.ArgvMode, sf journal.Se
 	if errors.As(err, &inUse) {
 		return false, nil
 	}
-	b.End()
+	b.End(true)
 	return true, err
 }

@@ -43,7 +43,7 @@ func startTelemetry(ctx context.Context, stderr io.Writer, cfg *config.Config, s
 		return log, func() error { return nil }, nil
 	}
 	s := telemetrySettings(cfg)
-	p, err := telemetry.NewProvider(ctx, s, false)
+	p, err := telemetry.NewProvider(ctx, s, true)
 	if err != nil {
 		return nil, nil, fmt.Errorf("[otel]: %w", err)
 	}

@@ -166,6 +166,15 @@ func timeline(c *Call) []item {
 	for _, d := range c.Decisions {
 		out = append(out, item{d.Seq, d.At, "decision", fmt.Sprintf("<b>%s</b> by %s (%s phase)", esc(d.Decision.String()), esc(who(d.Source)), esc(d.Phase.String()))})
 	}
+	for _, h := range c.Hooks {
+		text := fmt.Sprintf("%s hook <code>%s</code>: <b>%s</b>", esc(h.Stage), esc(h.Name), esc(h.Decision))
+		if h.Error != "" {
+			text += " (failed: " + esc(h.Error) + "; on_error)"
+		} else if h.Reason != "" {
+			text += ": " + esc(h.Reason)
+		}
+		out = append(out, item{h.Seq, "", "hook", text})
+	}
 	for _, a := range c.Attempts {
 		if a.Seq > 0 {
 			out = append(out, item{a.Seq, a.At, "run", fmt.Sprintf("attempt %d starts: %s", a.Attempt, esc(sandboxNote(a.Sandbox)))})

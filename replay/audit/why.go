@@ -29,6 +29,9 @@ func (a *auditor) why(t *tracker) string {
 		if u.phase == events.PhaseRetry {
 			return "sandbox denied it (" + denialSummary(u.denial) + "); " + who(d.Source) + " " + verb(d.Decision, " the retry") + " at " + d.At
 		}
+		if u.askCause == string(states.CauseHookAsk) {
+			return "a pre_tool hook asked for approval" + paren(u.askReason) + "; " + who(d.Source) + " " + verb(d.Decision, " it") + " at " + d.At
+		}
 		if u.askCause == string(states.CauseEscalationRequested) {
 			return "the model requested escalation" + paren(u.askReason) + "; " + who(d.Source) + " " + verb(d.Decision, "") + " at " + d.At
 		}

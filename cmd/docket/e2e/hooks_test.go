@@ -216,6 +216,13 @@ func TestHooksJudgeCallsThroughTheBinary(t *testing.T) {
 	if !found {
 		t.Errorf("audit --json does not show exit2's deny verdict: %+v", js.Calls)
 	}
+	page := filepath.Join(t.TempDir(), "a.html")
+	if r := docket(t, nil, "audit", id, "--home", home, "--html", page); r.code != 0 {
+		t.Fatalf("audit --html: exit %d\n%s", r.code, r.stderr)
+	}
+	if b, err := os.ReadFile(page); err != nil || !strings.Contains(string(b), "pre_tool hook <code>exit2.sh</code>: <b>deny</b>") {
+		t.Errorf("the HTML audit does not show exit2's verdict (%v)", err)
+	}
 }
 
 // alive reports whether pid is a live (not zombie) process.
@@ -269,5 +276,26 @@ func TestABadHookConfigNamesTheKey(t *testing.T) {
 				t.Fatalf("exit %d, stderr lacks %q:\n%s", r.code, tc.want, r.stderr)
 			}
 		})
+	}
+}
+
+// TestAHookForcedApprovalIsTheWhyOfAnUnsandboxedRun: an allow rule lets a
+// command run without the sandbox unasked; a hook's ask puts the user's
+// approval in front of it, and the audit's why-line names the hook.
+func TestAHookForcedApprovalIsTheWhyOfAnUnsandboxedRun(t *testing.T) {
+	home, ws, hookDir := t.TempDir(), t.TempDir(), t.TempDir()
+	s := hookScripts(t, hookDir, t.TempDir())
+	writeFile(t, filepath.Join(home, "config.toml"), fmt.Sprintf("[[hooks.pre_tool]]\ntool = \"shell\"\ncommand = [%q]\n", s["json-ask"]))
+	writeFile(t, filepath.Join(home, "rules", "default.rules"), `prefix_rule(pattern=["touch"], decision="allow")`+"\n")
+	script := writeScript(t, `{"output":[{"type":"function_call","call_id":"r1","name":"shell","arguments":{"command":["touch","r1"]}}]}`,
+		`{"output":[{"type":"message","content":"done"}]}`)
+	r := docket(t, nil, "exec", "--skip-git-repo-check", "--home", home, "-C", ws, "-a", "on-request", "-s", "workspace-write",
+		"--model-script", script, "--decisions", "approved", "go")
+	if r.code != 0 {
+		t.Fatalf("exec: exit %d\n%s", r.code, r.stderr)
+	}
+	a := docket(t, nil, "audit", sessionIDs(t, home)[0], "--home", home, "--unsandboxed")
+	if !strings.Contains(a.stdout, "a pre_tool hook asked for approval (pre_tool hook json-ask.sh asks for approval: a person should look); user (--decisions) approved it at") {
+		t.Fatalf("the why-line does not name the hook:\n%s", a.stdout)
 	}
 }

@@ -41,6 +41,13 @@ func unsupportedCodexKey(key []string) string {
 		case "chatgpt_base_url", "preferred_auth_method", "forced_login_method", "forced_chatgpt_workspace_id", "cli_auth_credentials_store":
 			return "Docket logs in with `docket login` (device code) or the provider's env_key"
 		}
+	case len(key) >= 2 && key[0] == "otel":
+		switch key[1] {
+		case "exporter", "trace_exporter":
+			return "Docket's [otel] takes endpoint, protocol (grpc or http/protobuf) and headers directly (docs/cli.md)"
+		case "environment", "log_user_prompt":
+			return "Docket exports spans of turns and tool calls, never prompts; set OTEL_RESOURCE_ATTRIBUTES=deployment.environment=NAME for the environment"
+		}
 	case len(key) == 3 && key[0] == "mcp_servers":
 		switch last {
 		case "env_vars":

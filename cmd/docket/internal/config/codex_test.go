@@ -121,6 +121,7 @@ func TestCodexKeyDecisions(t *testing.T) {
 		{name: "a bad inherit", file: "[shell_environment_policy]\ninherit = 'nne'\n", err: "inherit value", suggestion: "none"},
 		{name: "a bad env pattern", file: "[shell_environment_policy]\nexclude = ['[A-']\n", err: "not a valid pattern"},
 		{name: "an undefined default profile", file: "profile = 'fats'\n[profiles.fast]\n", err: `profile "fats" is not defined`, suggestion: "fast"},
+		{name: "codex otel exporter points to docket's keys", file: "[otel]\nexporter = 'none'\n", err: "takes endpoint, protocol"},
 		{name: "an mcp server with command and url", file: "[mcp_servers.a]\ncommand = 'x'\nurl = 'http://h/mcp'\n", err: "not both"},
 		{name: "a remote mcp server with args", file: "[mcp_servers.a]\nurl = 'http://h/mcp'\nargs = ['x']\n", err: "only a local server"},
 		{name: "a local mcp server with a bearer token", file: "[mcp_servers.a]\ncommand = 'x'\nbearer_token_env_var = 'T'\n", err: "only a remote server"},

@@ -29,7 +29,9 @@ const (
 // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES).
 type Settings struct {
 	// Endpoint is a URL (http://host:4318, https://host:4317) or host:port;
-	// "" leaves it to OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT.
+	// "" leaves it to OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT. Over HTTP a URL
+	// without a path is a base, as that variable's: traces go to
+	// /v1/traces.
 	Endpoint string
 	// Protocol is ProtocolGRPC or ProtocolHTTP; "" reads
 	// OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL, else gRPC.
@@ -61,7 +63,9 @@ type Provider struct {
 }
 
 // NewProvider builds the exporter and the provider. blocking makes a full
-// queue wait for room (docket export) instead of dropping (a live session).
+// span queue wait for room instead of dropping spans uncounted: right for
+// docket export, and for a live session too, where the one waiting is
+// Tap's goroutine (Tap's own queue then drops, and counts).
 func NewProvider(ctx context.Context, s Settings, blocking bool) (*Provider, error) {
 	inner, err := newExporter(ctx, s)
 	if err != nil {
@@ -163,7 +167,13 @@ func newExporter(ctx context.Context, s Settings) (sdktrace.SpanExporter, error)
 		var o []otlptracehttp.Option
 		switch {
 		case isURL:
-			o = append(o, otlptracehttp.WithEndpointURL(s.Endpoint))
+			// As OTEL_EXPORTER_OTLP_ENDPOINT: a base URL, traces under
+			// /v1/traces unless the URL names a path of its own.
+			u, _ := url.Parse(s.Endpoint)
+			if u.Path == "" || u.Path == "/" {
+				u.Path = "/v1/traces"
+			}
+			o = append(o, otlptracehttp.WithEndpointURL(u.String()))
 		case s.Endpoint != "":
 			o = append(o, otlptracehttp.WithEndpoint(s.Endpoint))
 		}

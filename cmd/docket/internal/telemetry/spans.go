@@ -30,6 +30,8 @@ type Builder struct {
 	callTurn map[string]*openTurn // the turn each call belongs to
 	callLast map[string]uint64    // the last seq of each call
 	lastAt   int64
+	// ending: End is emitting the calls still open; sendOpen: send them.
+	ending, sendOpen bool
 }
 
 // openTurn is a turn span not yet ended.
@@ -80,10 +82,19 @@ func (b *Builder) Record(r events.Record) {
 	_ = b.feeder.Feed(r)
 }
 
-// End sends what is still open: calls as they stand, and turns that never
-// ended (a parked or interrupted process), ended at the last record.
-func (b *Builder) End() {
+// End finishes the builder. With open, what is still open is sent as it
+// stands: calls as pending, turns that never ended as unfinished, ended at
+// the last record (docket export: the journal is all there will be).
+// Without, they are not sent (a live session: a resumed process, or a
+// later docket export, sends them once they are finished, under the same
+// ids).
+func (b *Builder) End(open bool) {
+	b.ending, b.sendOpen = true, open
 	_ = b.feeder.End() // callSink never fails
+	if !open {
+		b.turns = map[string]*openTurn{}
+		return
+	}
 	for _, t := range b.turns {
 		t.span.SetAttributes(attribute.String("docket.turn.status", "unfinished"))
 		t.span.End(trace.WithTimestamp(time.Unix(0, b.lastAt)))
@@ -131,7 +142,7 @@ func (s *callSink) Call(c *audit.Call) error {
 }
 
 func (b *Builder) callSpan(c *audit.Call) {
-	if b.callLast[c.CallID] <= b.quiet {
+	if b.callLast[c.CallID] <= b.quiet || (b.ending && !b.sendOpen) {
 		return
 	}
 	parent := context.Background()

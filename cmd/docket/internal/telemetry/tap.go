@@ -41,7 +41,7 @@ func NewTap(log engine.Log, b *Builder, queue int) *Tap {
 		for r := range t.queue {
 			b.Record(r)
 		}
-		b.End()
+		b.End(false)
 	}()
 	return t
 }
@@ -79,6 +79,17 @@ func (t *Tap) Commit() error {
 		}
 	}
 	return nil
+}
+
+// Durable passes on how far the journal's commits reached
+// (engine.DurableLog), so that tapping a session does not add commits to
+// it; 0 when the wrapped log does not say. Records a commit covered that
+// were appended after its batch was taken are exported with the next one.
+func (t *Tap) Durable() uint64 {
+	if d, ok := t.log.(engine.DurableLog); ok {
+		return d.Durable()
+	}
+	return 0
 }
 
 // Close commits what is pending (before the journal's own Close, which
