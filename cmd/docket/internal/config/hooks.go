@@ -11,8 +11,8 @@ import (
 )
 
 // HooksConfig is the [hooks] table: [[hooks.pre_tool]] and
-// [[hooks.post_tool]]. A layer that sets a list replaces the lower layer's
-// list as a whole, like every other array key.
+// [[hooks.post_tool]]. Unlike other array keys, a layer's lists add to the
+// lower layers' (see addsUp): a project cannot drop the operator's hooks.
 type HooksConfig struct {
 	PreTool  []Hook `toml:"pre_tool"`
 	PostTool []Hook `toml:"post_tool"`

@@ -81,9 +81,23 @@ func merge(dst, src tree, prefix []string, set func(key []string)) {
 			merge(d, sub, key, set)
 			continue
 		}
+		if d, ok := dst[k].([]any); ok && addsUp(key) {
+			if add, ok := v.([]any); ok {
+				dst[k] = append(clone(d).([]any), clone(add).([]any)...)
+				set(key)
+				continue
+			}
+		}
 		dst[k] = clone(v)
 		set(key)
 	}
+}
+
+// addsUp says whether a higher layer's list adds to a lower one's rather
+// than replacing it: the hook lists, so that a project's config (or an
+// override) can add hooks but never drop the operator's.
+func addsUp(key []string) bool {
+	return len(key) == 2 && key[0] == "hooks" && (key[1] == "pre_tool" || key[1] == "post_tool")
 }
 
 func clone(v any) any {
