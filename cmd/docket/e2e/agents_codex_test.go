@@ -13,8 +13,9 @@ import (
 	"testing"
 )
 
-// codexCLI is the Codex CLI installed for the tests (npm install --prefix
-// .cache/codex @openai/codex), or "" when it is not.
+// codexCLI is the Codex CLI installed for the tests
+// (scripts/install-codex.sh), or "" when it is not. Under CI (which installs
+// it) a missing CLI fails the test instead of skipping it.
 func codexCLI(t *testing.T) string {
 	t.Helper()
 	p, err := filepath.Abs(filepath.Join("..", "..", "..", ".cache", "codex", "node_modules", ".bin", "codex"))
@@ -22,6 +23,9 @@ func codexCLI(t *testing.T) string {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(p); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("the Codex CLI is not installed at %s under CI: run scripts/install-codex.sh", p)
+		}
 		return ""
 	}
 	return p
@@ -75,7 +79,7 @@ func (s *answerServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func TestAgentsRunDrivesTheRealCodexCLI(t *testing.T) {
 	codex := codexCLI(t)
 	if codex == "" {
-		t.Skip("the Codex CLI is not installed: npm install --prefix .cache/codex @openai/codex (from the repository root)")
+		t.Skip("the Codex CLI is not installed: scripts/install-codex.sh")
 	}
 	srv := &answerServer{answer: "The answer is 42."}
 	ts := httptest.NewServer(srv)
