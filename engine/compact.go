@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/docket-engine/docket/engine/ctxwindow"
 	"github.com/docket-engine/docket/engine/model"
 	"github.com/docket-engine/docket/events"
 )
@@ -57,7 +58,9 @@ type CompactResult struct {
 }
 
 // Compact asks the model to summarise the conversation and replaces the
-// conversation with the summary (the /compact command). The summary is
+// conversation with the summary (the /compact command); an automatic
+// compaction also keeps the prompt of the turn under way, before the
+// summary, when it is small. The summary is
 // journaled as a compaction record before the conversation changes. It
 // MUST NOT be called while a turn of the session runs. A model failure is
 // a *CompactError and leaves the conversation as it was.
@@ -74,15 +77,32 @@ func (s *Session) Compact(ctx context.Context) (CompactResult, error) {
 	return s.compact(ctx, turnID, events.CompactManual)
 }
 
-// compactable reports whether the conversation holds more than a summary.
-func (s *Session) compactable() bool {
+// keepPrompt decides whether a compaction keeps the prompt of the turn
+// under way before the summary, as Codex keeps the user's recent
+// messages: an automatic one does, when the prompt is small next to the
+// limit (at most a quarter of it), so that the compacted conversation is
+// well under the limit again.
+func (s *Session) keepPromptLocked(trigger string) bool {
+	if trigger != events.CompactAuto || s.prompt == nil {
+		return false
+	}
+	return ctxwindow.EstimateItems([]events.Item{*s.prompt}) <= s.cfg.Session.AutoCompactTokenLimit/4
+}
+
+// compactable reports whether compacting would shrink the conversation:
+// it holds more than what would replace it.
+func (s *Session) compactable(trigger string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.items) > 1
+	n := 1
+	if s.keepPromptLocked(trigger) {
+		n = 2
+	}
+	return len(s.items) > n
 }
 
 func (s *Session) compact(ctx context.Context, turnID, trigger string) (CompactResult, error) {
-	if !s.compactable() {
+	if !s.compactable(trigger) {
 		return CompactResult{}, ErrNothingToCompact
 	}
 	before := s.ContextStatus().Used
@@ -108,24 +128,30 @@ func (s *Session) compact(ctx context.Context, turnID, trigger string) (CompactR
 		return CompactResult{}, &CompactError{Trigger: trigger, Err: err}
 	}
 	rec.Summary = summary
+	s.mu.Lock()
+	rec.KeptPrompt = s.keepPromptLocked(trigger)
+	s.mu.Unlock()
 	if _, err := s.rec.appendDurable("", rec); err != nil {
 		return CompactResult{}, err
 	}
 	s.cfg.Faults.Hit(pointCompacted)
 	s.mu.Lock()
-	s.replaceLocked(summary)
+	s.replaceLocked(summary, rec.KeptPrompt)
 	after := s.contextStatusLocked()
 	s.mu.Unlock()
 	s.notify(Notice{Type: NoticeCompacted, TurnID: turnID, Text: summary, Context: &after, Usage: resp.Usage})
 	return CompactResult{Summary: summary, Replaced: len(items), TokensBefore: before, TokensAfter: after.Used, Usage: resp.Usage}, nil
 }
 
-// replaceLocked replaces the conversation with the summary message and
-// starts its running hash afresh; the context size is then an estimate
-// until the next response reports usage.
-func (s *Session) replaceLocked(summary string) {
+// replaceLocked replaces the conversation with the summary message (after
+// the turn's prompt when kept) and starts its running hash afresh; the
+// context size is then an estimate until the next response reports usage.
+func (s *Session) replaceLocked(summary string, keptPrompt bool) {
 	s.items = nil
 	s.convHash = [32]byte{}
+	if keptPrompt && s.prompt != nil {
+		s.addItemsLocked(*s.prompt)
+	}
 	s.addItemsLocked(SummaryItem(summary))
 	s.usageOK, s.lastUsed, s.usageMark, s.warned = false, 0, 0, false
 }
@@ -144,7 +170,7 @@ func SummaryItem(summary string) events.Item {
 // journaled); only a journal error is returned as an error.
 func (t *turn) autoCompact(ctx context.Context) (failed string, err error) {
 	s := t.s
-	if !s.ContextStatus().ShouldCompact() || !s.compactable() {
+	if !s.ContextStatus().ShouldCompact() || !s.compactable(events.CompactAuto) {
 		return "", nil
 	}
 	_, err = s.compact(ctx, t.id, events.CompactAuto)

@@ -113,7 +113,9 @@ func Restore(cfg Config, log Log, records []events.Record) (*Session, error) {
 			lastCalls = nil
 			s.turns++
 			turnID, turnOpen, usage = v.TurnID, true, events.Usage{}
-			s.addItemsLocked(userItem(v.Text, v.Images, v.Attachments))
+			it := userItem(v.Text, v.Images, v.Attachments)
+			s.addItemsLocked(it)
+			s.prompt = &it
 		case *events.ModelRequest:
 			flush()
 			lastCalls = nil
@@ -133,7 +135,7 @@ func Restore(cfg Config, log Log, records []events.Record) (*Session, error) {
 			if v.Error == "" {
 				flush()
 				lastCalls = nil
-				s.replaceLocked(v.Summary)
+				s.replaceLocked(v.Summary, v.KeptPrompt)
 			}
 		case *events.Transition:
 			last[v.CallID] = states.State(v.To)

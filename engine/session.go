@@ -97,6 +97,9 @@ type Session struct {
 	usageMark int
 	usageOK   bool
 	warned    bool
+	// prompt is the user message of the turn under way (or the last
+	// one), which an automatic compaction keeps.
+	prompt *events.Item
 }
 
 func (s *Session) env() *Env {

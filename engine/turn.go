@@ -66,7 +66,11 @@ func (s *Session) TurnWithInput(ctx context.Context, in TurnInput) (TurnResult, 
 	if _, err := s.rec.append("", events.UserTurn{TurnID: t.id, Text: in.Text, Images: in.Images, Attachments: in.Attachments}); err != nil {
 		return TurnResult{}, err
 	}
-	s.addItems(userItem(in.Text, in.Images, in.Attachments))
+	it := userItem(in.Text, in.Images, in.Attachments)
+	s.mu.Lock()
+	s.addItemsLocked(it)
+	s.prompt = &it
+	s.mu.Unlock()
 	s.notify(Notice{Type: NoticeTurnStarted, TurnID: t.id})
 	return t.loop(ctx, nil)
 }

@@ -347,6 +347,9 @@ type Compaction struct {
 	// Summary is the model's summary; the conversation is replaced by one
 	// user message holding it.
 	Summary string `msgpack:"summary,omitempty"`
+	// KeptPrompt is set when the prompt of the turn under way (an
+	// automatic compaction's) was kept verbatim before the summary.
+	KeptPrompt bool `msgpack:"kept_prompt,omitempty"`
 	// Replaced is how many conversation items the summary replaced, and
 	// ReplacedDigest the running hash of those items, so an audit can say
 	// what was summarised.

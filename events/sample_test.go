@@ -54,7 +54,7 @@ func populatedBodies() []any {
 		PolicyChanged{ApprovalPolicy: "never", Previous: "on-request", Source: SourceUser},
 		UserTurn{TurnID: "turn-1", Text: "fix the failing test in @main_test.go", Images: []string{"data:image/png;base64,iVBORw0KGgo="},
 			Attachments: []Attachment{{Path: "main_test.go", Content: "package main\n", Size: 4096, Truncated: true}}},
-		Compaction{TurnID: "turn-1", Trigger: CompactAuto, Summary: "We fixed the test.", Replaced: 12, ReplacedDigest: "ab12",
+		Compaction{TurnID: "turn-1", Trigger: CompactAuto, Summary: "We fixed the test.", KeptPrompt: true, Replaced: 12, ReplacedDigest: "ab12",
 			TokensBefore: 190_000, Usage: Usage{InputTokens: 190_000, CachedInputTokens: 1000, OutputTokens: 300, ReasoningTokens: 20}, Error: "model: boom"},
 		ModelResponse{
 			TurnID:     "turn-1",

@@ -163,7 +163,7 @@ func runExec(c *cobra.Command, a *app, f *execFlags, args []string) (err error) 
 	if err != nil {
 		return err
 	}
-	input, err := opts.input(cwd, prompt)
+	input, err := opts.input(a.stderr, cwd, prompt)
 	if err != nil {
 		return err
 	}

@@ -150,7 +150,7 @@ func runResume(c *cobra.Command, a *app, f *execFlags, r resumeFlags, args []str
 	}
 	// @ references expand against the session's workspace, before
 	// anything is written: a bad one leaves the session as it was.
-	input, err := opts.input(ss.Cwd, prompt)
+	input, err := opts.input(a.stderr, ss.Cwd, prompt)
 	if err != nil {
 		return resumeUntouched(ss.SessionID, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -138,15 +139,19 @@ func readSchema(path string) (json.RawMessage, error) {
 
 // input is the turn's input: the prompt with its @ references expanded
 // against the workspace cwd (the files' content attached, images added to
-// --image's), or a usage error naming the reference that failed. An empty
-// prompt (resume with none) expands to nothing.
-func (o turnOptions) input(cwd, prompt string) (engine.TurnInput, error) {
+// --image's), or a usage error naming the reference that failed. A
+// reference to no file stays text, with a warning on w. An empty prompt
+// (resume with none) expands to nothing.
+func (o turnOptions) input(w io.Writer, cwd, prompt string) (engine.TurnInput, error) {
 	if strings.TrimSpace(prompt) == "" {
 		return engine.TurnInput{Text: prompt}, nil
 	}
 	res, err := attach.Expand(cwd, prompt, attach.DefaultLimits())
 	if err != nil {
 		return engine.TurnInput{}, usageErrorf("the prompt: %v", err)
+	}
+	for _, ref := range res.Unresolved {
+		fmt.Fprintf(w, "docket: %s names no file in the workspace; it is sent as text (write @@ for a literal @ to silence this)\n", ref)
 	}
 	return engine.TurnInput{Text: res.Text, Images: append(slices.Clone(o.images), res.Images...), Attachments: res.Attachments}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -42,6 +43,10 @@ type Result struct {
 	Attachments []events.Attachment
 	// Images are the image files referenced, as data URLs.
 	Images []string
+	// Unresolved are the references (as written) that name no file: they
+	// stay in the text as it is ("install @types/node"), and a caller
+	// should say so, since a typo attaches nothing.
+	Unresolved []string
 }
 
 // Errors a caller may branch on; a RefError wraps one of them or an
@@ -70,10 +75,11 @@ func (e *RefError) Unwrap() error { return e.Err }
 
 // Expand resolves the @ references of prompt against the workspace root
 // and reads the files they name: text files become attachments (cut at
-// the per-file cap), images become data URLs. A reference that leads
-// outside the workspace (by "..", an absolute path or a symlink), to a
-// directory, a binary file or a missing one is refused with a *RefError;
-// so is a prompt whose attachments pass the total cap.
+// the per-file cap), images become data URLs. A reference to no file at
+// all stays text (Result.Unresolved). A reference that leads outside the
+// workspace (by "..", an absolute path or a symlink, even to a missing
+// file), to a directory or a binary file is refused with a *RefError; so
+// is a prompt whose attachments pass the total cap.
 func Expand(root, prompt string, lim Limits) (Result, error) {
 	text, refs, err := Parse(prompt)
 	if err != nil {
@@ -92,6 +98,10 @@ func Expand(root, prompt string, lim Limits) (Result, error) {
 	for _, r := range refs {
 		token := prompt[r.Start:r.End]
 		rel, real, err := resolve(root, realRoot, r.Path)
+		if errors.Is(err, fs.ErrNotExist) {
+			res.Unresolved = append(res.Unresolved, token)
+			continue
+		}
 		if err != nil {
 			return Result{}, &RefError{Ref: token, Err: err}
 		}

@@ -33,36 +33,71 @@ func (ix *Index) Complete(query string, limit int) []Match {
 		query = query[:maxQuery]
 	}
 	q := strings.ToLower(query)
-	var out []Match
-	for _, f := range ix.files {
+	// Keep the best limit matches in order as they come: limit is a popup's
+	// height, so an insertion beats sorting every match.
+	top := make([]Match, 0, limit+1)
+	better := func(a, b Match) bool {
+		if a.Score != b.Score {
+			return a.Score > b.Score
+		}
+		if len(a.Path) != len(b.Path) {
+			return len(a.Path) < len(b.Path)
+		}
+		return a.Path < b.Path
+	}
+	for i, f := range ix.files {
+		var m Match
 		if q == "" {
-			out = append(out, Match{Path: f, Score: -strings.Count(f, "/")*100 - len(f)})
+			m = Match{Path: f, Score: -strings.Count(f, "/")*100 - len(f)}
+		} else {
+			if !subsequence(ix.lower[i], q) {
+				continue
+			}
+			var ok bool
+			if m, ok = score(f, ix.lower[i], q, false); !ok {
+				continue
+			}
+		}
+		if len(top) == limit && !better(m, top[limit-1]) {
 			continue
 		}
-		if m, ok := score(f, q); ok {
-			out = append(out, m)
+		j := sort.Search(len(top), func(k int) bool { return better(m, top[k]) })
+		top = append(top, Match{})
+		copy(top[j+1:], top[j:])
+		top[j] = m
+		if len(top) > limit {
+			top = top[:limit]
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Score != out[j].Score {
-			return out[i].Score > out[j].Score
+	if q != "" {
+		for i := range top {
+			top[i], _ = score(top[i].Path, strings.ToLower(top[i].Path), q, true)
 		}
-		if len(out[i].Path) != len(out[j].Path) {
-			return len(out[i].Path) < len(out[j].Path)
-		}
-		return out[i].Path < out[j].Path
-	})
-	if len(out) > limit {
-		out = out[:limit]
 	}
-	return out
+	return top
+}
+
+// subsequence reports whether q's bytes appear in s in order.
+func subsequence(s, q string) bool {
+	i := 0
+	for j := 0; j < len(s) && i < len(q); j++ {
+		if s[j] == q[i] {
+			i++
+		}
+	}
+	return i == len(q)
 }
 
 // score matches q (lower case) against path greedily from the left,
 // preferring for each query character a boundary position when one is
 // near; it is a ranking heuristic, not an optimal alignment.
-func score(path, q string) (Match, bool) {
-	lower := strings.ToLower(path)
+func score(path, lower, q string, positions bool) (Match, bool) {
+	orig := path
+	if len(lower) != len(path) {
+		// Lower-casing changed the length (some non-ASCII letters): judge
+		// word boundaries on the lower-case form, whose offsets these are.
+		path = lower
+	}
 	base := strings.LastIndexByte(path, '/') + 1
 	var pos []int
 	s, prev, i := 0, -2, 0
@@ -85,7 +120,9 @@ func score(path, q string) (Match, bool) {
 		if found < 0 {
 			return Match{}, false
 		}
-		pos = append(pos, found)
+		if positions {
+			pos = append(pos, found)
+		}
 		s += 10
 		if found == prev+1 {
 			s += 15
@@ -107,7 +144,7 @@ func score(path, q string) (Match, bool) {
 		s += 100
 	}
 	s -= len(path) / 4
-	return Match{Path: path, Score: s, Positions: pos}, true
+	return Match{Path: orig, Score: s, Positions: pos}, true
 }
 
 // boundary reports whether byte i of path starts a path element or a

@@ -29,6 +29,7 @@ func DefaultIndexLimits() IndexLimits {
 // Index is the workspace's files, for completing @ references.
 type Index struct {
 	files []string // slash-separated, relative to the root, sorted
+	lower []string // files in lower case, for matching
 	// Truncated is set when a limit stopped the walk.
 	Truncated bool
 }
@@ -86,7 +87,15 @@ func NewIndex(root string, lim IndexLimits) (*Index, error) {
 		return nil, err
 	}
 	sort.Strings(ix.files)
+	ix.lowerCase()
 	return ix, nil
+}
+
+func (ix *Index) lowerCase() {
+	ix.lower = make([]string, len(ix.files))
+	for i, f := range ix.files {
+		ix.lower[i] = strings.ToLower(f)
+	}
 }
 
 // NewIndexOf is an Index over a given list of paths (for tests and for a
@@ -94,7 +103,9 @@ func NewIndex(root string, lim IndexLimits) (*Index, error) {
 func NewIndexOf(paths []string) *Index {
 	files := append([]string(nil), paths...)
 	sort.Strings(files)
-	return &Index{files: files}
+	ix := &Index{files: files}
+	ix.lowerCase()
+	return ix
 }
 
 // Files returns the indexed paths, sorted.

@@ -11,11 +11,11 @@ import (
 )
 
 // compactScript is a session whose first response reports more tokens
-// than the auto-compact limit the tests set (100): the engine compacts
+// than the auto-compact limit the tests set (400): the engine compacts
 // before the second request, with the script's "compact" line.
 func compactScript(t *testing.T) string {
 	return writeScript(t,
-		`{"output":[{"type":"function_call","call_id":"c1","name":"shell","arguments":{"command":["cat","notes.txt"]}}],"usage":{"input_tokens":150,"output_tokens":20}}`,
+		`{"output":[{"type":"function_call","call_id":"c1","name":"shell","arguments":{"command":["cat","notes.txt"]}}],"usage":{"input_tokens":450,"output_tokens":20}}`,
 		`{"compact":true,"output":[{"type":"message","content":"The user asked what notes.txt says; cat showed: hello from notes."}],"usage":{"input_tokens":170,"output_tokens":12}}`,
 		`{"output":[{"type":"message","content":"notes.txt says hello"}],"usage":{"input_tokens":40,"output_tokens":5}}`)
 }
@@ -83,10 +83,13 @@ func lastRequest(t *testing.T, recs []any) events.ModelRequest {
 // passes.
 func TestExecAttachesFilesAndCompactsAutomatically(t *testing.T) {
 	home, ws := t.TempDir(), contextWorkspace(t)
-	r := docket(t, nil, "exec", "--skip-git-repo-check", "--home", home, "-C", ws, "--json", "-c", "model_auto_compact_token_limit=100",
-		"--model-script", compactScript(t), "what does @notes.txt say? mail me at a@@b.c")
+	r := docket(t, nil, "exec", "--skip-git-repo-check", "--home", home, "-C", ws, "--json", "-c", "model_auto_compact_token_limit=400",
+		"--model-script", compactScript(t), "what does @notes.txt say? mail me at a@@b.c, not @nobody")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "@nobody names no file in the workspace; it is sent as text") {
+		t.Errorf("stderr does not warn of @nobody:\n%s", r.stderr)
 	}
 	for _, want := range []string{`"type":"context.compacted"`, `"summary":"The user asked what notes.txt says`, `"text":"notes.txt says hello"`} {
 		if !strings.Contains(r.stdout, want) {
@@ -104,15 +107,16 @@ func TestExecAttachesFilesAndCompactsAutomatically(t *testing.T) {
 			comp = v
 		}
 	}
-	if ut == nil || ut.Text != "what does @notes.txt say? mail me at a@b.c" || len(ut.Attachments) != 1 ||
+	if ut == nil || ut.Text != "what does @notes.txt say? mail me at a@b.c, not @nobody" || len(ut.Attachments) != 1 ||
 		ut.Attachments[0].Path != "notes.txt" || ut.Attachments[0].Content != "hello from notes\n" {
 		t.Fatalf("user_turn %+v: want the prompt with @@ unescaped and notes.txt attached", ut)
 	}
-	if comp == nil || comp.Trigger != events.CompactAuto || comp.Replaced != 3 || !strings.HasPrefix(comp.Summary, "The user asked") || comp.TokensBefore < 170 {
-		t.Fatalf("compaction %+v: want an automatic one replacing prompt, call and output", comp)
+	if comp == nil || comp.Trigger != events.CompactAuto || comp.Replaced != 3 || !comp.KeptPrompt ||
+		!strings.HasPrefix(comp.Summary, "The user asked") || comp.TokensBefore < 470 {
+		t.Fatalf("compaction %+v: want an automatic one replacing prompt, call and output, keeping the prompt", comp)
 	}
-	if mr := lastRequest(t, recs); mr.ItemCount != 1 {
-		t.Fatalf("the request after compaction sent %d items, want the summary alone", mr.ItemCount)
+	if mr := lastRequest(t, recs); mr.ItemCount != 2 {
+		t.Fatalf("the request after compaction sent %d items, want the prompt and the summary", mr.ItemCount)
 	}
 	if r := docket(t, nil, "replay", "--home", home, "last"); r.code != 0 || !strings.HasPrefix(r.stdout, "replay ok: ") {
 		t.Fatalf("verify replay: exit %d\n%s%s", r.code, r.stdout, r.stderr)
@@ -126,7 +130,7 @@ func TestExecAttachesFilesAndCompactsAutomatically(t *testing.T) {
 func TestResumeAfterACrashRightAfterCompaction(t *testing.T) {
 	ws, script := contextWorkspace(t), compactScript(t)
 	args := func(home string) []string {
-		return []string{"exec", "--skip-git-repo-check", "--home", home, "-C", ws, "-c", "model_auto_compact_token_limit=100",
+		return []string{"exec", "--skip-git-repo-check", "--home", home, "-C", ws, "-c", "model_auto_compact_token_limit=400",
 			"--model-script", script, "what does @notes.txt say?"}
 	}
 	clean := t.TempDir()
@@ -148,7 +152,7 @@ func TestResumeAfterACrashRightAfterCompaction(t *testing.T) {
 		t.Fatalf("resume: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	got := lastRequest(t, records(t, home))
-	if got.Digest != want.Digest || got.ItemCount != 1 {
+	if got.Digest != want.Digest || got.ItemCount != 2 {
 		t.Fatalf("resumed request %+v; the uninterrupted session sent %+v", got, want)
 	}
 	if r := docket(t, nil, "replay", "--home", home, "last"); r.code != 0 {
@@ -156,14 +160,13 @@ func TestResumeAfterACrashRightAfterCompaction(t *testing.T) {
 	}
 }
 
-// TestExecRefusesBadFileReferencesBeforeStarting: a reference to a missing
-// file, a directory, a binary file, a path outside the workspace or a
+// TestExecRefusesBadFileReferencesBeforeStarting: a reference to a
+// directory, a binary file, a path outside the workspace or a
 // symlink leading out of it is a usage error naming the reference, and no
 // session starts.
 func TestExecRefusesBadFileReferencesBeforeStarting(t *testing.T) {
 	ws := contextWorkspace(t)
 	for _, tc := range []struct{ name, prompt, want string }{
-		{"missing", "read @nope.txt", "@nope.txt: cannot attach"},
 		{"directory", "read @sub", "@sub: cannot attach: it is a directory"},
 		{"binary", "read @bin.dat", "@bin.dat: cannot attach: it is a binary file"},
 		{"outside", "read @../x", "@../x: cannot attach: it is outside the workspace"},

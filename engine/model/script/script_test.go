@@ -84,3 +84,44 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestCompactLinesAnswerOnlyCompactions: "compact" lines form their own
+// queue, so a compaction request takes the next summary wherever it sits
+// in the file, and turn requests never see one.
+func TestCompactLinesAnswerOnlyCompactions(t *testing.T) {
+	m, err := Parse("s", []byte(`{"output":[{"type":"message","content":"a"}]}
+{"compact":true,"output":[{"type":"message","content":"summary 1"}],"usage":{"input_tokens":9,"output_tokens":2}}
+{"output":[{"type":"message","content":"b"}]}
+{"compact":true,"output":[{"type":"message","content":"summary 2"}]}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	turn := model.Request{}
+	compact := model.Request{Purpose: model.PurposeCompact}
+	for i, step := range []struct {
+		req  model.Request
+		want string
+	}{{turn, "a"}, {turn, "b"}, {compact, "summary 1"}, {compact, "summary 2"}} {
+		r, err := m.Respond(ctx, step.req, nil)
+		if err != nil || r.Items[0].Text != step.want {
+			t.Fatalf("step %d: %+v, %v; want %q", i, r, err, step.want)
+		}
+	}
+	if _, err := m.Respond(ctx, compact, nil); !errors.Is(err, ErrNoCompaction) {
+		t.Fatalf("no compaction line left: %v", err)
+	}
+	m.SkipCompactions(1)
+	if r, err := m.Respond(ctx, compact, nil); err != nil || r.Items[0].Text != "summary 2" {
+		t.Fatalf("after SkipCompactions(1): %+v, %v", r, err)
+	}
+}
+
+func TestCompactLineNeedsASummary(t *testing.T) {
+	_, err := Parse("s.jsonl", []byte(`{"compact":true,"output":[{"type":"reasoning","text":"hmm"}]}`))
+	var le *LineError
+	if !errors.As(err, &le) || le.Line != 1 || !strings.Contains(err.Error(), "summary") {
+		t.Fatalf("err = %v; want a LineError at line 1 asking for the summary", err)
+	}
+}

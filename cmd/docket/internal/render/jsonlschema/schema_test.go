@@ -11,7 +11,7 @@ func TestSchemaLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.EventTypes()) != 11 || len(s.ItemTypes()) != 5 {
+	if len(s.EventTypes()) != 13 || len(s.ItemTypes()) != 5 {
 		t.Errorf("events %v items %v", s.EventTypes(), s.ItemTypes())
 	}
 }
