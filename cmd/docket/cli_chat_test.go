@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -392,4 +393,43 @@ func TestChatWithoutTerminalOrWithJSONIsExec(t *testing.T) {
 			t.Fatalf("stdout %q, want exec's final message alone", out)
 		}
 	})
+}
+
+// docket alone, on a terminal, is the interactive session.
+func TestDocketAloneOnATerminalIsChat(t *testing.T) {
+	bin := cliBinary(t)
+	dir := t.TempDir()
+	ws, home := filepath.Join(dir, "ws"), filepath.Join(dir, "home")
+	for _, d := range []string{ws, home} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, err := exec.Command("git", "init", "-q", ws).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	sp := filepath.Join(dir, "script.jsonl")
+	if err := os.WriteFile(sp, []byte(`{"output":[{"type":"message","content":"Answer from the default entry."}]}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := "model_provider = \"script\"\nmodel_script = " + strconv.Quote(sp) + "\n"
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin)
+	cmd.Dir = ws
+	cmd.Env = append(os.Environ(), "NO_COLOR=1", "TERM=xterm-256color", "DOCKET_HOME="+home)
+	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &chatRun{t: t, cmd: cmd, pty: f, scr: newTTYScreen(f)}
+	t.Cleanup(func() { f.Close(); _ = cmd.Process.Kill() })
+	r.scr.waitFor(t, 0, "approvals")
+	r.typeLine("hi")
+	r.scr.waitFor(t, 0, "Answer from the default entry.")
+	r.keys("\x03")
+	if code, out := r.wait(); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
 }
