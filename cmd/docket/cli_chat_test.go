@@ -433,3 +433,62 @@ func TestDocketAloneOnATerminalIsChat(t *testing.T) {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
 }
+
+// A command the sandbox blocks goes through the retry prompt in the
+// overlay (which says a yes runs it without the sandbox) and reruns
+// unsandboxed once approved; /new and /resume switch sessions inside the UI.
+func TestChatRetryPromptAndSwitchingSessions(t *testing.T) {
+	bin := cliBinary(t)
+	dir := t.TempDir()
+	ws, home := filepath.Join(dir, "ws"), filepath.Join(dir, "home")
+	if err := os.Mkdir(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	outside, err := os.MkdirTemp("/var/tmp", "docket-chat-outside-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(outside) })
+	target := filepath.Join(outside, "written.txt")
+	script := `{"output":[{"type":"function_call","call_id":"w1","name":"shell","arguments":{"command":["bash","-c","echo hi > ` + target + `"]}}]}
+{"output":[{"type":"message","content":"Wrote it outside."}]}
+`
+	sp := filepath.Join(dir, "script.jsonl")
+	if err := os.WriteFile(sp, []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := startChat(t, bin, "chat", "--skip-git-repo-check", "--home", home, "-C", ws, "-a", "on-failure", "-s", "workspace-write", "--model-script", sp)
+	first := r.scr.waitFor(t, 0, "approvals on-failure")
+	at := r.scr.mark()
+	r.typeLine("write outside")
+	shown := r.scr.waitFor(t, at, "[y] approve")
+	for _, s := range []string{"(exec, retry)", "WITHOUT THE SANDBOX", "[sandbox denied it: waiting for approval to retry unsandboxed]"} {
+		if !strings.Contains(shown[at:], s) {
+			t.Errorf("the retry prompt lacks %q:\n%s", s, shown[at:])
+		}
+	}
+	if _, err := os.Stat(target); err == nil {
+		t.Fatal("the sandbox let the write through before the retry was approved")
+	}
+	r.keys("y")
+	r.scr.waitFor(t, at, "Wrote it outside.")
+	if _, err := os.Stat(target); err != nil {
+		t.Fatalf("the approved retry did not write: %v", err)
+	}
+	id := first[strings.LastIndex(first, "\n")+1:]
+	id = strings.TrimSpace(id[:strings.Index(id, " ")])
+
+	at = r.scr.mark()
+	r.typeLine("/new")
+	r.scr.waitFor(t, at, "new session ")
+	at = r.scr.mark()
+	r.typeLine("/resume " + id)
+	r.scr.waitFor(t, at, "resumed session "+id)
+	at = r.scr.mark()
+	r.typeLine("/status")
+	r.scr.waitFor(t, at, "approvals: on-failure")
+	r.typeLine("/quit")
+	if code, out := r.wait(); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+}

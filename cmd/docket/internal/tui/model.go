@@ -408,6 +408,9 @@ func (m *Model) notice(n engine.Notice) {
 		c := m.call(n.CallID)
 		if n.Transition != nil {
 			c.state, c.cause = states.State(n.Transition.To), n.Transition.Cause
+			if c.state == states.RetryPrompt {
+				c.retry = true
+			}
 		}
 	case engine.NoticeApproval:
 		c := m.call(n.CallID)
