@@ -155,7 +155,7 @@ func TestChatSessionEndToEnd(t *testing.T) {
 	if err := os.Mkdir(ws, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	script := `{"output":[{"type":"message","content":"Hello from the *scripted* model."}],"usage":{"input_tokens":120,"output_tokens":8}}
+	script := `{"output":[{"type":"message","content":"Hello from the scripted model."}],"usage":{"input_tokens":120,"output_tokens":8}}
 {"output":[{"type":"function_call","call_id":"c1","name":"shell","arguments":{"command":["bash","-c","echo made > made.txt"]}}]}
 {"output":[{"type":"message","content":"Made the file."}]}
 {"compact":true,"output":[{"type":"message","content":"Summary: greeted, made made.txt."}]}
@@ -181,7 +181,7 @@ func TestChatSessionEndToEnd(t *testing.T) {
 	r.scr.waitFor(t, at, "say hello about @notes.txt")
 	at = r.scr.mark()
 	r.keys("\r")
-	r.scr.waitFor(t, at, "Hello from the *scripted* model.")
+	r.scr.waitFor(t, at, "Hello from the scripted model.")
 	r.scr.waitFor(t, at, "tokens 128/")
 
 	// A command under untrusted: the overlay shows the exact argv and the
