@@ -109,6 +109,14 @@ func startChat(t testing.TB, bin string, args ...string) *chatRun {
 	return &chatRun{t: t, cmd: cmd, pty: f, scr: newTTYScreen(f)}
 }
 
+// idleAfter waits for want after position from, then for the status line
+// to say the turn has ended (commands that change the session wait for it).
+func (r *chatRun) idleAfter(from int, want string) string {
+	r.t.Helper()
+	shown := r.scr.waitFor(r.t, from, want)
+	return r.scr.waitFor(r.t, strings.LastIndex(shown, want), "Enter send")
+}
+
 // typeText types text, then presses Enter as a separate keystroke.
 func (r *chatRun) typeLine(text string) {
 	r.t.Helper()
@@ -123,9 +131,18 @@ func (r *chatRun) keys(s string) {
 	}
 }
 
+// wait waits for the process to exit; one that does not within the bound
+// is killed and the test fails with the screen.
 func (r *chatRun) wait() (int, string) {
 	r.t.Helper()
+	hung := time.AfterFunc(90*time.Second, func() { _ = r.cmd.Process.Kill() })
 	err := r.cmd.Wait()
+	if !hung.Stop() {
+		r.scr.mu.Lock()
+		shown := r.scr.textLocked()
+		r.scr.mu.Unlock()
+		r.t.Fatalf("docket did not exit; it showed:\n%s", shown)
+	}
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()
@@ -195,7 +212,7 @@ func TestChatSessionEndToEnd(t *testing.T) {
 		}
 	}
 	r.keys("y")
-	r.scr.waitFor(t, at, "Made the file.")
+	r.idleAfter(at, "Made the file.")
 	if _, err := os.Stat(filepath.Join(ws, "made.txt")); err != nil {
 		t.Fatalf("the approved command did not run: %v", err)
 	}
@@ -233,8 +250,9 @@ func TestChatSessionEndToEnd(t *testing.T) {
 	r.scr.waitFor(t, 0, "approvals never")
 	at = r.scr.mark()
 	r.typeLine("and now?")
-	r.scr.waitFor(t, at, "Resumed and answered.")
-	r.keys("\x03") // idle, nothing typed: quits
+	shown = r.scr.waitFor(t, at, "Resumed and answered.")
+	r.scr.waitFor(t, strings.LastIndex(shown, "Resumed and answered."), "Enter send") // the turn has ended
+	r.keys("\x03")                                                                    // idle, nothing typed: quits
 	if code, out := r.wait(); code != 0 {
 		t.Fatalf("resumed chat exited %d:\n%s", code, out)
 	}
@@ -427,7 +445,7 @@ func TestDocketAloneOnATerminalIsChat(t *testing.T) {
 	t.Cleanup(func() { f.Close(); _ = cmd.Process.Kill() })
 	r.scr.waitFor(t, 0, "approvals")
 	r.typeLine("hi")
-	r.scr.waitFor(t, 0, "Answer from the default entry.")
+	r.idleAfter(0, "Answer from the default entry.")
 	r.keys("\x03")
 	if code, out := r.wait(); code != 0 {
 		t.Fatalf("exit %d:\n%s", code, out)
@@ -471,7 +489,7 @@ func TestChatRetryPromptAndSwitchingSessions(t *testing.T) {
 		t.Fatal("the sandbox let the write through before the retry was approved")
 	}
 	r.keys("y")
-	r.scr.waitFor(t, at, "Wrote it outside.")
+	r.idleAfter(at, "Wrote it outside.")
 	if _, err := os.Stat(target); err != nil {
 		t.Fatalf("the approved retry did not write: %v", err)
 	}
