@@ -154,6 +154,18 @@ func (s *Session) replaceLocked(summary string, keptPrompt bool) {
 	}
 	s.addItemsLocked(SummaryItem(summary))
 	s.usageOK, s.lastUsed, s.usageMark, s.warned = false, 0, 0, false
+	s.compactFloor = s.contextStatusLocked().Used
+}
+
+// wantsAutoCompact reports whether the context has reached the
+// auto-compact limit and a compaction can bring it under: not when the
+// last compaction already left it at the limit (instructions or a kept
+// prompt that big), which would otherwise compact before every request.
+func (s *Session) wantsAutoCompact() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.contextStatusLocked()
+	return st.ShouldCompact() && s.compactFloor < st.AutoCompactLimit
 }
 
 // pointCompacted is the fault point right after a compaction record is
@@ -170,7 +182,7 @@ func SummaryItem(summary string) events.Item {
 // journaled); only a journal error is returned as an error.
 func (t *turn) autoCompact(ctx context.Context) (failed string, err error) {
 	s := t.s
-	if !s.ContextStatus().ShouldCompact() || !s.compactable(events.CompactAuto) {
+	if !s.wantsAutoCompact() || !s.compactable(events.CompactAuto) {
 		return "", nil
 	}
 	_, err = s.compact(ctx, t.id, events.CompactAuto)

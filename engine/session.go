@@ -100,6 +100,10 @@ type Session struct {
 	// prompt is the user message of the turn under way (or the last
 	// one), which an automatic compaction keeps.
 	prompt *events.Item
+	// compactFloor is the context size right after the last compaction:
+	// when it is already at the auto-compact limit, compacting again
+	// cannot help, and is not tried.
+	compactFloor int64
 }
 
 func (s *Session) env() *Env {

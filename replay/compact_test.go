@@ -96,6 +96,14 @@ func TestCompactionReplays(t *testing.T) {
 			},
 			// The second turn's prompt is kept before the summary.
 			items: []string{"two", engine.SummaryPrefix + "The user asked twice; both answered."}},
+		{name: "no second compaction when the first could not get under the limit", limit: 5,
+			lines: []string{msg1, summaryLine, msg2, `{"output":[{"type":"message","content":"third answer"}],"usage":{"input_tokens":60,"output_tokens":5}}`},
+			drive: func(t *testing.T, s *engine.Session) {
+				mustTurn(t, s, "one")
+				mustTurn(t, s, "two")   // compacts: the summary alone is over 5 tokens
+				mustTurn(t, s, "three") // over the limit, but compacting cannot help
+			},
+			items: []string{"two", engine.SummaryPrefix + "The user asked twice; both answered.", "second answer", "three"}},
 		{name: "a failed compaction leaves the conversation", lines: []string{msg1, msg2}, compactErr: true,
 			drive: func(t *testing.T, s *engine.Session) {
 				mustTurn(t, s, "one")
@@ -179,5 +187,30 @@ func mustTurn(t *testing.T, s *engine.Session, prompt string) {
 	res, err := s.Turn(context.Background(), prompt)
 	if err != nil || res.Status != events.TurnCompleted {
 		t.Fatalf("turn %q: %+v, %v", prompt, res, err)
+	}
+}
+
+// TestJournalCutAroundACompactionVerifies: a process that died anywhere
+// around an automatic compaction (before its summary came back, right after
+// it was journaled, or before the next response) leaves a journal that
+// verifies: replay stops where the process did.
+func TestJournalCutAroundACompactionVerifies(t *testing.T) {
+	s, log, _ := contextSession(t, 100, msg1, summaryLine, msg2)
+	mustTurn(t, s, "one")
+	mustTurn(t, s, "two")
+	recs := log.Records()
+	at := -1
+	for i, r := range recs {
+		if r.Kind == events.KindCompaction {
+			at = i
+		}
+	}
+	if at < 0 {
+		t.Fatalf("no compaction in %v", kinds(recs))
+	}
+	for cut := at - 1; cut <= len(recs); cut++ {
+		if _, err := replay.Verify(context.Background(), recs[:cut], replay.Options{}); err != nil {
+			t.Errorf("journal cut after %d of %d records (%v): %v", cut, len(recs), recs[cut-1].Kind, err)
+		}
 	}
 }

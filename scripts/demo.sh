@@ -6,7 +6,8 @@
 #   2. a crash: docket killed with SIGKILL while a command runs, then resumed:
 #      the command is recorded as interrupted, not run again;
 #   3. an approval parked (no terminal, no decision) and answered later;
-#   4. the audit's one-line "why" for everything that ran unsandboxed.
+#   4. the audit's one-line "why" for everything that ran unsandboxed;
+#   5. an @file reference and an automatic compaction, verify-replayed.
 # DOCKET_DEMO_DIR (default ${TMPDIR:-/tmp}/docket-demo) holds the home and
 # the workspace; each run starts it afresh.
 set -euo pipefail
@@ -77,6 +78,13 @@ say "4. docket audit --unsandboxed: why did anything run without the sandbox?"
 
 say "docket replay: the first session verify-replays with no model, no user, no processes"
 "$bin" replay "$first"
+
+say "5. @file references and automatic compaction of the context"
+"$bin" exec "${skip[@]}" -C "$ws" -c model_auto_compact_token_limit=2000 \
+  --model-script "$root/testdata/demo/context.jsonl" "What does @README.txt say, and how long is it?"
+compacted=$(newest)
+echo "-- the summary is journaled as an input; the session verify-replays with it:"
+"$bin" replay "$compacted"
 
 say "The sessions are kept. To look at them yourself:"
 cat <<EOT

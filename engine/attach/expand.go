@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -109,7 +108,7 @@ func Expand(root, prompt string, lim Limits) (Result, error) {
 			continue
 		}
 		seen[real] = true
-		att, image, err := read(rel, real, lim.MaxFileBytes)
+		att, image, err := read(realRoot, rel, real, lim.MaxFileBytes)
 		if err != nil {
 			return Result{}, &RefError{Ref: token, Err: err}
 		}
@@ -158,10 +157,20 @@ func local(rel string) bool {
 // looks at the first 8,000 bytes.
 const sniffBytes = 8000
 
-// read reads one referenced file: an image as a data URL, a text file as
-// an attachment cut at max bytes (on a UTF-8 boundary).
-func read(rel, real string, max int64) (events.Attachment, string, error) {
-	info, err := os.Stat(real)
+// read reads one referenced file, opened below the real root (see
+// openBeneath): an image as a data URL, a text file as an attachment cut
+// at max bytes (on a UTF-8 boundary).
+func read(realRoot, rel, real string, max int64) (events.Attachment, string, error) {
+	under, err := filepath.Rel(realRoot, real)
+	if err != nil {
+		return events.Attachment{}, "", ErrOutside
+	}
+	f, err := openBeneath(realRoot, under)
+	if err != nil {
+		return events.Attachment{}, "", err
+	}
+	defer func() { _ = f.Close() }() // read-only
+	info, err := f.Stat()
 	if err != nil {
 		return events.Attachment{}, "", err
 	}
@@ -171,11 +180,6 @@ func read(rel, real string, max int64) (events.Attachment, string, error) {
 	if !info.Mode().IsRegular() {
 		return events.Attachment{}, "", ErrNotRegular
 	}
-	f, err := os.Open(real)
-	if err != nil {
-		return events.Attachment{}, "", err
-	}
-	defer func() { _ = f.Close() }() // read-only
 	limit := max
 	if limit <= 0 {
 		limit = info.Size()
@@ -187,7 +191,7 @@ func read(rel, real string, max int64) (events.Attachment, string, error) {
 	}
 	head = head[:n]
 	if typ := http.DetectContentType(head); slices.Contains(imageTypes(), typ) {
-		url, err := ImageDataURL(real)
+		url, err := imageDataURLOf(f, real, info)
 		return events.Attachment{}, url, err
 	}
 	if bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(trimPartialRune(head)) {

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -25,17 +26,30 @@ var ErrNotImage = errors.New("not a png, jpeg, gif or webp image")
 // ImageDataURL reads an image file into a data URL, checking its size and
 // its type by content (not by name). Errors name the path.
 func ImageDataURL(path string) (string, error) {
-	info, err := os.Stat(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return "", err
 	}
+	defer func() { _ = f.Close() }() // read-only
+	info, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	return imageDataURLOf(f, path, info)
+}
+
+// imageDataURLOf reads the open image file f (named path) whole.
+func imageDataURLOf(f *os.File, path string, info os.FileInfo) (string, error) {
 	if !info.Mode().IsRegular() {
 		return "", fmt.Errorf("%s: %w", path, ErrNotRegular)
 	}
 	if info.Size() > MaxImageBytes {
 		return "", fmt.Errorf("%s is %d bytes; the limit is %d (20 MiB)", path, info.Size(), MaxImageBytes)
 	}
-	b, err := os.ReadFile(path)
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return "", err
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxImageBytes+1))
 	if err != nil {
 		return "", err
 	}

@@ -123,3 +123,30 @@ func BenchmarkComplete(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkNewIndex walks a workspace of 5,000 files in 250 directories,
+// each with a .gitignore: the cost of opening the completion popup.
+func BenchmarkNewIndex(b *testing.B) {
+	root := b.TempDir()
+	for d := range 250 {
+		dir := filepath.Join(root, fmt.Sprintf("pkg%03d", d))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, ".gitignore"), []byte("*.tmp\n"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		for f := range 19 {
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("file%02d.go", f)), nil, 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		ix, err := NewIndex(root, DefaultIndexLimits())
+		if err != nil || len(ix.Files()) != 5000 {
+			b.Fatalf("%v, %d files", err, len(ix.Files()))
+		}
+	}
+}

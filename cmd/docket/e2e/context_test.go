@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -183,5 +184,44 @@ func TestExecRefusesBadFileReferencesBeforeStarting(t *testing.T) {
 				t.Fatalf("%d sessions started", n)
 			}
 		})
+	}
+}
+
+// TestReferencedImagesAndFilesReachTheProvider runs exec against a
+// Responses server: an @ reference to an image goes as an input_image, one
+// to a text file as an attached block of the prompt's text, and the
+// provider's reported usage (57 tokens of a 60-token window set in the
+// config) brings a context.warning event.
+func TestReferencedImagesAndFilesReachTheProvider(t *testing.T) {
+	srv := &recordingServer{reply: "a pixel"}
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	home, ws := t.TempDir(), contextWorkspace(t)
+	if err := os.WriteFile(filepath.Join(ws, "shot.png"), pngBytes(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"OPENAI_BASE_URL=" + hs.URL + "/v1", "OPENAI_API_KEY=sk-e2e", "DOCKET_HOME=" + home}
+	r := docket(t, env, "exec", "--skip-git-repo-check", "-C", ws, "--json", "-c", "model_context_window=60",
+		"what is in @shot.png? see @notes.txt")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	bodies := srv.snapshot()
+	if len(bodies) != 1 {
+		t.Fatalf("%d requests, want 1", len(bodies))
+	}
+	for _, want := range []string{`"type":"input_image"`, `"image_url":"data:image/png;base64,iVBORw0KGgo`,
+		`see @notes.txt\n\n<attached_file path=\"notes.txt\">\nhello from notes\n</attached_file>`} {
+		if !strings.Contains(bodies[0], want) {
+			t.Errorf("request lacks %s:\n%s", want, bodies[0])
+		}
+	}
+	if !strings.Contains(r.stdout, `{"type":"context.warning","used_tokens":57,"context_window":60,"estimated":false}`) {
+		t.Errorf("no context.warning for 57 of 60 tokens:\n%s", r.stdout)
+	}
+	for _, b := range records(t, home) {
+		if ut, ok := b.(*events.UserTurn); ok && (len(ut.Images) != 1 || len(ut.Attachments) != 1) {
+			t.Fatalf("user_turn journals %d images and %d attachments, want 1 and 1", len(ut.Images), len(ut.Attachments))
+		}
 	}
 }
