@@ -446,6 +446,16 @@ func TestDocketAloneOnATerminalIsChat(t *testing.T) {
 	r.scr.waitFor(t, 0, "approvals")
 	r.typeLine("hi")
 	r.idleAfter(0, "Answer from the default entry.")
+	// /diff: git's diff of the workspace, with the untracked files named.
+	if err := os.WriteFile(filepath.Join(ws, "fresh.txt"), []byte("new\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	at := r.scr.mark()
+	r.typeLine("/diff")
+	r.scr.waitFor(t, at, "untracked files:")
+	r.scr.waitFor(t, at, "fresh.txt")
+	r.keys("q")
+	r.scr.waitFor(t, r.scr.mark(), "Enter send")
 	r.keys("\x03")
 	if code, out := r.wait(); code != 0 {
 		t.Fatalf("exit %d:\n%s", code, out)
@@ -495,6 +505,16 @@ func TestChatRetryPromptAndSwitchingSessions(t *testing.T) {
 	}
 	id := first[strings.LastIndex(first, "\n")+1:]
 	id = strings.TrimSpace(id[:strings.Index(id, " ")])
+
+	// /audit shows this session's audit so far in a pager: the retried
+	// call and why it ran unsandboxed.
+	at = r.scr.mark()
+	r.typeLine("/audit")
+	r.scr.waitFor(t, at, "audit of session")
+	r.scr.waitFor(t, at, "w1")
+	r.scr.waitFor(t, at, "q close")
+	r.keys("q")
+	r.scr.waitFor(t, r.scr.mark(), "Enter send")
 
 	at = r.scr.mark()
 	r.typeLine("/new")

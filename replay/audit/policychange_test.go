@@ -1,9 +1,12 @@
 package audit
 
 import (
+	"context"
+	"encoding/json"
 	"testing"
 
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/journal"
 	"github.com/docket-engine/docket/states"
 )
 
@@ -37,5 +40,32 @@ func TestWhyNamesThePolicyInForceAfterAChange(t *testing.T) {
 		if got := callByID(t, r, id).WhyUnsandboxed; got != want {
 			t.Errorf("%s: why %q, want %q", id, got, want)
 		}
+	}
+}
+
+// Records gives the same report as Stream over the same journal.
+func TestRecordsMatchesStream(t *testing.T) {
+	path := mixedSession(t)
+	want, err := Build(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := journal.OpenReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := j.All()
+	j.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &collector{}
+	if err := Records(context.Background(), path, recs, Options{}, c); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(c.report)
+	exp, _ := json.Marshal(want)
+	if string(got) != string(exp) {
+		t.Fatalf("Records differs from Stream:\n%s\n%s", got, exp)
 	}
 }
