@@ -157,8 +157,11 @@ func (t *turn) request(ctx context.Context) (model.Response, error) {
 		return model.Response{}, err
 	}
 	resp, err := s.model.Respond(ctx, req, func(d model.Delta) {
-		if d.Kind == model.DeltaText {
+		switch d.Kind {
+		case model.DeltaText:
 			s.notify(Notice{Type: NoticeTextDelta, TurnID: t.id, Text: d.Text})
+		case model.DeltaReasoning:
+			s.notify(Notice{Type: NoticeReasoningDelta, TurnID: t.id, Text: d.Text})
 		}
 	})
 	if err != nil {
