@@ -13,13 +13,16 @@ const (
 	NoticeMessage       = "message"
 	NoticeReasoning     = "reasoning"
 	NoticeTextDelta     = "text.delta"
-	NoticeCallStarted   = "call.started"
-	NoticeCallOutput    = "call.output"
-	NoticeCallCompleted = "call.completed"
-	NoticeTransition    = "call.transition"
-	NoticeApproval      = "approval.requested"
-	NoticeParked        = "session.parked"
-	NoticeError         = "error"
+	// NoticeReasoningDelta is a streamed fragment of the model's reasoning
+	// summary (Text), for live display; NoticeReasoning carries the whole.
+	NoticeReasoningDelta = "reasoning.delta"
+	NoticeCallStarted    = "call.started"
+	NoticeCallOutput     = "call.output"
+	NoticeCallCompleted  = "call.completed"
+	NoticeTransition     = "call.transition"
+	NoticeApproval       = "approval.requested"
+	NoticeParked         = "session.parked"
+	NoticeError          = "error"
 	// NoticeContextWarning says the context window is nearly full
 	// (Context holds how full); said once until a compaction empties it.
 	NoticeContextWarning = "context.warning"

@@ -165,8 +165,11 @@ func (t *turn) request(ctx context.Context) (model.Response, error) {
 	}
 	s.cfg.Faults.Hit(pointSendingRequest)
 	resp, err := s.model.Respond(ctx, req, func(d model.Delta) {
-		if d.Kind == model.DeltaText {
+		switch d.Kind {
+		case model.DeltaText:
 			s.notify(Notice{Type: NoticeTextDelta, TurnID: t.id, Text: d.Text})
+		case model.DeltaReasoning:
+			s.notify(Notice{Type: NoticeReasoningDelta, TurnID: t.id, Text: d.Text})
 		}
 	})
 	if err != nil {

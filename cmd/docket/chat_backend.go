@@ -361,7 +361,7 @@ func (b *chatBackend) Diff(ctx context.Context) (string, error) {
 	return d, nil
 }
 
-// Audit is this session's audit as text, from what the journal holds now.
+// Audit is this session's audit as text, from what its journal holds now.
 func (b *chatBackend) Audit(ctx context.Context) (string, error) {
 	b.mu.Lock()
 	j, path := b.j, b.path
@@ -369,11 +369,13 @@ func (b *chatBackend) Audit(ctx context.Context) (string, error) {
 	if j == nil {
 		return "", errors.New("no session is open")
 	}
-	if err := j.Commit(); err != nil {
+	// The file is locked by this process's own writer: audit what it holds.
+	recs, err := j.All()
+	if err != nil {
 		return "", err
 	}
 	var out bytes.Buffer
-	if err := audit.Stream(ctx, path, audit.Options{}, audit.NewTextWriter(&out, audit.Options{})); err != nil {
+	if err := audit.Records(ctx, path, recs, audit.Options{}, audit.NewTextWriter(&out, audit.Options{})); err != nil {
 		return "", err
 	}
 	return out.String(), nil

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -108,6 +109,14 @@ func startChat(t testing.TB, bin string, args ...string) *chatRun {
 	return &chatRun{t: t, cmd: cmd, pty: f, scr: newTTYScreen(f)}
 }
 
+// idleAfter waits for want after position from, then for the status line
+// to say the turn has ended (commands that change the session wait for it).
+func (r *chatRun) idleAfter(from int, want string) string {
+	r.t.Helper()
+	shown := r.scr.waitFor(r.t, from, want)
+	return r.scr.waitFor(r.t, strings.LastIndex(shown, want), "Enter send")
+}
+
 // typeText types text, then presses Enter as a separate keystroke.
 func (r *chatRun) typeLine(text string) {
 	r.t.Helper()
@@ -122,9 +131,18 @@ func (r *chatRun) keys(s string) {
 	}
 }
 
+// wait waits for the process to exit; one that does not within the bound
+// is killed and the test fails with the screen.
 func (r *chatRun) wait() (int, string) {
 	r.t.Helper()
+	hung := time.AfterFunc(90*time.Second, func() { _ = r.cmd.Process.Kill() })
 	err := r.cmd.Wait()
+	if !hung.Stop() {
+		r.scr.mu.Lock()
+		shown := r.scr.textLocked()
+		r.scr.mu.Unlock()
+		r.t.Fatalf("docket did not exit; it showed:\n%s", shown)
+	}
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()
@@ -154,7 +172,7 @@ func TestChatSessionEndToEnd(t *testing.T) {
 	if err := os.Mkdir(ws, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	script := `{"output":[{"type":"message","content":"Hello from the *scripted* model."}],"usage":{"input_tokens":120,"output_tokens":8}}
+	script := `{"output":[{"type":"message","content":"Hello from the scripted model."}],"usage":{"input_tokens":120,"output_tokens":8}}
 {"output":[{"type":"function_call","call_id":"c1","name":"shell","arguments":{"command":["bash","-c","echo made > made.txt"]}}]}
 {"output":[{"type":"message","content":"Made the file."}]}
 {"compact":true,"output":[{"type":"message","content":"Summary: greeted, made made.txt."}]}
@@ -180,7 +198,7 @@ func TestChatSessionEndToEnd(t *testing.T) {
 	r.scr.waitFor(t, at, "say hello about @notes.txt")
 	at = r.scr.mark()
 	r.keys("\r")
-	r.scr.waitFor(t, at, "Hello from the *scripted* model.")
+	r.scr.waitFor(t, at, "Hello from the scripted model.")
 	r.scr.waitFor(t, at, "tokens 128/")
 
 	// A command under untrusted: the overlay shows the exact argv and the
@@ -194,7 +212,7 @@ func TestChatSessionEndToEnd(t *testing.T) {
 		}
 	}
 	r.keys("y")
-	r.scr.waitFor(t, at, "Made the file.")
+	r.idleAfter(at, "Made the file.")
 	if _, err := os.Stat(filepath.Join(ws, "made.txt")); err != nil {
 		t.Fatalf("the approved command did not run: %v", err)
 	}
@@ -232,8 +250,9 @@ func TestChatSessionEndToEnd(t *testing.T) {
 	r.scr.waitFor(t, 0, "approvals never")
 	at = r.scr.mark()
 	r.typeLine("and now?")
-	r.scr.waitFor(t, at, "Resumed and answered.")
-	r.keys("\x03") // idle, nothing typed: quits
+	shown = r.scr.waitFor(t, at, "Resumed and answered.")
+	r.scr.waitFor(t, strings.LastIndex(shown, "Resumed and answered."), "Enter send") // the turn has ended
+	r.keys("\x03")                                                                    // idle, nothing typed: quits
 	if code, out := r.wait(); code != 0 {
 		t.Fatalf("resumed chat exited %d:\n%s", code, out)
 	}
@@ -392,4 +411,122 @@ func TestChatWithoutTerminalOrWithJSONIsExec(t *testing.T) {
 			t.Fatalf("stdout %q, want exec's final message alone", out)
 		}
 	})
+}
+
+// docket alone, on a terminal, is the interactive session.
+func TestDocketAloneOnATerminalIsChat(t *testing.T) {
+	bin := cliBinary(t)
+	dir := t.TempDir()
+	ws, home := filepath.Join(dir, "ws"), filepath.Join(dir, "home")
+	for _, d := range []string{ws, home} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, err := exec.Command("git", "init", "-q", ws).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	sp := filepath.Join(dir, "script.jsonl")
+	if err := os.WriteFile(sp, []byte(`{"output":[{"type":"message","content":"Answer from the default entry."}]}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := "model_provider = \"script\"\nmodel_script = " + strconv.Quote(sp) + "\n"
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin)
+	cmd.Dir = ws
+	cmd.Env = append(os.Environ(), "NO_COLOR=1", "TERM=xterm-256color", "DOCKET_HOME="+home)
+	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &chatRun{t: t, cmd: cmd, pty: f, scr: newTTYScreen(f)}
+	t.Cleanup(func() { f.Close(); _ = cmd.Process.Kill() })
+	r.scr.waitFor(t, 0, "approvals")
+	r.typeLine("hi")
+	r.idleAfter(0, "Answer from the default entry.")
+	// /diff: git's diff of the workspace, with the untracked files named.
+	if err := os.WriteFile(filepath.Join(ws, "fresh.txt"), []byte("new\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	at := r.scr.mark()
+	r.typeLine("/diff")
+	r.scr.waitFor(t, at, "untracked files:")
+	r.scr.waitFor(t, at, "fresh.txt")
+	r.keys("q")
+	r.scr.waitFor(t, r.scr.mark(), "Enter send")
+	r.keys("\x03")
+	if code, out := r.wait(); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+}
+
+// A command the sandbox blocks goes through the retry prompt in the
+// overlay (which says a yes runs it without the sandbox) and reruns
+// unsandboxed once approved; /new and /resume switch sessions inside the UI.
+func TestChatRetryPromptAndSwitchingSessions(t *testing.T) {
+	bin := cliBinary(t)
+	dir := t.TempDir()
+	ws, home := filepath.Join(dir, "ws"), filepath.Join(dir, "home")
+	if err := os.Mkdir(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	outside, err := os.MkdirTemp("/var/tmp", "docket-chat-outside-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(outside) })
+	target := filepath.Join(outside, "written.txt")
+	script := `{"output":[{"type":"function_call","call_id":"w1","name":"shell","arguments":{"command":["bash","-c","echo hi > ` + target + `"]}}]}
+{"output":[{"type":"message","content":"Wrote it outside."}]}
+`
+	sp := filepath.Join(dir, "script.jsonl")
+	if err := os.WriteFile(sp, []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := startChat(t, bin, "chat", "--skip-git-repo-check", "--home", home, "-C", ws, "-a", "on-failure", "-s", "workspace-write", "--model-script", sp)
+	first := r.scr.waitFor(t, 0, "approvals on-failure")
+	at := r.scr.mark()
+	r.typeLine("write outside")
+	shown := r.scr.waitFor(t, at, "[y] approve")
+	for _, s := range []string{"(exec, retry)", "WITHOUT THE SANDBOX", "[sandbox denied it: waiting for approval to retry unsandboxed]"} {
+		if !strings.Contains(shown[at:], s) {
+			t.Errorf("the retry prompt lacks %q:\n%s", s, shown[at:])
+		}
+	}
+	if _, err := os.Stat(target); err == nil {
+		t.Fatal("the sandbox let the write through before the retry was approved")
+	}
+	r.keys("y")
+	r.idleAfter(at, "Wrote it outside.")
+	if _, err := os.Stat(target); err != nil {
+		t.Fatalf("the approved retry did not write: %v", err)
+	}
+	id := first[strings.LastIndex(first, "\n")+1:]
+	id = strings.TrimSpace(id[:strings.Index(id, " ")])
+
+	// /audit shows this session's audit so far in a pager: the retried
+	// call and why it ran unsandboxed.
+	at = r.scr.mark()
+	r.typeLine("/audit")
+	r.scr.waitFor(t, at, "audit of session")
+	r.scr.waitFor(t, at, "w1")
+	r.scr.waitFor(t, at, "q close")
+	r.keys("q")
+	r.scr.waitFor(t, r.scr.mark(), "Enter send")
+
+	at = r.scr.mark()
+	r.typeLine("/new")
+	r.scr.waitFor(t, at, "new session ")
+	at = r.scr.mark()
+	r.typeLine("/resume " + id)
+	r.scr.waitFor(t, at, "resumed session "+id)
+	at = r.scr.mark()
+	r.typeLine("/status")
+	r.scr.waitFor(t, at, "approvals: on-failure")
+	r.typeLine("/quit")
+	if code, out := r.wait(); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
 }

@@ -38,6 +38,9 @@ type auditor struct {
 	// order: an invalid_call record names its call by position.
 	lastCalls []events.Item
 	responses int // model responses so far
+	// approvalNow is the approval policy in force, once a policy_changed
+	// record changed it ("" until then: the session's own).
+	approvalNow string
 }
 
 // grant is a session grant and who gave it.
@@ -72,6 +75,7 @@ func (a *auditor) tracker(id string) *tracker {
 		return t
 	}
 	t := newTracker(id)
+	t.approvalPolicy = a.approvalNow
 	a.open[id] = t
 	a.order = append(a.order, t)
 	return t
@@ -115,6 +119,10 @@ func (a *auditor) feed(r events.Record) error {
 	case *events.InvalidCall:
 		a.invalidCall(r, v)
 		return a.emitReady()
+	case *events.PolicyChanged:
+		// Calls that begin after it were decided under the new policy.
+		a.approvalNow = v.ApprovalPolicy
+		return nil
 	case *events.RuleAmended:
 		am := Amendment{CallID: v.CallID, Seq: r.Seq, Pattern: v.Pattern, Line: v.Line, File: v.File, Written: v.Written}
 		a.amended = append(a.amended, am)

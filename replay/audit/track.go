@@ -11,8 +11,11 @@ import (
 
 // tracker is the audit of one call while the call is open.
 type tracker struct {
-	c        Call
-	complete bool // done and its tool output recorded: ready to emit
+	c Call
+	// approvalPolicy is the policy the call was decided under when the
+	// user changed it mid-session (/approvals); "" for the session's own.
+	approvalPolicy string
+	complete       bool // done and its tool output recorded: ready to emit
 	// resp and pos place the call in the model's responses (the n-th
 	// response, from 1; the call's index in it), for refused calls.
 	resp, pos int

@@ -20,6 +20,9 @@ func (a *auditor) why(t *tracker) string {
 		return fmt.Sprintf("no recorded reason: it ran without a sandbox at seq %d without a transition into unsandboxed", u.seq)
 	}
 	pol := a.head.Policy
+	if t.approvalPolicy != "" {
+		pol.ApprovalPolicy = t.approvalPolicy
+	}
 	switch u.cause {
 	case states.CauseUserApproved, states.CauseUserApprovedForSession, states.CauseUserAmendment:
 		d := u.decision

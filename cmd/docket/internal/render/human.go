@@ -236,7 +236,7 @@ func (h *Human) Notify(n engine.Notice) {
 	defer h.mu.Unlock()
 	defer h.flush()
 	switch n.Type {
-	case engine.NoticeTextDelta:
+	case engine.NoticeTextDelta, engine.NoticeReasoningDelta:
 		// The model is still writing: the spinner stays.
 	default:
 		h.stopSpinner()

@@ -19,7 +19,6 @@ func playTurn(m *Model, n int) {
 	}
 	m.running = true
 	m.cancel = func() {}
-	var cmds []any
 	for _, batch := range []noticesMsg{
 		{tr("sandboxed"), {Type: engine.NoticeCallStarted, CallID: id, Tool: "shell", Command: []string{"ls", "-la"}}},
 		{{Type: engine.NoticeCallOutput, CallID: id, Text: "total 8\ndrwxr-xr-x 2 u u 4096 .\ndrwxr-xr-x 9 u u 4096 ..\n"}},
@@ -29,7 +28,7 @@ func playTurn(m *Model, n int) {
 		{{Type: engine.NoticeMessage, Text: fmt.Sprintf("Here is the listing for turn %d.", n)}},
 	} {
 		_, cmd := m.Update(batch)
-		cmds = append(cmds, cmd)
+		_, _, _ = runAll(cmd) // printing into the scrollback
 		_ = m.View()
 	}
 	_, cmd := m.Update(turnDoneMsg{res: engine.TurnResult{Status: events.TurnCompleted}})

@@ -49,6 +49,9 @@ type callView struct {
 	partial string
 	lines   int
 	done    bool
+	// retry: the sandbox denied a run and the call went to the retry
+	// prompt; its approval is for running without the sandbox.
+	retry bool
 }
 
 // addOutput folds a chunk of output into the call's tail.
@@ -81,6 +84,9 @@ func stateLabel(c *callView) string {
 	case states.WantsApproval, "":
 		return "checking"
 	case states.AwaitingDecision:
+		if c.retry {
+			return "sandbox denied it: waiting for approval to retry unsandboxed"
+		}
 		return "waiting for approval"
 	case states.Sandboxed:
 		return "running sandboxed"

@@ -400,7 +400,17 @@ func (m *Model) notice(n engine.Notice) {
 			return
 		}
 		m.blocks = append(m.blocks, &block{kind: blockAssistant, text: n.Text, finished: true})
+	case engine.NoticeReasoningDelta:
+		if b := m.lastOpen(blockReasoning); b != nil {
+			b.text += n.Text
+			return
+		}
+		m.blocks = append(m.blocks, &block{kind: blockReasoning, text: n.Text})
 	case engine.NoticeReasoning:
+		if b := m.lastOpen(blockReasoning); b != nil {
+			b.text, b.finished = n.Text, true
+			return
+		}
 		if strings.TrimSpace(n.Text) != "" {
 			m.blocks = append(m.blocks, &block{kind: blockReasoning, text: n.Text, finished: true})
 		}
@@ -408,6 +418,9 @@ func (m *Model) notice(n engine.Notice) {
 		c := m.call(n.CallID)
 		if n.Transition != nil {
 			c.state, c.cause = states.State(n.Transition.To), n.Transition.Cause
+			if c.state == states.RetryPrompt {
+				c.retry = true
+			}
 		}
 	case engine.NoticeApproval:
 		c := m.call(n.CallID)
@@ -446,12 +459,16 @@ func (m *Model) notice(n engine.Notice) {
 	}
 }
 
-func (m *Model) lastAssistant() *block {
+func (m *Model) lastAssistant() *block { return m.lastOpen(blockAssistant) }
+
+// lastOpen returns the last live block if it is of kind k and still
+// streaming.
+func (m *Model) lastOpen(k blockKind) *block {
 	if len(m.blocks) == 0 {
 		return nil
 	}
 	b := m.blocks[len(m.blocks)-1]
-	if b.kind == blockAssistant && !b.finished {
+	if b.kind == k && !b.finished {
 		return b
 	}
 	return nil

@@ -366,3 +366,18 @@ func TestPromptQueuedDuringTurn(t *testing.T) {
 		t.Fatalf("prompts %q", f.prompts)
 	}
 }
+
+// Reasoning streams into one "thinking" block that the whole summary
+// then finishes.
+func TestReasoningStreams(t *testing.T) {
+	m := newTestModel(newFake())
+	m.Update(noticesMsg{{Type: engine.NoticeReasoningDelta, Text: "Looking at "}, {Type: engine.NoticeReasoningDelta, Text: "the tests"}})
+	if v := m.View(); !strings.Contains(v, "thinking: Looking at the tests") {
+		t.Fatalf("no live reasoning:\n%s", v)
+	}
+	_, cmd := m.Update(noticesMsg{{Type: engine.NoticeReasoning, Text: "Looking at the tests first."}})
+	_, printed, _ := runAll(cmd)
+	if len(printed) != 1 || !strings.Contains(printed[0], "thinking: Looking at the tests first.") || len(m.blocks) != 0 {
+		t.Fatalf("printed %q, live blocks %d", printed, len(m.blocks))
+	}
+}

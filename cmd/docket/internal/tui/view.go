@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/docket-engine/docket/cmd/docket/internal/approve"
 	"github.com/docket-engine/docket/events/safetext"
+	"github.com/docket-engine/docket/states"
 )
 
 // Styles; plain when colour is off (lipgloss then emits no escapes).
@@ -123,7 +124,7 @@ func (m *Model) renderCall(c *callView) string {
 		mark = "✓"
 	case c.done:
 		mark, style = "✗", styleError
-	case label == "running UNSANDBOXED" || strings.HasPrefix(label, "sandbox denied"):
+	case c.state == states.Unsandboxed || c.retry:
 		style = styleWarn
 	}
 	line := mark + " " + safetext.Fold(what, max(m.width-len(label)-6, 20)) + "  " + m.style(style, "["+label+"]")
