@@ -39,12 +39,15 @@ type chatBackend struct {
 	addDirs []string
 	color   bool
 
-	caps     *sandbox.Capabilities
-	turns    sync.WaitGroup
-	mu       sync.Mutex
-	w        *wiring
-	j        *journal.Journal
-	s        *engine.Session
+	caps  *sandbox.Capabilities
+	turns sync.WaitGroup
+	mu    sync.Mutex
+	w     *wiring
+	j     *journal.Journal
+	s     *engine.Session
+	// stopTel flushes the session's telemetry ([otel]) before its journal
+	// closes; a no-op when export is off.
+	stopTel  func() error
 	id, path string
 	sc       events.SessionConfig
 	cwdOf    string // the session's workspace
@@ -79,11 +82,15 @@ func (b *chatBackend) New(ctx context.Context) (string, error) {
 	if err != nil {
 		return warn.String(), errors.Join(err, w.finish())
 	}
-	s, err := engine.Start(w.engine, j)
+	log, stopTel, err := startTelemetry(ctx, a.stderr, b.cfg, w.engine.SessionID, j, nil)
 	if err != nil {
 		return warn.String(), errors.Join(err, j.Close(), w.finish())
 	}
-	return warn.String(), b.swap(w, j, s, w.engine.SessionID, w.engine.Session, b.cwd)
+	s, err := engine.Start(w.engine, log)
+	if err != nil {
+		return warn.String(), errors.Join(err, stopTel(), j.Close(), w.finish())
+	}
+	return warn.String(), b.swap(w, j, s, stopTel, w.engine.SessionID, w.engine.Session, b.cwd)
 }
 
 // Resume opens a recorded session (an id, a unique prefix, "last" or a
@@ -104,85 +111,99 @@ func (b *chatBackend) Resume(ctx context.Context, ref string) (string, error) {
 	if d := j.Damage(); d != nil {
 		notes = fmt.Sprintf("journal %s: %s\n", sf.Path, d)
 	}
-	s, w, ss, err := b.restore(ctx, j)
+	s, w, ss, stopTel, err := b.restore(ctx, j)
 	if err != nil {
 		return notes, errors.Join(fmt.Errorf("resume %s: %w", sf.ID, err), j.Close())
 	}
-	return notes, b.swap(w, j, s, ss.SessionID, ss.Config, ss.Cwd)
+	return notes, b.swap(w, j, s, stopTel, ss.SessionID, ss.Config, ss.Cwd)
 }
 
 // restore rebuilds the session of j as runResume does: its own
 // workspace's configuration, the model it was driven by, the policy,
 // plan and rules it recorded.
-func (b *chatBackend) restore(ctx context.Context, j *journal.Journal) (*engine.Session, *wiring, *events.SessionStarted, error) {
+func (b *chatBackend) restore(ctx context.Context, j *journal.Journal) (*engine.Session, *wiring, *events.SessionStarted, func() error, error) {
 	recs, err := j.All()
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	if len(recs) == 0 {
-		return nil, nil, nil, errors.New("the session has no records: nothing ran")
+		return nil, nil, nil, nil, errors.New("the session has no records: nothing ran")
 	}
 	first, err := recs[0].Decode()
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	ss, ok := first.(*events.SessionStarted)
 	if !ok {
-		return nil, nil, nil, errors.New("the journal does not begin with session_started")
+		return nil, nil, nil, nil, errors.New("the journal does not begin with session_started")
 	}
 	cfg := b.cfg
 	if ss.Cwd != "" && ss.Cwd != b.cwd {
 		if cfg, err = b.flags.loadAt(b.cmd, config.Flags{}, ss.Cwd, b.cfg.Warnings); err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, nil, err
 		}
 	}
 	own := *cfg
 	cfg = &own
 	seen, compacted := 0, 0
 	for _, r := range recs {
-		switch r.Kind {
-		case events.KindModelResponse:
+		switch {
+		case r.Kind == events.KindModelResponse && !docketsOwnResponse(r):
 			seen++
-		case events.KindCompaction:
+		case r.Kind == events.KindCompaction:
 			compacted++
 		}
 	}
+	// A session that was offered spawn_agent keeps it, as on resume.
+	offered := false
+	for _, t := range ss.Tools {
+		offered = offered || (t.Server == "" && t.Name == engine.SpawnAgentName)
+	}
 	if err := recordedModel(b.cmd, cfg, ss); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	a, _ := b.quietApp()
-	w, err := wire(ctx, a, cfg, ss.Cwd, wireOptions{responsesSeen: seen, compactionsSeen: compacted, observer: b.bridge, approver: b.bridge})
+	w, err := wire(ctx, a, cfg, ss.Cwd, wireOptions{responsesSeen: seen, compactionsSeen: compacted, observer: b.bridge, approver: b.bridge, subagents: offered})
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	if err := preflightModel(w.engine.Model); err != nil {
-		return nil, nil, nil, errors.Join(err, w.finish())
+		return nil, nil, nil, nil, errors.Join(err, w.finish())
 	}
 	w.engine.Session, w.engine.Plan, w.engine.Rules, w.engine.Settings = events.SessionConfig{}, events.SandboxPlan{}, nil, nil
 	w.engine.Instructions = ""
-	s, err := engine.Resume(w.engine, j, recs, events.SessionResumed{PID: os.Getpid()})
+	log, stopTel, err := startTelemetry(ctx, a.stderr, cfg, ss.SessionID, j, recs)
 	if err != nil {
-		return nil, nil, nil, errors.Join(err, w.finish())
+		return nil, nil, nil, nil, errors.Join(err, w.finish())
 	}
-	return s, w, ss, nil
+	s, err := engine.Resume(w.engine, log, recs, events.SessionResumed{PID: os.Getpid()})
+	if err != nil {
+		return nil, nil, nil, nil, errors.Join(err, stopTel(), w.finish())
+	}
+	return s, w, ss, stopTel, nil
 }
 
 // swap makes a session current, closing the one before.
-func (b *chatBackend) swap(w *wiring, j *journal.Journal, s *engine.Session, id string, sc events.SessionConfig, cwd string) error {
+func (b *chatBackend) swap(w *wiring, j *journal.Journal, s *engine.Session, stopTel func() error, id string, sc events.SessionConfig, cwd string) error {
 	err := b.close()
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.w, b.j, b.s, b.id, b.path, b.sc, b.cwdOf = w, j, s, id, j.Path(), sc, cwd
+	b.w, b.j, b.s, b.stopTel, b.id, b.path, b.sc, b.cwdOf = w, j, s, stopTel, id, j.Path(), sc, cwd
 	return err
 }
 
 // close closes the current session's journal and wiring.
 func (b *chatBackend) close() error {
 	b.mu.Lock()
-	w, j := b.w, b.j
-	b.w, b.j, b.s = nil, nil, nil
+	w, j, stopTel := b.w, b.j, b.stopTel
+	b.w, b.j, b.s, b.stopTel = nil, nil, nil, nil
 	b.mu.Unlock()
 	var errs []error
+	// Before the journal's Close: it commits the last records through the
+	// telemetry tap.
+	if stopTel != nil {
+		errs = append(errs, stopTel())
+	}
 	if j != nil {
 		errs = append(errs, j.Close())
 	}
