@@ -20,18 +20,9 @@ import (
 // audit objects, in the same order, calls named by path and each child
 // with its "parent". An incomplete audit of any session exits 1.
 func runAuditTree(ctx context.Context, a *app, homeFlag, ref string, jsonOut bool, opts audit.Options) error {
-	home, err := resolveHome(homeFlag)
+	home, sf, err := auditedSession(homeFlag, ref)
 	if err != nil {
-		return usageErrorf("%v", err)
-	}
-	sf, err := findSession(home, ref)
-	if err != nil {
-		var nf *journal.NotFoundError
-		var amb *journal.AmbiguousError
-		if errors.As(err, &nf) || errors.As(err, &amb) {
-			return usageErrorf("%v", err)
-		}
-		return &exitError{code: exitFailed, err: err}
+		return err
 	}
 	nodes, treeErr := replay.Tree(sf.Path, func(id string) (string, error) {
 		f, err := journal.Find(home, id)

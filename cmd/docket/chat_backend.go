@@ -145,25 +145,12 @@ func (b *chatBackend) restore(ctx context.Context, j *journal.Journal) (*engine.
 	}
 	own := *cfg
 	cfg = &own
-	seen, compacted := 0, 0
-	for _, r := range recs {
-		switch {
-		case r.Kind == events.KindModelResponse && !docketsOwnResponse(r):
-			seen++
-		case r.Kind == events.KindCompaction:
-			compacted++
-		}
-	}
-	// A session that was offered spawn_agent keeps it, as on resume.
-	offered := false
-	for _, t := range ss.Tools {
-		offered = offered || (t.Server == "" && t.Name == engine.SpawnAgentName)
-	}
+	seen, compacted := scriptLinesUsed(recs)
 	if err := recordedModel(b.cmd, cfg, ss); err != nil {
 		return nil, nil, nil, nil, err
 	}
 	a, _ := b.quietApp()
-	w, err := wire(ctx, a, cfg, ss.Cwd, wireOptions{responsesSeen: seen, compactionsSeen: compacted, observer: b.bridge, approver: b.bridge, subagents: offered})
+	w, err := wire(ctx, a, cfg, ss.Cwd, wireOptions{responsesSeen: seen, compactionsSeen: compacted, observer: b.bridge, approver: b.bridge, subagents: offeredSpawnAgent(ss)})
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}

@@ -48,18 +48,9 @@ func newAuditCmd(a *app) *cobra.Command {
 }
 
 func runAudit(ctx context.Context, a *app, homeFlag, ref, htmlFile string, jsonOut bool, opts audit.Options) error {
-	home, err := resolveHome(homeFlag)
+	_, sf, err := auditedSession(homeFlag, ref)
 	if err != nil {
-		return usageErrorf("%v", err)
-	}
-	sf, err := findSession(home, ref)
-	if err != nil {
-		var nf *journal.NotFoundError
-		var amb *journal.AmbiguousError
-		if errors.As(err, &nf) || errors.As(err, &amb) {
-			return usageErrorf("%v", err)
-		}
-		return &exitError{code: exitFailed, err: err}
+		return err
 	}
 	out := bufio.NewWriter(a.stdout)
 	var tail tailSink
@@ -126,4 +117,24 @@ func (t *tailSink) damage() *audit.Damage {
 		return nil
 	}
 	return t.tail.Damaged
+}
+
+// auditedSession finds the session an audit names, and the home it is in:
+// a bad home, an unknown or ambiguous reference is a usage error (exit 2),
+// anything else exit 1.
+func auditedSession(homeFlag, ref string) (string, journal.SessionFile, error) {
+	home, err := resolveHome(homeFlag)
+	if err != nil {
+		return "", journal.SessionFile{}, usageErrorf("%v", err)
+	}
+	sf, err := findSession(home, ref)
+	if err != nil {
+		var nf *journal.NotFoundError
+		var amb *journal.AmbiguousError
+		if errors.As(err, &nf) || errors.As(err, &amb) {
+			return home, sf, usageErrorf("%v", err)
+		}
+		return home, sf, &exitError{code: exitFailed, err: err}
+	}
+	return home, sf, nil
 }

@@ -161,15 +161,7 @@ func runResume(c *cobra.Command, a *app, f *execFlags, r resumeFlags, args []str
 	if err != nil {
 		return resumeUntouched(ss.SessionID, err)
 	}
-	seen, compacted := 0, 0
-	for _, r := range recs {
-		switch {
-		case r.Kind == events.KindModelResponse && !docketsOwnResponse(r):
-			seen++
-		case r.Kind == events.KindCompaction:
-			compacted++
-		}
-	}
+	seen, compacted := scriptLinesUsed(recs)
 	// The session goes on with the model it was driven by, unless this
 	// command line names another; checked before anything is written, so
 	// a resume that cannot reach its model leaves the session as it was.
@@ -178,12 +170,8 @@ func runResume(c *cobra.Command, a *app, f *execFlags, r resumeFlags, args []str
 	}
 	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	offered := false
-	for _, t := range ss.Tools {
-		offered = offered || (t.Server == "" && t.Name == engine.SpawnAgentName)
-	}
 	w, err := wire(ctx, a, cfg, ss.Cwd, wireOptions{decisions: f.decisions, json: f.json, responsesSeen: seen,
-		compactionsSeen: compacted, color: f.color, outputSchema: opts.schema, subagents: offered})
+		compactionsSeen: compacted, color: f.color, outputSchema: opts.schema, subagents: offeredSpawnAgent(ss)})
 	if err != nil {
 		return resumeUntouched(ss.SessionID, err)
 	}
@@ -243,4 +231,30 @@ func runResume(c *cobra.Command, a *app, f *execFlags, r resumeFlags, args []str
 	}
 	notifyTurn(ctx, a.stderr, cfg, ss.SessionID, ss.Cwd, prompt, res)
 	return w.exit(res)
+}
+
+// scriptLinesUsed counts what a resumed session already took from a
+// scripted model: the model's responses (not docket's own, of an agents
+// run) and the compactions, so the script goes on from the next lines.
+func scriptLinesUsed(recs []events.Record) (responses, compactions int) {
+	for _, r := range recs {
+		switch {
+		case r.Kind == events.KindModelResponse && !docketsOwnResponse(r):
+			responses++
+		case r.Kind == events.KindCompaction:
+			compactions++
+		}
+	}
+	return responses, compactions
+}
+
+// offeredSpawnAgent says whether the session was offered spawn_agent: a
+// resumed session keeps the tools it had, whatever [subagents] says now.
+func offeredSpawnAgent(ss *events.SessionStarted) bool {
+	for _, t := range ss.Tools {
+		if t.Server == "" && t.Name == engine.SpawnAgentName {
+			return true
+		}
+	}
+	return false
 }
