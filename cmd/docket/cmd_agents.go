@@ -151,18 +151,9 @@ func runAgents(c *cobra.Command, a *app, f *agentsFlags, args []string) (err err
 	if quorum < 1 || quorum > len(names) {
 		return usageErrorf("--quorum %d: want 1 to %d (the number of agents asked: %s)", quorum, len(names), strings.Join(names, ", "))
 	}
-	prompt, err := execPrompt(a, args)
+	prompt, cwd, err := promptAndWorkspace(a, args, f.cd, f.skipGitRepoCheck, cfg)
 	if err != nil {
 		return err
-	}
-	cwd, err := workspace(f.cd)
-	if err != nil {
-		return err
-	}
-	if !f.skipGitRepoCheck && !cfg.Trust.Trusted() {
-		if err := checkGitRepo(cwd); err != nil {
-			return err
-		}
 	}
 	// Agent CLIs talk to their APIs: their sandbox has the network on
 	// (journaled with the plan, and in the session's config).

@@ -145,19 +145,9 @@ func runExec(c *cobra.Command, a *app, f *execFlags, args []string) (err error) 
 	if err != nil {
 		return err
 	}
-	prompt, err := execPrompt(a, args)
+	prompt, cwd, err := promptAndWorkspace(a, args, f.cd, f.skipGitRepoCheck, cfg)
 	if err != nil {
 		return err
-	}
-	cwd, err := workspace(f.cd)
-	if err != nil {
-		return err
-	}
-	// As Codex: a project marked trusted in [projects] needs no repository.
-	if !f.skipGitRepoCheck && !cfg.Trust.Trusted() {
-		if err := checkGitRepo(cwd); err != nil {
-			return err
-		}
 	}
 	opts, err := f.turnOptions()
 	if err != nil {
@@ -268,4 +258,22 @@ func execPrompt(a *app, args []string) (string, error) {
 func stdinIsPipe(a *app) bool {
 	f, ok := a.stdin.(*os.File)
 	return ok && !render.IsTerminal(f)
+}
+
+// promptAndWorkspace reads the prompt (argument or stdin) and resolves the
+// workspace (-C), refusing one outside a git repository unless told to skip
+// the check or, as Codex, the project is trusted in [projects].
+func promptAndWorkspace(a *app, args []string, cd string, skipGitRepoCheck bool, cfg *config.Config) (prompt, cwd string, err error) {
+	if prompt, err = execPrompt(a, args); err != nil {
+		return "", "", err
+	}
+	if cwd, err = workspace(cd); err != nil {
+		return "", "", err
+	}
+	if !skipGitRepoCheck && !cfg.Trust.Trusted() {
+		if err := checkGitRepo(cwd); err != nil {
+			return "", "", err
+		}
+	}
+	return prompt, cwd, nil
 }
