@@ -56,6 +56,15 @@
 // existing mount point, so the parent creates an empty placeholder
 // directory (mode 0555) that the helper binds read-only; see Placeholders.
 //
+// Servers keeps a session's sandbox servers: the helper started once per
+// plan, which builds the plan's namespaces and mount layout and clones
+// each command's init (C, server_spawn_linux.c) from there, with a PID,
+// IPC and mount namespace, a devpts, a Landlock domain and a seccomp
+// filter of its own, confined before the command is handed to it; the
+// command starts only after docket has the layers. Run uses it when
+// Request.Servers is set and docket is root, and starts a helper per call
+// otherwise.
+//
 // Command builds the same helper process without running it, for callers
 // that own a long-running process and its stdio (MCP servers over pipes):
 // the returned Process's Layers says, once started, whether the helper

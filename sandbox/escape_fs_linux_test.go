@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"os"
@@ -372,6 +373,11 @@ func TestEscapeSuiteFS(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real sandboxed processes")
 	}
+	runFSSuite(t, Run)
+}
+
+// runFSSuite runs the file-system cases with run.
+func runFSSuite(t *testing.T, run func(context.Context, Request) (events.ExecOutcome, error)) {
 	caps := Probe()
 	if caps.LandlockABI < 1 || !caps.Seccomp {
 		t.Fatalf("the escape suite needs Landlock and seccomp: %+v", caps)
@@ -385,7 +391,7 @@ func TestEscapeSuiteFS(t *testing.T) {
 		c.needs = ""
 		cases = append(cases, c)
 	}
-	runCases(t, cases, "", caps, caps, Run)
+	runCases(t, cases, "", caps, caps, run)
 }
 
 // TestEscapeSuiteFSUserNamespace runs the same cases through the user

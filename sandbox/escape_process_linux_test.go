@@ -133,6 +133,11 @@ func TestEscapeSuiteProcessUserNamespace(t *testing.T) {
 }
 
 func runProcessSuite(t *testing.T, helper string, adjust func(*Capabilities)) {
+	runProcessSuiteWith(t, helper, adjust, Run)
+}
+
+// runProcessSuiteWith is runProcessSuite with the function that runs each attack.
+func runProcessSuiteWith(t *testing.T, helper string, adjust func(*Capabilities), run func(context.Context, Request) (events.ExecOutcome, error)) {
 	caps := Probe()
 	if caps.LandlockABI < 1 || !caps.Seccomp {
 		t.Fatalf("the escape suite needs Landlock and seccomp: %+v", caps)
@@ -150,7 +155,7 @@ func runProcessSuite(t *testing.T, helper string, adjust func(*Capabilities)) {
 		c.needs = ""
 		cases = append(cases, c)
 	}
-	runCases(t, cases, helper, caps, needsCaps, Run)
+	runCases(t, cases, helper, caps, needsCaps, run)
 }
 
 // fileHandle is the handle of path as "TYPE:HEX", made outside the sandbox.

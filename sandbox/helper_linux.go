@@ -66,6 +66,9 @@ func HelperMain(args []string) int {
 		ch.sendSetup(reportLine{Kind: reportSetupError, Layer: "spec", Error: err.Error()})
 		return exitSetup
 	}
+	if spec.Server {
+		return serveSandbox(spec)
+	}
 	env := append(os.Environ(), spec.LoaderEnv...)
 	if spec.Init {
 		return runInit(spec, argv, env, &ch, tr)

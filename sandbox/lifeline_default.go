@@ -6,3 +6,6 @@ package sandbox
 // command die with docket; only the docketfault build can (see
 // lifeline_docketfault.go).
 func lifelineDisabled() bool { return false }
+
+// faultBuild says this binary was built with the docketfault tag.
+const faultBuild = false

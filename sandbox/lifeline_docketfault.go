@@ -10,3 +10,6 @@ import "os"
 // binaries built with -tags docketfault read it; the helper reads the
 // environment docket gave it, never the command's.
 func lifelineDisabled() bool { return os.Getenv("DOCKET_FAULT_NO_LIFELINE") == "1" }
+
+// faultBuild says this binary was built with the docketfault tag.
+const faultBuild = true

@@ -186,7 +186,10 @@ func runProcess(ctx context.Context, req Request, l launch) (events.ExecOutcome,
 
 // group signals a process group until its leader has been reaped.
 type group struct {
-	pid       int
+	pid int
+	// signal, when set, replaces signalling the process group (a command
+	// of the sandbox server: its init, through a pidfd).
+	signal    func(syscall.Signal)
 	mu        sync.Mutex
 	reaped    bool
 	timedOut  bool
@@ -196,9 +199,14 @@ type group struct {
 func (g *group) kill(sig syscall.Signal) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if !g.reaped {
-		_ = syscall.Kill(-g.pid, sig)
+	if g.reaped {
+		return
 	}
+	if g.signal != nil {
+		g.signal(sig)
+		return
+	}
+	_ = syscall.Kill(-g.pid, sig)
 }
 
 func (g *group) markReaped() {

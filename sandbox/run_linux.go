@@ -147,6 +147,13 @@ func runSandboxed(ctx context.Context, req Request, p prepared) (events.ExecOutc
 	if err != nil {
 		return out, err
 	}
+	if req.Servers != nil && caps.Root {
+		// Root creates the namespaces without a user namespace; the
+		// server does the same, once per session and plan.
+		if out, ok, err := runViaServer(ctx, req, p, spec); ok {
+			return out, err
+		}
+	}
 	var lastErr error
 	var fallbacks []string
 	for _, ns := range namespaceAttempts(caps, plan.Network) {

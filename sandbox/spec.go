@@ -81,6 +81,10 @@ type helperSpec struct {
 	UnixSocketsPartial bool     `json:"unix_sockets_partial,omitempty"`
 	// Limits are the resource limits the helper applies (limits_linux.go).
 	Limits limitsSpec `json:"limits"`
+	// Server starts the sandbox server (server_main_linux.go) instead of
+	// one command: Path, Cwd and the per-command fields come with each
+	// command, and the PID namespace is each command's own.
+	Server bool `json:"server,omitempty"`
 	// privatePTY is set by the helper itself once it mounted a devpts of its own.
 	privatePTY bool
 }
@@ -157,6 +161,12 @@ func (s helperSpec) validate() error {
 		if !underAny(p, s.Writable) {
 			return fmt.Errorf("protected path %q is not under a writable root", p)
 		}
+	}
+	if s.Server {
+		if !s.NS.Mount || s.NS.PID || s.Init || len(s.Protected) > 0 || s.Cwd != "" || s.Path != "" {
+			return errors.New("a sandbox server has a mount namespace, no PID namespace, and no command of its own")
+		}
+		return nil
 	}
 	if err := checkAbsClean("cwd", s.Cwd); err != nil {
 		return err

@@ -1,0 +1,532 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/docket-engine/docket/events"
+)
+
+// viaServers returns a run function that sends every call through one
+// Servers, closed when the test ends.
+func viaServers(t testing.TB) (*Servers, func(context.Context, Request) (events.ExecOutcome, error)) {
+	t.Helper()
+	s := &Servers{Binary: testBinary(t)}
+	t.Cleanup(func() { _ = s.Close() })
+	return s, func(ctx context.Context, req Request) (events.ExecOutcome, error) {
+		req.Servers = s
+		return Run(ctx, req)
+	}
+}
+
+// serversRunning counts the servers s keeps.
+func serversRunning(s *Servers) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.byKey)
+}
+
+func TestServerRunsCommandsInNamespacesOfTheirOwn(t *testing.T) {
+	requireServer(t)
+	f := newFixture(t)
+	s, run := viaServers(t)
+	pidNS, _ := os.Readlink("/proc/self/ns/pid")
+	ipcNS, _ := os.Readlink("/proc/self/ns/ipc")
+	for i := 0; i < 3; i++ {
+		out, err := run(context.Background(), Request{Argv: []string{"sh", "-c", "echo $$; readlink /proc/self/ns/pid /proc/self/ns/ipc; ls /proc | grep -c '^[0-9]'"},
+			Cwd: f.W, Plan: f.plan(vWW), Timeout: time.Minute})
+		if err != nil || out.ExitCode != 0 {
+			t.Fatalf("run %d: %v %+v", i, err, out)
+		}
+		lines := strings.Fields(out.Stdout)
+		if len(lines) != 4 {
+			t.Fatalf("run %d: output %q", i, out.Stdout)
+		}
+		// The shell is the init's first child: pid 2 in a namespace of its own,
+		// which holds the init, the shell and ls's pipeline only.
+		if lines[0] != "2" {
+			t.Errorf("run %d: the shell is pid %s, want 2", i, lines[0])
+		}
+		// The kernel reuses a freed namespace's number, so freshness is
+		// shown by what the command sees (TestServerKeepsNothingOfOneCommandForTheNext);
+		// here, that it is not this process's.
+		if lines[1] == pidNS || lines[2] == ipcNS {
+			t.Errorf("run %d: the command shares this process's PID or IPC namespace (%s %s)", i, lines[1], lines[2])
+		}
+		for _, want := range []string{LayerPIDNS, LayerMountNS, LayerNetNS, LayerSeccomp, LayerCaps} {
+			if !contains(out.Layers, want) {
+				t.Errorf("run %d: layers %v lack %s", i, out.Layers, want)
+			}
+		}
+	}
+	if n := serversRunning(s); n != 1 {
+		t.Errorf("%d servers for one plan, want 1", n)
+	}
+}
+
+// requireServer skips where the server path is not taken: it needs root
+// and this cgo test binary.
+func requireServer(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs real sandboxed processes")
+	}
+	c := Probe()
+	if !c.Root || c.LandlockABI < 1 || !c.Seccomp {
+		t.Skip("the sandbox server runs for root with Landlock and seccomp")
+	}
+	if !serverCanSpawn {
+		t.Skip("built without cgo")
+	}
+}
+
+// The escape suites, unchanged, through the session's sandbox server: one
+// Servers for the whole suite, so that servers are reused across cases
+// where the plan is the same and started anew where it is not.
+func TestEscapeSuiteServer(t *testing.T) {
+	requireServer(t)
+	_, run := viaServers(t)
+	runEscapeSuiteWith(t, "", nil, run)
+}
+
+func TestEscapeSuiteProcessServer(t *testing.T) {
+	requireServer(t)
+	_, run := viaServers(t)
+	runProcessSuiteWith(t, "", nil, run)
+}
+
+func TestEscapeSuiteFSServer(t *testing.T) {
+	requireServer(t)
+	_, run := viaServers(t)
+	runFSSuite(t, run)
+}
+
+func TestServerPerPlanAndNoneForUnsandboxedRetries(t *testing.T) {
+	requireServer(t)
+	f := newFixture(t)
+	s, run := viaServers(t)
+	layersOf := func(plan events.SandboxPlan) []string {
+		t.Helper()
+		out, err := run(context.Background(), Request{Argv: []string{"true"}, Cwd: f.W, Plan: plan, Timeout: time.Minute})
+		if err != nil || out.ExitCode != 0 {
+			t.Fatalf("%s: %v %+v", plan.Mode, err, out)
+		}
+		return out.Layers
+	}
+	if l := layersOf(f.plan(vWW)); !contains(l, LayerNetNS) {
+		t.Errorf("workspace-write without network: layers %v lack %s", l, LayerNetNS)
+	}
+	// An approved retry with the network on is another plan: another
+	// server, whose commands keep the host's network.
+	if l := layersOf(f.plan(vWWNet)); contains(l, LayerNetNS) || !contains(l, LayerPIDNS) {
+		t.Errorf("workspace-write with network: layers %v", l)
+	}
+	if n := serversRunning(s); n != 2 {
+		t.Errorf("%d servers for two plans, want 2", n)
+	}
+	// An unsandboxed retry never goes near a server.
+	if l := layersOf(f.plan(vNone)); len(l) != 0 {
+		t.Errorf("unsandboxed retry reports layers %v", l)
+	}
+	if n := serversRunning(s); n != 2 {
+		t.Errorf("%d servers after an unsandboxed run, want 2", n)
+	}
+}
+
+func TestServerKilledBetweenCallsIsReplaced(t *testing.T) {
+	requireServer(t)
+	f := newFixture(t)
+	s, run := viaServers(t)
+	escape := filepath.Join(f.O, "escaped")
+	script := "echo ran; echo x > " + escape + " 2>/dev/null; exit 0"
+	for i := 0; i < 2; i++ {
+		out, err := run(context.Background(), Request{Argv: []string{"sh", "-c", script}, Cwd: f.W, Plan: f.plan(vWW), Timeout: time.Minute})
+		if err != nil || !strings.Contains(out.Stdout, "ran") || !contains(out.Layers, LayerSeccomp) {
+			t.Fatalf("run %d: %v %+v", i, err, out)
+		}
+		if _, err := os.Stat(escape); err == nil {
+			t.Fatalf("run %d wrote outside its roots", i)
+		}
+		s.mu.Lock()
+		var pids []int
+		for _, sv := range s.byKey {
+			pids = append(pids, sv.proc.Pid)
+		}
+		s.mu.Unlock()
+		if len(pids) != 1 {
+			t.Fatalf("run %d: %d servers", i, len(pids))
+		}
+		if err := syscall.Kill(pids[0], syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestServerKilledWhileTheCommandRunsLeavesItConfined(t *testing.T) {
+	requireServer(t)
+	f := newFixture(t)
+	s, run := viaServers(t)
+	escape := filepath.Join(f.O, "escaped")
+	started := filepath.Join(f.W, "started")
+	script := "touch " + started + "; while [ ! -e " + filepath.Join(f.W, "go") + " ]; do sleep 0.02; done; echo x > " + escape + "; echo done"
+	type result struct {
+		out events.ExecOutcome
+		err error
+	}
+	res := make(chan result, 1)
+	go func() {
+		out, err := run(context.Background(), Request{Argv: []string{"sh", "-c", script}, Cwd: f.W, Plan: f.plan(vWW), Timeout: time.Minute})
+		res <- result{out, err}
+	}()
+	for i := 0; ; i++ {
+		if _, err := os.Stat(started); err == nil {
+			break
+		}
+		if i > 2000 {
+			t.Fatal("the command never started")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	s.mu.Lock()
+	for _, sv := range s.byKey {
+		_ = syscall.Kill(sv.proc.Pid, syscall.SIGKILL)
+	}
+	s.mu.Unlock()
+	time.Sleep(50 * time.Millisecond)
+	if err := os.WriteFile(filepath.Join(f.W, "go"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := <-res
+	if _, err := os.Stat(escape); err == nil {
+		t.Fatalf("the command wrote outside its roots once its server was gone: %+v", r.out)
+	}
+	// The init outlives its server and still reports how the command ended.
+	if r.err != nil || !strings.Contains(r.out.Stdout, "done") || !contains(r.out.Layers, LayerSeccomp) {
+		t.Errorf("outcome after the server died: %v %+v", r.err, r.out)
+	}
+}
+
+func TestServerTimeoutEndsTheCommand(t *testing.T) {
+	requireServer(t)
+	f := newFixture(t)
+	_, run := viaServers(t)
+	start := time.Now()
+	out, err := run(context.Background(), Request{Argv: []string{"sh", "-c", "trap '' TERM; sleep 30"}, Cwd: f.W, Plan: f.plan(vWW),
+		Timeout: 200 * time.Millisecond, KillGrace: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !out.TimedOut || out.Signal != "SIGKILL" {
+		t.Errorf("want a timed-out command killed with SIGKILL, got %+v", out)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("the timeout took %v", d)
+	}
+}
+
+func TestServerRunsParallelCommandsApart(t *testing.T) {
+	requireServer(t)
+	f := newFixture(t)
+	s, run := viaServers(t)
+	const n = 4
+	outs := make([]events.ExecOutcome, n)
+	errs := make([]error, n)
+	done := make(chan int, n)
+	for i := 0; i < n; i++ {
+		go func(i int) {
+			outs[i], errs[i] = run(context.Background(), Request{Argv: []string{"sh", "-c", "readlink /proc/self/ns/pid; sleep 0.2; ls /proc | grep -c '^[0-9]'"},
+				Cwd: f.W, Plan: f.plan(vWW), Timeout: time.Minute})
+			done <- i
+		}(i)
+	}
+	for i := 0; i < n; i++ {
+		<-done
+	}
+	seen := map[string]bool{}
+	for i := 0; i < n; i++ {
+		if errs[i] != nil || outs[i].ExitCode != 0 {
+			t.Fatalf("command %d: %v %+v", i, errs[i], outs[i])
+		}
+		fields := strings.Fields(outs[i].Stdout)
+		if len(fields) != 2 {
+			t.Fatalf("command %d: output %q", i, outs[i].Stdout)
+		}
+		if seen[fields[0]] {
+			t.Errorf("command %d shares PID namespace %s with another", i, fields[0])
+		}
+		seen[fields[0]] = true
+		// Its init, the shell, ls and grep: none of the other commands.
+		if c, _ := strconv.Atoi(fields[1]); c > 4 {
+			t.Errorf("command %d sees %d processes in its /proc", i, c)
+		}
+	}
+	if c := serversRunning(s); c != 1 {
+		t.Errorf("%d servers, want 1", c)
+	}
+}
+
+func TestServerKeepsNothingOfOneCommandForTheNext(t *testing.T) {
+	requireServer(t)
+	f := newFixture(t)
+	_, run := viaServers(t)
+	// A SysV message queue and a shared memory segment made by one command
+	// would be there for the next one in a shared IPC namespace; a daemon
+	// would be there in a shared PID namespace.
+	first := "ipcmk -Q >/dev/null && ipcmk -M 4096 >/dev/null && (sleep 30 &) && ipcs -q -m | grep -c '^0x'"
+	out, err := run(context.Background(), Request{Argv: []string{"sh", "-c", first}, Cwd: f.W, Plan: f.plan(vWW), Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.TrimSpace(out.Stdout) != "2" {
+		t.Skipf("ipcmk/ipcs did not make two objects here (%q, %q): the test cannot tell", out.Stdout, out.Stderr)
+	}
+	out, err = run(context.Background(), Request{Argv: []string{"sh", "-c", "ipcs -q -m | grep -c '^0x'; pgrep -c sleep"}, Cwd: f.W, Plan: f.plan(vWW), Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Fields(out.Stdout); len(got) < 2 || got[0] != "0" || got[1] != "0" {
+		t.Errorf("the next command sees the first one's IPC objects or processes: %q", out.Stdout)
+	}
+}
+
+// TestInitWaitsForTheGo starts an init the way the server does and never
+// gives it the go: the command must never run.
+func TestInitWaitsForTheGo(t *testing.T) {
+	requireServer(t)
+	f := newFixture(t)
+	marker := filepath.Join(f.W, "ran")
+	for _, give := range []bool{true, false} {
+		status, st, err := spawnTestInit(t, f, []string{"/bin/sh", "-c", "echo > " + marker}, give)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.step != 0 {
+			t.Fatalf("setup failed at step %d (errno %d)", st.step, st.err)
+		}
+		_, serr := os.Stat(marker)
+		ws := unix.WaitStatus(status)
+		switch {
+		case give && (serr != nil || ws.ExitStatus() != 0):
+			t.Errorf("given the go: marker %v, init status %v", serr, ws)
+		case !give && (serr == nil || ws.ExitStatus() != exitSetup):
+			t.Errorf("without the go: marker %v, init status %v (want exit %d)", serr, ws, exitSetup)
+		}
+		_ = os.Remove(marker)
+	}
+}
+
+// spawnTestInit clones an init from a throw-away thread of this process in
+// a private mount namespace, reads its status, gives (or not) the go, and
+// returns its wait status.
+func spawnTestInit(t *testing.T, f *fixture, argv []string, give bool) (int, initStatus, error) {
+	type result struct {
+		status int
+		st     initStatus
+		err    error
+	}
+	res := make(chan result, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread's mount namespace is the init's
+		var r result
+		defer func() { res <- r }()
+		if r.err = unix.Unshare(unix.CLONE_NEWNS); r.err != nil {
+			return
+		}
+		if r.err = unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); r.err != nil {
+			return
+		}
+		spec := helperSpec{Writable: []string{f.W}}
+		ruleset, _, err := landlockRuleset(spec)
+		if err != nil {
+			r.err = err
+			return
+		}
+		defer unix.Close(ruleset)
+		filter, err := buildSeccompFilter(false)
+		if err != nil {
+			r.err = err
+			return
+		}
+		devnull, _ := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+		defer devnull.Close()
+		exitR, exitW, _ := os.Pipe()
+		defer exitR.Close()
+		ctl, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			r.err = err
+			return
+		}
+		last, _ := os.ReadFile("/proc/sys/kernel/cap_last_cap")
+		lastCap, _ := strconv.Atoi(strings.TrimSpace(string(last)))
+		d := int(devnull.Fd())
+		pid, pidfd, err := spawnInit(spawnArgs{fds: []int{d, d, d, d, ctl[1], ruleset}, filter: filter, lastCap: lastCap,
+			cloneFlags: unix.CLONE_NEWPID | unix.CLONE_NEWIPC})
+		unix.Close(ctl[1])
+		if err != nil {
+			r.err = err
+			unix.Close(ctl[0])
+			return
+		}
+		defer unix.Close(pidfd)
+		if r.st, r.err = readStatus(ctl[0]); r.err != nil || r.st.step != 0 {
+			unix.Close(ctl[0])
+			r.status = reapInit(pid)
+			return
+		}
+		msg, err := encodeCommand(initCommand{path: argv[0], cwd: f.W, argv: argv, env: []string{"PATH=/usr/bin:/bin"}, lifeline: true})
+		if err != nil {
+			r.err = err
+			return
+		}
+		r.err = sendCommand(ctl[0], msg, []int{d, d, d, int(exitW.Fd())})
+		exitW.Close()
+		if r.err == nil {
+			r.st, r.err = readStatus(ctl[0])
+		}
+		if give {
+			_, _ = unix.Write(ctl[0], []byte{'g'})
+		}
+		unix.Close(ctl[0])
+		r.status = reapInit(pid)
+	}()
+	r := <-res
+	return r.status, r.st, r.err
+}
+
+func TestServerGivesEachCommandItsOwnPtys(t *testing.T) {
+	requireServer(t)
+	if _, err := exec.LookPath("script"); err != nil {
+		t.Skip("no script(1) to open a pty with")
+	}
+	f := newFixture(t)
+	_, run := viaServers(t)
+	held := make(chan events.ExecOutcome, 1)
+	go func() {
+		// Holds a pty for a while: script(1) opens one and runs the shell on it.
+		out, _ := run(context.Background(), Request{Argv: []string{"script", "-qec", "touch " + filepath.Join(f.W, "pty-open") + "; sleep 1", "/dev/null"},
+			Cwd: f.W, Plan: f.plan(vWW), Timeout: time.Minute})
+		held <- out
+	}()
+	for i := 0; ; i++ {
+		if _, err := os.Stat(filepath.Join(f.W, "pty-open")); err == nil {
+			break
+		}
+		if i > 2000 {
+			t.Fatal("the pty holder never started")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	out, err := run(context.Background(), Request{Argv: []string{"ls", "/dev/pts"}, Cwd: f.W, Plan: f.plan(vWW), Timeout: time.Minute})
+	if err != nil || out.ExitCode != 0 {
+		t.Fatalf("%v %+v", err, out)
+	}
+	if got := strings.Fields(out.Stdout); len(got) != 1 || got[0] != "ptmx" {
+		t.Errorf("a command sees the ptys of the command beside it: /dev/pts holds %q", got)
+	}
+	if h := <-held; h.ExitCode != 0 || !contains(h.Layers, LayerDevpts) {
+		t.Errorf("the pty holder: %+v", h)
+	}
+}
+
+func TestServerForAWorkspaceMadeAgain(t *testing.T) {
+	requireServer(t)
+	f := newFixture(t)
+	s, run := viaServers(t)
+	write := func() events.ExecOutcome {
+		t.Helper()
+		out, err := run(context.Background(), Request{Argv: []string{"sh", "-c", "echo new > file.txt && cat file.txt"}, Cwd: f.W, Plan: f.plan(vWW), Timeout: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	if out := write(); out.ExitCode != 0 {
+		t.Fatalf("first write: %+v", out)
+	}
+	// The workspace goes and comes back (a branch switch by a tool that
+	// recreates the directory): the server's layout holds the old one.
+	if err := os.RemoveAll(f.W); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(f.W, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out := write()
+	if out.ExitCode != 0 || strings.TrimSpace(out.Stdout) != "new" {
+		t.Fatalf("write into the new workspace: %+v", out)
+	}
+	if b, err := os.ReadFile(filepath.Join(f.W, "file.txt")); err != nil || strings.TrimSpace(string(b)) != "new" {
+		t.Errorf("the write did not land in the new workspace: %q %v", b, err)
+	}
+	if n := serversRunning(s); n != 2 {
+		t.Errorf("%d servers, want 2 (one per workspace directory)", n)
+	}
+}
+
+func TestServerReplacesAReadyInitThatDied(t *testing.T) {
+	requireServer(t)
+	f := newFixture(t)
+	s, run := viaServers(t)
+	call := func() events.ExecOutcome {
+		t.Helper()
+		out, err := run(context.Background(), Request{Argv: []string{"sh", "-c", "echo ok"}, Cwd: f.W, Plan: f.plan(vWW), Timeout: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	if out := call(); out.ExitCode != 0 {
+		t.Fatalf("%+v", out)
+	}
+	// Kill the server's waiting init (its only child that is not a
+	// thread): the next command must get another one, and run.
+	s.mu.Lock()
+	var pid int
+	for _, sv := range s.byKey {
+		pid = sv.proc.Pid
+	}
+	s.mu.Unlock()
+	killed := 0
+	for i := 0; i < 200 && killed == 0; i++ {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
+		for _, c := range strings.Fields(string(b)) {
+			if n, _ := strconv.Atoi(c); n > 0 && syscall.Kill(n, syscall.SIGKILL) == nil {
+				killed++
+			}
+		}
+		if killed == 0 {
+			// The children file lists those of one thread; the init's
+			// thread is another one.
+			ents, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+			for _, e := range ents {
+				b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", pid, e.Name()))
+				for _, c := range strings.Fields(string(b)) {
+					if n, _ := strconv.Atoi(c); n > 0 && syscall.Kill(n, syscall.SIGKILL) == nil {
+						killed++
+					}
+				}
+			}
+		}
+		if killed == 0 {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	if killed == 0 {
+		t.Fatal("found no ready init to kill")
+	}
+	time.Sleep(20 * time.Millisecond)
+	if out := call(); out.ExitCode != 0 || strings.TrimSpace(out.Stdout) != "ok" {
+		t.Errorf("after the ready init died: %+v", out)
+	}
+}

@@ -1,0 +1,294 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/docket-engine/docket/events"
+	"golang.org/x/sys/unix"
+)
+
+// runViaServer runs one command through the session's server for its
+// plan. ok is false when no server could be had for the plan (this binary
+// cannot be one, the namespaces were refused): the caller then starts a
+// helper of the command's own, which is as strong. Once a server took
+// the command, any failure is this call's error, never a weaker retry.
+func runViaServer(ctx context.Context, req Request, p prepared, spec helperSpec) (out events.ExecOutcome, ok bool, err error) {
+	base := serverBase(spec)
+	sv, err := req.Servers.get(req, base)
+	req.trace.mark("server.get")
+	if err != nil {
+		return out, false, nil
+	}
+	defer sv.use(-1)
+	// The cgroup leaf is made while the placeholders are held: both are
+	// a few file-system calls that do not depend on each other.
+	cgc := make(chan *callCgroup, 1)
+	go func() { cgc <- newCallCgroup(p.plan.Limits) }()
+	spec, release, err := holdPlaceholders(req, spec)
+	cg := <-cgc
+	if err != nil {
+		_ = cg.remove() // made for a call that will not run
+		return out, true, err
+	}
+	req.trace.mark("placeholders.hold")
+	// The placeholders go before the call returns: an empty .git left in
+	// the workspace even for a moment is something the user (or the next
+	// unsandboxed command) could see. The empty cgroup leaf is nobody's
+	// business: it is removed off the call's path, and Close waits for it.
+	defer func() {
+		release()
+		req.trace.mark("placeholders.release")
+		req.Servers.later(func() {
+			_ = cg.remove() // a leaf left behind holds no process and no limit that matters
+		})
+	}()
+	var cgFiles []*os.File
+	if cg != nil {
+		for _, f := range cg.procs {
+			fh, err := os.OpenFile(f, os.O_WRONLY, 0)
+			if err != nil {
+				break
+			}
+			cgFiles = append(cgFiles, fh)
+		}
+		if len(cgFiles) == len(cg.procs) {
+			spec.Limits.Cgroup = cg.layer
+		}
+	}
+	defer func() {
+		for _, f := range cgFiles {
+			_ = f.Close() // write-only, written by the init: ours carry nothing
+		}
+	}()
+	req.trace.mark("cgroup.make")
+	defer func() {
+		out.Killed = killedBy(out, p.plan.Limits, cg.oomKills())
+	}()
+	out, err = runOnServer(ctx, req, sv, spec, p.env, cgFiles)
+	if errors.Is(err, unix.EMSGSIZE) {
+		// An argv and environment larger than one datagram: this command
+		// gets a helper of its own (its exec will judge the size).
+		return out, false, nil
+	}
+	var gone *serverGoneError
+	if errors.As(err, &gone) {
+		// The server died between calls (nothing was started): one more
+		// try, with a fresh one.
+		req.trace.mark("server.retry")
+		if sv2, gerr := req.Servers.get(req, base); gerr == nil {
+			defer sv2.use(-1)
+			out, err = runOnServer(ctx, req, sv2, spec, p.env, cgFiles)
+		}
+	}
+	if errors.As(err, &gone) {
+		out.SandboxError = err.Error()
+		err = fmt.Errorf("sandbox: %w", err)
+	}
+	return out, true, err
+}
+
+// runOnServer sends the command with its streams and waits for its end.
+func runOnServer(ctx context.Context, req Request, sv *server, spec helperSpec, env []string, cgFiles []*os.File) (events.ExecOutcome, error) {
+	var out events.ExecOutcome
+	// Every descriptor handed over is ours to close once sent.
+	var handed []*os.File
+	closeHanded := func() {
+		for _, f := range handed {
+			_ = f.Close() // the server has its copy; Linux frees ours even when close fails
+		}
+		handed = nil
+	}
+	defer closeHanded()
+	stdin, err := commandStdin(req)
+	if err != nil {
+		return out, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		_ = stdin.Close()
+		return out, fmt.Errorf("stdout pipe: %w", err)
+	}
+	defer func() { _ = outR.Close() }() // read end: drained before return
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		_ = stdin.Close()
+		_ = outW.Close()
+		return out, fmt.Errorf("stderr pipe: %w", err)
+	}
+	defer func() { _ = errR.Close() }() // read end: drained before return
+	exitR, exitW, err := os.Pipe()
+	if err != nil {
+		_ = stdin.Close()
+		_ = outW.Close()
+		_ = errW.Close()
+		return out, fmt.Errorf("exit pipe: %w", err)
+	}
+	defer func() { _ = exitR.Close() }() // read end: closing it is also the init's signal that docket is gone
+	handed = append(handed, stdin, outW, errW, exitW)
+	fds := []int{int(stdin.Fd()), int(outW.Fd()), int(errW.Fd()), int(exitW.Fd())}
+	for _, f := range cgFiles {
+		fds = append(fds, int(f.Fd()))
+	}
+	cmd := serverCommand{Path: spec.Path, Argv: req.Argv, Env: env, Cwd: spec.Cwd,
+		Protected: spec.Protected, Scanned: spec.Scanned, UnixSockets: spec.UnixSockets,
+		UnixSocketsPartial: spec.UnixSocketsPartial, GitScan: spec.GitScan,
+		Limits:  limitsSpec{CPUSeconds: spec.Limits.CPUSeconds, FileSizeBytes: spec.Limits.FileSizeBytes, Cgroup: spec.Limits.Cgroup},
+		Cgroups: len(cgFiles), NoLifeline: lifelineDisabled()}
+	start := time.Now()
+	req.trace.mark("spawn.prepare")
+	id, call, err := sv.send(cmd, fds)
+	if errors.Is(err, unix.EMSGSIZE) {
+		closeHanded()
+		return out, err
+	}
+	if err != nil {
+		closeHanded()
+		return out, &serverGoneError{err: err}
+	}
+	closeHanded()
+	defer sv.forget(id)
+
+	col := newCollector(req.outputCap(), req.OnOutput)
+	var readers sync.WaitGroup
+	readers.Add(2)
+	go col.pump("stdout", outR, &readers)
+	go col.pump("stderr", errR, &readers)
+	finish := func() {
+		drain(&readers, outR, errR)
+		out.Stdout = col.stdout.String()
+		out.Stderr = col.stderr.String()
+		out.Output = col.combined.String()
+		out.Truncated = col.stdout.truncated() || col.stderr.truncated() || col.combined.truncated()
+		out.DurationNs = time.Since(start).Nanoseconds()
+	}
+
+	m, err := waitStarted(sv, call)
+	req.trace.mark("server.started")
+	if err != nil {
+		// The server died before it said the command started, so it never
+		// gave the go: an init it may have cloned exits without running
+		// the command. Nothing ran; the caller may try another server.
+		_ = exitR.Close()
+		finish()
+		return out, &serverGoneError{err: err}
+	}
+	if m.reply.Kind == serverSetupError {
+		closeFDs(m.fds)
+		finish()
+		out.SandboxError = m.reply.Error
+		out.ExitCode = exitSetup
+		if hint := hintFor(m.reply.Layer); hint != "" {
+			return out, &UnavailableError{Missing: []string{m.reply.Layer}, Hint: hint, Err: errors.New(m.reply.Error)}
+		}
+		return out, fmt.Errorf("sandbox: server setup failed (%s): %s", m.reply.Layer, m.reply.Error)
+	}
+	if len(m.fds) != 1 {
+		closeFDs(m.fds)
+		_ = exitR.Close()
+		finish()
+		out.SandboxError = "sandbox server: a started reply without its pidfd"
+		return out, errors.New(out.SandboxError)
+	}
+	pidfd := m.fds[0]
+	defer func() { _ = unix.Close(pidfd) }() // a pidfd: nothing to flush
+	out.Layers = m.reply.Layers
+
+	g := &group{signal: func(sig syscall.Signal) { _ = pidfdSignal(pidfd, sig) }}
+	exited := make(chan struct{})
+	watchdogDone := make(chan struct{})
+	go func() {
+		defer close(watchdogDone)
+		g.watch(ctx, req.Timeout, req.killGrace(), exited)
+	}()
+	// The exit pipe reaches EOF when the init is gone: it is the only
+	// holder of the write end.
+	exit := readExit(exitR)
+	req.trace.mark("command.exit")
+	g.markReaped()
+	close(exited)
+	<-watchdogDone
+	status := -1
+	if exit.line == nil {
+		// No word from the init (killed: a timeout, the OOM killer): its
+		// wait status, which the server reaps, says how it ended.
+		select {
+		case d := <-call.done:
+			closeFDs(d.fds)
+			status = d.reply.Status
+		case <-sv.dead:
+		}
+	}
+	req.trace.mark("server.done")
+	finish()
+	req.trace.mark("reap")
+	if status >= 0 {
+		ws := unix.WaitStatus(status)
+		if ws.Signaled() {
+			out.Signal = unix.SignalName(ws.Signal())
+			out.ExitCode = 128 + int(ws.Signal())
+		} else {
+			out.ExitCode = ws.ExitStatus()
+		}
+	} else {
+		out.ExitCode = -1
+	}
+	g.mu.Lock()
+	out.TimedOut = g.timedOut
+	cancelled := g.cancelled
+	g.mu.Unlock()
+	switch {
+	case exit.bad != nil:
+		out.SandboxError = exit.bad.Error()
+		return out, fmt.Errorf("sandbox: server: %w", exit.bad)
+	case exit.line != nil && (exit.line.Kind == reportExit || exit.line.Kind == reportExecError):
+		out.ExitCode = exit.line.Code
+		out.Signal = ""
+		if exit.line.Signal != 0 {
+			out.Signal = unix.SignalName(syscall.Signal(exit.line.Signal))
+		}
+	case exit.line != nil:
+		out.SandboxError = "sandbox init: " + exit.line.Error
+		return out, fmt.Errorf("sandbox: %s", out.SandboxError)
+	case status < 0:
+		out.SandboxError = fmt.Sprintf("the sandbox server exited while the command ran (%v)", sv.deadErr())
+		return out, fmt.Errorf("sandbox: %s", out.SandboxError)
+	}
+	if cancelled {
+		return out, fmt.Errorf("command cancelled: %w", ctx.Err())
+	}
+	return out, nil
+}
+
+// serverGoneError is a command that could not be sent: the server is
+// gone, and nothing was started.
+type serverGoneError struct{ err error }
+
+func (e *serverGoneError) Error() string { return e.err.Error() }
+func (e *serverGoneError) Unwrap() error { return e.err }
+
+// commandStdin is what the command reads: /dev/null, or a pipe fed
+// req.Stdin.
+func commandStdin(req Request) (*os.File, error) {
+	if req.Stdin == nil {
+		f, err := os.Open(os.DevNull)
+		if err != nil {
+			return nil, fmt.Errorf("opening %s: %w", os.DevNull, err)
+		}
+		return f, nil
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("stdin pipe: %w", err)
+	}
+	go func() {
+		_, _ = w.Write(req.Stdin) // a command that does not read its input is not an error
+		_ = w.Close()
+	}()
+	return r, nil
+}
