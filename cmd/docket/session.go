@@ -144,10 +144,14 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd string, o wireOpt
 	// One walk for git directories per session, kept while nothing it
 	// depends on changed (sandbox.GitWalkCache).
 	walks := &sandbox.GitWalkCache{}
+	// One sandbox server per plan per session: the namespaces and the
+	// mount layout are built once, each command gets its own PID
+	// namespace, Landlock domain and seccomp filter (sandbox.Servers).
+	servers := &sandbox.Servers{Binary: exe}
 	prevFinish := w.finish
-	w.finish = func() error { return errors.Join(walks.Close(), prevFinish()) }
+	w.finish = func() error { return errors.Join(servers.Close(), walks.Close(), prevFinish()) }
 	runner := &engine.ProcessRunner{HelperPath: helper, DocketPath: exe, Caps: &caps, PlaceholderRecords: placeholderRecords(cfg),
-		GitWalks: walks}
+		GitWalks: walks, Servers: servers}
 	runner.Env, runner.KeepSecretEnv = commandEnv(cfg)
 	tools := []engine.Tool{engine.ShellTool{}, engine.ApplyPatchTool{}}
 	if len(cfg.MCPServers) > 0 {
