@@ -4,8 +4,9 @@
 # / --dev /dev --unshare-net /bin/true`), `docket sandbox -s workspace-write`
 # (the lean helper next to docket, as `make build` installs it), the
 # engine's in-process sandbox.Run (workspace-write, every layer and the
-# default limits on; with a fresh git-directory walk per call and with the
-# session's kept walk), and Codex's `codex sandbox` when it is installed
+# default limits on; with a fresh git-directory walk per call, with the
+# session's kept walk, and with the kept walk and the session's sandbox
+# server, which is what a session does), and Codex's `codex sandbox` when it is installed
 # (npm install --prefix .cache/codex @openai/codex; skipped with a message
 # otherwise). Run r times every candidate once, in an order rotated by r,
 # so that a burst of load on the shared machine hits every candidate alike;

@@ -2,8 +2,8 @@
 
 // Command benchsandbox times the start of a sandboxed `true` in one
 // interleaved run: bare /bin/true, bubblewrap, `docket sandbox`, the
-// in-process sandbox.Run the engine uses, and Codex's sandbox when it is
-// installed. Run r times every candidate once, in an order rotated by r,
+// in-process sandbox.Run the engine uses (a helper per call, and the
+// session's sandbox server), and Codex's sandbox when it is installed. Run r times every candidate once, in an order rotated by r,
 // before run r+1 starts, so that a burst of load on this shared machine
 // hits every candidate alike and ratios taken within one run stay
 // comparable. It prints medians, p10/p90 and ratios to bubblewrap as
@@ -224,9 +224,15 @@ func inProcess(o options, truebin string) ([]*candidate, error) {
 	// as cmd/docket's session wires the engine (sandbox.GitWalkCache).
 	session := req
 	session.GitWalks = &sandbox.GitWalkCache{}
+	// What cmd/docket's session does now: the kept walk and the session's
+	// sandbox servers (sandbox.Servers; this binary is the server).
+	served := req
+	served.GitWalks = &sandbox.GitWalkCache{}
+	served.Servers = &sandbox.Servers{}
 	return []*candidate{
 		{name: "in-process sandbox.Run, workspace-write, walk per call", cmd: desc + ", a fresh walk for git directories on every call", run: func() error { return call(req) }},
 		{name: "in-process sandbox.Run, workspace-write, session walk cache", cmd: desc + ", Request.GitWalks kept across calls", run: func() error { return call(session) }},
+		{name: "in-process sandbox.Run, workspace-write, session walk cache and sandbox server", cmd: desc + ", Request.GitWalks and Request.Servers kept across calls", run: func() error { return call(served) }},
 	}, nil
 }
 
@@ -398,7 +404,7 @@ func phases(w io.Writer, o options, truebin string) error {
 	for _, t := range []struct {
 		name string
 		run  func() error
-	}{{inproc[0].name, inproc[0].run}, {inproc[1].name, inproc[1].run}, {"docket sandbox -s workspace-write", cli}} {
+	}{{inproc[0].name, inproc[0].run}, {inproc[1].name, inproc[1].run}, {inproc[2].name, inproc[2].run}, {"docket sandbox -s workspace-write", cli}} {
 		if err := os.WriteFile(file, nil, 0o600); err != nil {
 			return err
 		}
