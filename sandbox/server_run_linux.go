@@ -209,7 +209,7 @@ func runOnServer(ctx context.Context, req Request, sv *server, spec helperSpec, 
 	// The exit pipe reaches EOF when the init is gone: it is the only
 	// holder of the write end.
 	exit := readExit(exitR)
-	req.trace.mark("command.exit")
+	req.trace.mark("init.exit")
 	g.markReaped()
 	close(exited)
 	<-watchdogDone
