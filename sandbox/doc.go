@@ -62,8 +62,8 @@
 // IPC and mount namespace, a devpts, a Landlock domain and a seccomp
 // filter of its own, confined before the command is handed to it; the
 // command starts only after docket has the layers. Run uses it when
-// Request.Servers is set and docket is root, and starts a helper per call
-// otherwise.
+// Request.Servers is set and the machine gives the strongest setup (root,
+// or user namespaces), and starts a helper per call otherwise.
 //
 // Command builds the same helper process without running it, for callers
 // that own a long-running process and its stdio (MCP servers over pipes):

@@ -147,10 +147,10 @@ func runSandboxed(ctx context.Context, req Request, p prepared) (events.ExecOutc
 	if err != nil {
 		return out, err
 	}
-	if req.Servers != nil && caps.Root {
-		// Root creates the namespaces without a user namespace; the
-		// server does the same, once per session and plan.
-		if out, ok, err := runViaServer(ctx, req, p, spec); ok {
+	if req.Servers != nil && (caps.Root || caps.UserNamespaces) {
+		// The strongest setup namespaceAttempts would try first, made once
+		// per session and plan by the server.
+		if out, ok, err := runViaServer(ctx, req, p, spec, caps.Root); ok {
 			return out, err
 		}
 	}

@@ -327,16 +327,18 @@ type initCommand struct {
 	lifeline  bool
 }
 
-// rlimitSpec is one rlimit the init sets before it drops its capabilities.
+// rlimitSpec is one rlimit the init sets on itself (lowering needs no
+// capability), for the command to inherit.
 type rlimitSpec struct {
 	name       string
 	resource   int
 	soft, hard uint64
 }
 
-// commandRlimits are the rlimits applyLimits would set for spec. The
-// server never has a user namespace, so RLIMIT_NPROC (which would count
-// every process of the uid on the host) is never one of them.
+// commandRlimits are the rlimits applyLimits would set for spec:
+// RLIMIT_NPROC only in a user namespace of the server's own, where it
+// counts only the sandbox (outside one it would count every process of
+// the uid on the host).
 func commandRlimits(spec helperSpec) []rlimitSpec {
 	var out []rlimitSpec
 	l := spec.Limits
@@ -345,6 +347,9 @@ func commandRlimits(spec helperSpec) []rlimitSpec {
 	}
 	if l.FileSizeBytes > 0 {
 		out = append(out, rlimitSpec{"fsize", unix.RLIMIT_FSIZE, uint64(l.FileSizeBytes), uint64(l.FileSizeBytes)})
+	}
+	if l.Processes > 0 && spec.NS.User {
+		out = append(out, rlimitSpec{"nproc", unix.RLIMIT_NPROC, uint64(l.Processes), uint64(l.Processes)})
 	}
 	return out
 }

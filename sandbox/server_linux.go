@@ -64,11 +64,12 @@ func serverKey(base helperSpec) string {
 }
 
 // serverBase is spec without anything one command brings: what a server
-// for it builds once.
-func serverBase(spec helperSpec) helperSpec {
+// for it builds once. Without root the server's namespaces are made
+// through a user namespace, as the helper's are.
+func serverBase(spec helperSpec, root bool) helperSpec {
 	b := spec
 	b.Server = true
-	b.NS = namespaces{Mount: true, Net: !spec.Network, IPC: true, UTS: true}
+	b.NS = namespaces{User: !root, Mount: true, Net: !spec.Network, IPC: true, UTS: true}
 	b.Cwd, b.Path = "", ""
 	b.Protected, b.Scanned = nil, nil
 	b.UnixSocketsPartial, b.GitScan = false, ""
@@ -184,9 +185,15 @@ func startServer(req Request, binary string, base helperSpec) (*server, error) {
 		return nil, fmt.Errorf("sandbox server: %w", err)
 	}
 	// A root server starts from a thread whose bounding set holds only
-	// what it needs (mounts, namespaces, dropping capabilities).
-	release, err := startNarrowed(cmd)
-	release()
+	// what it needs (mounts, namespaces, dropping capabilities); in a user
+	// namespace its capabilities count only there.
+	if base.NS.User {
+		err = cmd.Start()
+	} else {
+		var release func()
+		release, err = startNarrowed(cmd)
+		release()
+	}
 	if err != nil {
 		_ = unix.Close(fds[0])
 		return nil, fmt.Errorf("sandbox server: starting %s: %w", binary, err)

@@ -530,3 +530,52 @@ func TestServerReplacesAReadyInitThatDied(t *testing.T) {
 		t.Errorf("after the ready init died: %+v", out)
 	}
 }
+
+// The escape suites through servers made without root: the server's
+// namespaces come from a user namespace, as an unprivileged user's would.
+func TestEscapeSuiteServerUserNamespace(t *testing.T) {
+	requireServer(t)
+	_, run := viaServers(t)
+	runEscapeSuiteWith(t, "", unprivileged(t), run)
+}
+
+func TestEscapeSuiteProcessServerUserNamespace(t *testing.T) {
+	requireServer(t)
+	if raceEnabled {
+		t.Skip("same server code as TestEscapeSuiteServerUserNamespace; skipped to keep -race runs short")
+	}
+	_, run := viaServers(t)
+	runProcessSuiteWith(t, "", unprivileged(t), run)
+}
+
+// unprivileged makes Run take the user-namespace setup (root otherwise
+// skips it).
+func unprivileged(t *testing.T) func(*Capabilities) {
+	return func(c *Capabilities) {
+		if !c.UserNamespaces {
+			t.Skip("no user namespaces on this machine")
+		}
+		c.Root = false
+	}
+}
+
+func TestServerWithoutRootUsesAUserNamespace(t *testing.T) {
+	requireServer(t)
+	f := newFixture(t)
+	s, run := viaServers(t)
+	caps := Probe()
+	unprivileged(t)(&caps)
+	out, err := run(context.Background(), Request{Argv: []string{"sh", "-c", "echo $$; cat /proc/self/uid_map"}, Cwd: f.W, Plan: f.plan(vWW), Caps: &caps, Timeout: time.Minute})
+	if err != nil || out.ExitCode != 0 {
+		t.Fatalf("%v %+v", err, out)
+	}
+	if !contains(out.Layers, LayerUserNS) || !contains(out.Layers, LayerPIDNS) {
+		t.Errorf("layers %v", out.Layers)
+	}
+	if f := strings.Fields(out.Stdout); len(f) == 0 || f[0] != "2" {
+		t.Errorf("output %q: the shell is not the init's first child", out.Stdout)
+	}
+	if n := serversRunning(s); n != 1 {
+		t.Errorf("%d servers, want 1", n)
+	}
+}

@@ -147,7 +147,11 @@ func (sv *serverState) commandSpec(cmd serverCommand, nfds int) (helperSpec, err
 // layers lists what one command's init enforces, in the order the helper
 // reports them.
 func (sv *serverState) layers(spec helperSpec, devpts bool, done uint32) []string {
-	l := []string{fmt.Sprintf("landlock:v%d", sv.abi), LayerSeccomp, LayerCaps, LayerMountNS, LayerPIDNS}
+	l := []string{fmt.Sprintf("landlock:v%d", sv.abi), LayerSeccomp, LayerCaps}
+	if spec.NS.User {
+		l = append(l, LayerUserNS)
+	}
+	l = append(l, LayerMountNS, LayerPIDNS)
 	if spec.NS.Net {
 		l = append(l, LayerNetNS)
 	}

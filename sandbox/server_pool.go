@@ -12,8 +12,9 @@ import (
 // sandbox server"). A command whose plan differs in anything the server
 // built (mode, roots, network, filter) goes to another server, started on
 // first use. Run uses it for a sandboxed plan when Request.Servers is set
-// and docket runs as root; otherwise, and when a server cannot be started,
-// each call starts its own helper as before.
+// and the machine gives the strongest setup (root, or user namespaces);
+// otherwise, and when a server cannot be started, each call starts its own
+// helper as before.
 //
 // The zero value is ready to use; Close stops every server.
 type Servers struct {

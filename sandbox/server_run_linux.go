@@ -18,8 +18,8 @@ import (
 // cannot be one, the namespaces were refused): the caller then starts a
 // helper of the command's own, which is as strong. Once a server took
 // the command, any failure is this call's error, never a weaker retry.
-func runViaServer(ctx context.Context, req Request, p prepared, spec helperSpec) (out events.ExecOutcome, ok bool, err error) {
-	base := serverBase(spec)
+func runViaServer(ctx context.Context, req Request, p prepared, spec helperSpec, root bool) (out events.ExecOutcome, ok bool, err error) {
+	base := serverBase(spec, root)
 	sv, err := req.Servers.get(req, base)
 	req.trace.mark("server.get")
 	if err != nil {

@@ -56,7 +56,8 @@ func TestUnprivilegedUser(t *testing.T) {
 	cmd.Dir = ws
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534, Groups: []uint32{}}}
 	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "--- PASS: TestUnprivilegedInner") {
+	if err != nil || !strings.Contains(string(out), "--- PASS: TestUnprivilegedInner") ||
+		!strings.Contains(string(out), "--- PASS: TestUnprivilegedInner/sandbox_server") {
 		t.Fatalf("as nobody: %v\n%s", err, out)
 	}
 }
@@ -69,6 +70,26 @@ func TestUnprivilegedInner(t *testing.T) {
 	if os.Geteuid() == 0 {
 		t.Fatal("still root")
 	}
+	// Once with a helper per call, once through a session's sandbox server
+	// (made through a user namespace too).
+	servers := &Servers{}
+	defer servers.Close()
+	for _, via := range []*Servers{nil, servers} {
+		name := "helper per call"
+		if via != nil {
+			name = "sandbox server"
+		}
+		t.Run(name, func(t *testing.T) {
+			for _, p := range []string{"ok", ".git/hook", ".docket"} {
+				os.RemoveAll(filepath.Join(ws, p))
+			}
+			unprivilegedRun(t, ws, via)
+		})
+	}
+}
+
+// unprivilegedRun checks one sandboxed run as nobody.
+func unprivilegedRun(t *testing.T, ws string, servers *Servers) {
 	plan := events.SandboxPlan{Mode: ModeWorkspaceWrite, WritableRoots: []string{ws},
 		ReadOnlySubpaths: []string{filepath.Join(ws, ".git"), filepath.Join(ws, ".docket")}}
 	out, err := Run(context.Background(), Request{
@@ -76,10 +97,13 @@ func TestUnprivilegedInner(t *testing.T) {
 		// bounding sets included: the user namespace's capabilities must
 		// not outlive the mounts.
 		Argv: []string{"sh", "-c", "grep -E '^Cap(Inh|Prm|Eff|Amb|Bnd)' /proc/self/status /proc/1/task/*/status; touch ok; touch .git/hook; mkdir .docket"},
-		Cwd:  ws, Plan: plan,
+		Cwd:  ws, Plan: plan, Servers: servers,
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if servers != nil && serversRunning(servers) != 1 {
+		t.Errorf("the run did not go through a sandbox server")
 	}
 	for _, l := range []string{LayerCaps, LayerUserNS, LayerMountNS, LayerPIDNS, LayerNetNS, LayerIPCNS, LayerUTSNS} {
 		if !slices.Contains(out.Layers, l) {
