@@ -30,6 +30,32 @@ func viaServers(t testing.TB) (*Servers, func(context.Context, Request) (events.
 	}
 }
 
+// runWW runs argv in the fixture's workspace under its workspace-write plan.
+func runWW(run func(context.Context, Request) (events.ExecOutcome, error), f *fixture, argv ...string) (events.ExecOutcome, error) {
+	return run(context.Background(), Request{Argv: argv, Cwd: f.W, Plan: f.plan(vWW), Timeout: time.Minute})
+}
+
+// mustRunWW is runWW failing the test on an error.
+func mustRunWW(t *testing.T, run func(context.Context, Request) (events.ExecOutcome, error), f *fixture, argv ...string) events.ExecOutcome {
+	t.Helper()
+	out, err := runWW(run, f, argv...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// serverPIDs lists the pids of the servers s keeps.
+func serverPIDs(s *Servers) []int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var pids []int
+	for _, sv := range s.byKey {
+		pids = append(pids, sv.proc.Pid)
+	}
+	return pids
+}
+
 // serversRunning counts the servers s keeps.
 func serversRunning(s *Servers) int {
 	s.mu.Lock()
@@ -158,12 +184,7 @@ func TestServerKilledBetweenCallsIsReplaced(t *testing.T) {
 		if _, err := os.Stat(escape); err == nil {
 			t.Fatalf("run %d wrote outside its roots", i)
 		}
-		s.mu.Lock()
-		var pids []int
-		for _, sv := range s.byKey {
-			pids = append(pids, sv.proc.Pid)
-		}
-		s.mu.Unlock()
+		pids := serverPIDs(s)
 		if len(pids) != 1 {
 			t.Fatalf("run %d: %d servers", i, len(pids))
 		}
@@ -198,11 +219,9 @@ func TestServerKilledWhileTheCommandRunsLeavesItConfined(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	s.mu.Lock()
-	for _, sv := range s.byKey {
-		_ = syscall.Kill(sv.proc.Pid, syscall.SIGKILL)
+	for _, pid := range serverPIDs(s) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}
-	s.mu.Unlock()
 	time.Sleep(50 * time.Millisecond)
 	if err := os.WriteFile(filepath.Join(f.W, "go"), nil, 0o644); err != nil {
 		t.Fatal(err)
@@ -444,12 +463,7 @@ func TestServerForAWorkspaceMadeAgain(t *testing.T) {
 	f := newFixture(t)
 	s, run := viaServers(t)
 	write := func() events.ExecOutcome {
-		t.Helper()
-		out, err := run(context.Background(), Request{Argv: []string{"sh", "-c", "echo new > file.txt && cat file.txt"}, Cwd: f.W, Plan: f.plan(vWW), Timeout: time.Minute})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out
+		return mustRunWW(t, run, f, "sh", "-c", "echo new > file.txt && cat file.txt")
 	}
 	if out := write(); out.ExitCode != 0 {
 		t.Fatalf("first write: %+v", out)
@@ -478,43 +492,24 @@ func TestServerReplacesAReadyInitThatDied(t *testing.T) {
 	requireServer(t)
 	f := newFixture(t)
 	s, run := viaServers(t)
-	call := func() events.ExecOutcome {
-		t.Helper()
-		out, err := run(context.Background(), Request{Argv: []string{"sh", "-c", "echo ok"}, Cwd: f.W, Plan: f.plan(vWW), Timeout: time.Minute})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out
-	}
+	call := func() events.ExecOutcome { return mustRunWW(t, run, f, "sh", "-c", "echo ok") }
 	if out := call(); out.ExitCode != 0 {
 		t.Fatalf("%+v", out)
 	}
-	// Kill the server's waiting init (its only child that is not a
-	// thread): the next command must get another one, and run.
-	s.mu.Lock()
-	var pid int
-	for _, sv := range s.byKey {
-		pid = sv.proc.Pid
+	// Kill the server's waiting init (its only child process; each
+	// thread's children file lists those that thread cloned).
+	pids := serverPIDs(s)
+	if len(pids) != 1 {
+		t.Fatalf("%d servers", len(pids))
 	}
-	s.mu.Unlock()
 	killed := 0
 	for i := 0; i < 200 && killed == 0; i++ {
-		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
-		for _, c := range strings.Fields(string(b)) {
-			if n, _ := strconv.Atoi(c); n > 0 && syscall.Kill(n, syscall.SIGKILL) == nil {
-				killed++
-			}
-		}
-		if killed == 0 {
-			// The children file lists those of one thread; the init's
-			// thread is another one.
-			ents, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
-			for _, e := range ents {
-				b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", pid, e.Name()))
-				for _, c := range strings.Fields(string(b)) {
-					if n, _ := strconv.Atoi(c); n > 0 && syscall.Kill(n, syscall.SIGKILL) == nil {
-						killed++
-					}
+		tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pids[0]))
+		for _, task := range tasks {
+			b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", pids[0], task.Name()))
+			for _, c := range strings.Fields(string(b)) {
+				if n, _ := strconv.Atoi(c); n > 0 && syscall.Kill(n, syscall.SIGKILL) == nil {
+					killed++
 				}
 			}
 		}

@@ -109,28 +109,25 @@ func runOnServer(ctx context.Context, req Request, sv *server, spec helperSpec, 
 	if err != nil {
 		return out, err
 	}
+	handed = append(handed, stdin)
 	outR, outW, err := os.Pipe()
 	if err != nil {
-		_ = stdin.Close()
 		return out, fmt.Errorf("stdout pipe: %w", err)
 	}
 	defer func() { _ = outR.Close() }() // read end: drained before return
+	handed = append(handed, outW)
 	errR, errW, err := os.Pipe()
 	if err != nil {
-		_ = stdin.Close()
-		_ = outW.Close()
 		return out, fmt.Errorf("stderr pipe: %w", err)
 	}
 	defer func() { _ = errR.Close() }() // read end: drained before return
+	handed = append(handed, errW)
 	exitR, exitW, err := os.Pipe()
 	if err != nil {
-		_ = stdin.Close()
-		_ = outW.Close()
-		_ = errW.Close()
 		return out, fmt.Errorf("exit pipe: %w", err)
 	}
 	defer func() { _ = exitR.Close() }() // read end: closing it is also the init's signal that docket is gone
-	handed = append(handed, stdin, outW, errW, exitW)
+	handed = append(handed, exitW)
 	fds := []int{int(stdin.Fd()), int(outW.Fd()), int(errW.Fd()), int(exitW.Fd())}
 	for _, f := range cgFiles {
 		fds = append(fds, int(f.Fd()))
