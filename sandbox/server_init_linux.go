@@ -106,7 +106,7 @@ func (sv *serverState) initThread(r *readyInit) {
 	job := <-r.jobs
 	if job == nil {
 		if in != nil {
-			in.discard()
+			in.close() // it never got a command: closing its socket makes it exit
 		}
 		return
 	}
@@ -261,10 +261,6 @@ func (sv *serverState) spawnReadyInit() (*initProc, string, error) {
 	}
 	return in, "", nil
 }
-
-// discard ends an init that never got a command: closing its control
-// socket makes it exit.
-func (in *initProc) discard() { in.close() }
 
 // close closes the control socket (an init still waiting exits) and reaps.
 func (in *initProc) close() {

@@ -131,12 +131,13 @@ func (s *Servers) evictLocked() {
 	}
 	var oldKey string
 	var old *server
+	var oldLast time.Time // old's lastUse as read under its lock: it changes under calls
 	for k, sv := range s.byKey {
 		sv.mu.Lock()
 		idle, last := sv.inflight == 0, sv.lastUse
 		sv.mu.Unlock()
-		if idle && (old == nil || last.Before(old.lastUse)) {
-			oldKey, old = k, sv
+		if idle && (old == nil || last.Before(oldLast)) {
+			oldKey, old, oldLast = k, sv, last
 		}
 	}
 	if old != nil {
@@ -356,6 +357,10 @@ func pidfdSignal(fd int, sig syscall.Signal) error {
 }
 
 // waitStarted waits for a started (or refused) reply, or the server's death.
+// It does not watch the call's context on purpose: the command is sent, so
+// the server may start it at any moment, and only the started reply's pidfd
+// lets the caller kill it; leaving early would leave it running unwatched.
+// The server answers within its own set-up time, or dies and says so.
 func waitStarted(sv *server, c *serverCall) (serverMessage, error) {
 	select {
 	case m := <-c.started:

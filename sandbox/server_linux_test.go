@@ -574,3 +574,72 @@ func TestServerWithoutRootUsesAUserNamespace(t *testing.T) {
 		t.Errorf("%d servers, want 1", n)
 	}
 }
+
+func TestServersStopTheLeastRecentlyUsedIdleOneBeyondTheirBound(t *testing.T) {
+	requireServer(t)
+	f := newFixture(t)
+	s, run := viaServers(t)
+	// maxServers+1 plans that differ only in one extra writable root.
+	plans := make([]events.SandboxPlan, maxServers+1)
+	for i := range plans {
+		plans[i] = f.plan(vWW)
+		plans[i].WritableRoots = append(plans[i].WritableRoots, t.TempDir())
+	}
+	runPlan := func(i int) error {
+		out, err := run(context.Background(), Request{Argv: []string{"true"}, Cwd: f.W, Plan: plans[i], Timeout: time.Minute})
+		if err == nil && out.ExitCode != 0 {
+			err = fmt.Errorf("plan %d: exit %d: %s", i, out.ExitCode, out.SandboxError)
+		}
+		return err
+	}
+	pidOf := map[int]int{}
+	for i := 0; i < maxServers; i++ {
+		before := serverPIDs(s)
+		if err := runPlan(i); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range serverPIDs(s) {
+			if !containsInt(before, p) {
+				pidOf[i] = p
+			}
+		}
+	}
+	// Plan 0 used again: plan 1's server is now the least recently used.
+	if err := runPlan(0); err != nil {
+		t.Fatal(err)
+	}
+	// The new plan's server arrives while others run: the pool must pick
+	// its victim among idle servers only, and read their use times safely.
+	errs := make(chan error, 4)
+	for _, i := range []int{maxServers, 0, 2, 3} {
+		go func() { errs <- runPlan(i) }()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := serversRunning(s); n != maxServers {
+		t.Errorf("%d servers kept, want the bound %d", n, maxServers)
+	}
+	if containsInt(serverPIDs(s), pidOf[1]) {
+		t.Fatalf("plan 1's server (pid %d), the least recently used, is still kept", pidOf[1])
+	}
+	// Stopped and reaped: the pid no longer names our server.
+	deadline := time.Now().Add(30 * time.Second)
+	for syscall.Kill(pidOf[1], 0) == nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("plan 1's evicted server (pid %d) still runs", pidOf[1])
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func containsInt(xs []int, x int) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
