@@ -13,7 +13,6 @@ import (
 
 	"github.com/docket-engine/docket/engine"
 	"github.com/docket-engine/docket/events"
-	"golang.org/x/sys/unix"
 )
 
 // Terminal asks a person at a terminal. Concurrent requests are asked one
@@ -155,7 +154,7 @@ func (t *Terminal) discardTypeahead() {
 	// and read deadlines, hence cancellation, would stop working. On
 	// something that is not a terminal the ioctl fails, harmlessly.
 	if rc, err := t.in.SyscallConn(); err == nil {
-		_ = rc.Control(func(fd uintptr) { _ = unix.IoctlSetInt(int(fd), unix.TCFLSH, unix.TCIFLUSH) })
+		_ = rc.Control(func(fd uintptr) { _ = flushInput(int(fd)) })
 	}
 }
 

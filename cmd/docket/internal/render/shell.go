@@ -26,7 +26,7 @@ func IsTerminal(f *os.File) bool {
 		return false
 	}
 	var terr error
-	if err := rc.Control(func(fd uintptr) { _, terr = unix.IoctlGetTermios(int(fd), unix.TCGETS) }); err != nil {
+	if err := rc.Control(func(fd uintptr) { _, terr = unix.IoctlGetTermios(int(fd), ioctlGetTermios) }); err != nil {
 		return false
 	}
 	return terr == nil
