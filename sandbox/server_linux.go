@@ -90,6 +90,9 @@ func (s *Servers) get(req Request, base helperSpec) (*server, error) {
 	if err := s.failed[key]; err != nil {
 		return nil, err
 	}
+	if s.mountsChangedLocked() {
+		s.retireAllLocked()
+	}
 	if sv := s.byKey[key]; sv != nil {
 		if sv.alive() {
 			sv.use(1)
@@ -143,6 +146,43 @@ func (s *Servers) evictLocked() {
 	if old != nil {
 		delete(s.byKey, oldKey)
 		go func() { _ = old.close() }() // idle: nothing of a command depends on it
+	}
+}
+
+// mountsChangedLocked reports whether docket's mount table changed since
+// the last look. A server copied the host's mounts when it started, so a
+// mount made (or removed) on the host since, say a filesystem mounted over
+// a directory to hide it, is not in its layout; a helper per call would
+// see it. The first look opens the table and reports no change: no server
+// exists before it.
+func (s *Servers) mountsChangedLocked() bool {
+	if s.mounts == nil {
+		f, err := os.Open("/proc/self/mountinfo")
+		if err != nil {
+			// Without the table no change can be seen: no server is kept.
+			return true
+		}
+		s.mounts = f
+		return false
+	}
+	fds := []unix.PollFd{{Fd: int32(s.mounts.Fd()), Events: unix.POLLPRI}}
+	for {
+		_, err := unix.Poll(fds, 0)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		return err != nil || fds[0].Revents&(unix.POLLERR|unix.POLLPRI|unix.POLLNVAL) != 0
+	}
+}
+
+// retireAllLocked stops every server: the next call of each plan starts a
+// new one. A command already started is not the server's (its init
+// watches docket); a call not yet started sees its server gone and tries
+// once more, on a new one.
+func (s *Servers) retireAllLocked() {
+	for k, sv := range s.byKey {
+		delete(s.byKey, k)
+		go func() { _ = sv.close() }()
 	}
 }
 

@@ -643,3 +643,41 @@ func containsInt(xs []int, x int) bool {
 	}
 	return false
 }
+
+func TestServerSeesAMountMadeOnTheHostAfterItStarted(t *testing.T) {
+	requireServer(t) // root: the test mounts on the host
+	f := newFixture(t)
+	s, run := viaServers(t)
+	secret := filepath.Join(f.W, "secret")
+	if err := os.MkdirAll(secret, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(secret, "key"), "hunter2")
+	if out := mustRunWW(t, run, f, "cat", "secret/key"); out.Stdout != "hunter2" {
+		t.Fatalf("before the mount: %+v", out)
+	}
+	first := serverPIDs(s)
+	// The user hides the directory behind an empty tmpfs while the session
+	// runs; the next command must see what the host sees, as a helper per
+	// call would.
+	if err := unix.Mount("tmpfs", secret, "tmpfs", 0, "size=64k"); err != nil {
+		t.Skipf("mount tmpfs: %v", err)
+	}
+	t.Cleanup(func() { _ = unix.Unmount(secret, unix.MNT_DETACH) })
+	out, err := runWW(run, f, "sh", "-c", "cat secret/key; echo status=$?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.Stdout, "hunter2") || !strings.Contains(out.Stdout, "status=1") {
+		t.Fatalf("a command after the host's mount still sees the hidden file: %q", out.Stdout)
+	}
+	if after := serverPIDs(s); len(after) != 1 || containsInt(first, after[0]) {
+		t.Errorf("servers before the mount %v, after %v: want one new server", first, after)
+	}
+	// No mount since: the server is kept.
+	again := serverPIDs(s)
+	mustRunWW(t, run, f, "true")
+	if now := serverPIDs(s); len(now) != 1 || now[0] != again[0] {
+		t.Errorf("servers %v after a call with no mount change, want %v kept", now, again)
+	}
+}

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"errors"
+	"os"
 	"sync"
 )
 
@@ -11,7 +12,8 @@ import (
 // domain and seccomp filter of the command's own (docs/sandbox.md, "The
 // sandbox server"). A command whose plan differs in anything the server
 // built (mode, roots, network, filter) goes to another server, started on
-// first use. Run uses it for a sandboxed plan when Request.Servers is set
+// first use; a change of docket's mount table stops them all, so that no
+// command sees an older layout than the host has. Run uses it for a sandboxed plan when Request.Servers is set
 // and the machine gives the strongest setup (root, or user namespaces);
 // otherwise, and when a server cannot be started, each call starts its own
 // helper as before.
@@ -31,6 +33,10 @@ type Servers struct {
 	byKey  map[string]*server
 	failed map[string]error
 	closed bool
+	// mounts is /proc/self/mountinfo, opened before the first server
+	// started: it polls POLLPRI when docket's mount table changes, after
+	// which the servers' layouts are out of date.
+	mounts *os.File
 }
 
 // maxServers bounds the servers one session keeps; the least recently used
@@ -54,6 +60,10 @@ func (s *Servers) Close() error {
 	}
 	s.byKey = nil
 	s.closed = true
+	if s.mounts != nil {
+		_ = s.mounts.Close() // read-only
+		s.mounts = nil
+	}
 	s.mu.Unlock()
 	var errs []error
 	for _, sv := range list {
