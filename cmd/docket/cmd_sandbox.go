@@ -7,7 +7,6 @@ import (
 	"github.com/docket-engine/docket/states/policy"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -56,7 +55,8 @@ with one, for the layers the run enforced, on stderr after the command.`,
 			return cobra.MinimumNArgs(1)(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			plan, cwd, err := sandboxPlanFromFlags(mode, roots, network, dir, protect)
+			from := a.sandboxCaller()
+			plan, cwd, err := sandboxPlanFromFlags(from, mode, roots, network, dir, protect)
 			if err != nil {
 				return err
 			}
@@ -74,12 +74,20 @@ with one, for the layers the run enforced, on stderr after the command.`,
 				fmt.Fprintf(a.stderr, "docket sandbox: mode=%s network=%t writable=%v read-only=%v\n",
 					plan.Mode, plan.Network, plan.WritableRoots, plan.ReadOnlySubpaths)
 			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
+			ctx := cmd.Context()
+			if a.daemon == nil {
+				var stop context.CancelFunc
+				ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+				defer stop()
+			}
 			out, err := sandbox.Run(ctx, sandbox.Request{
-				Argv: args,
-				Cwd:  cwd,
-				Plan: plan,
+				Argv:     args,
+				Cwd:      cwd,
+				Plan:     plan,
+				Env:      from.env,
+				Servers:  a.daemon.servers(),
+				GitWalks: a.daemon.walks(plan),
+				Caps:     a.daemon.caps(),
 				// The CLI streams everything and keeps little.
 				OutputCap: 1,
 				OnOutput: func(stream string, chunk []byte) {
@@ -130,16 +138,8 @@ with one, for the layers the run enforced, on stderr after the command.`,
 
 // sandboxPlanFromFlags builds the plan the flags describe, with the same
 // writable-roots computation a session uses (workspace.SandboxPlan).
-func sandboxPlanFromFlags(mode string, roots []string, network bool, dir string, protect bool) (events.SandboxPlan, string, error) {
-	cwd := dir
-	if cwd == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return events.SandboxPlan{}, "", fmt.Errorf("working directory: %w", err)
-		}
-		cwd = wd
-	}
-	cwd, err := filepath.Abs(cwd)
+func sandboxPlanFromFlags(from sandboxCaller, mode string, roots []string, network bool, dir string, protect bool) (events.SandboxPlan, string, error) {
+	cwd, err := from.abs(dir)
 	if err != nil {
 		return events.SandboxPlan{}, "", usageErrorf("-C %s: %v", dir, err)
 	}
@@ -159,7 +159,7 @@ func sandboxPlanFromFlags(mode string, roots []string, network bool, dir string,
 	}
 	abs := make([]string, 0, len(roots))
 	for _, r := range roots {
-		a, err := filepath.Abs(r)
+		a, err := from.abs(r)
 		if err != nil {
 			return events.SandboxPlan{}, "", usageErrorf("--writable-root %s: %v", r, err)
 		}
@@ -168,13 +168,13 @@ func sandboxPlanFromFlags(mode string, roots []string, network bool, dir string,
 		}
 		abs = append(abs, a)
 	}
-	plan := ws.SandboxPlan(policy.SandboxPolicy{Mode: m, WritableRoots: abs, NetworkAccess: network}, cwd, os.Getenv("TMPDIR"), protect)
+	plan := ws.SandboxPlan(policy.SandboxPolicy{Mode: m, WritableRoots: abs, NetworkAccess: network}, cwd, from.getenv("TMPDIR"), protect)
 	if plan.Sandboxed() {
 		plan.Network = network
 		// No configuration here: the built-in limits, and docket's home
 		// kept read-only like in a session.
 		plan.Limits = sandbox.DefaultLimits()
-		if home, err := resolveHome(""); err == nil {
+		if home, err := from.home(); err == nil {
 			plan = ws.ProtectHome(plan, home)
 		}
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -44,6 +45,11 @@ func usageErrorf(format string, a ...any) error {
 type app struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
+	// caller and daemon are set when the sandbox daemon runs a call for a
+	// client: its working directory and environment, and what the daemon
+	// keeps across calls.
+	caller sandboxCaller
+	daemon *sandboxDaemon
 }
 
 func newRootCmd(a *app) *cobra.Command {
@@ -77,6 +83,12 @@ func newRootCmd(a *app) *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &exitError{code: exitUsage, err: flagError(c, err)}
 	})
+	if a.daemon != nil {
+		// The sandbox daemon runs only `docket sandbox`; building the rest
+		// would cost each call a fifth of a millisecond.
+		root.AddCommand(newSandboxCmd(a))
+		return root
+	}
 	root.AddCommand(
 		newExecCmd(a),
 		newChatCmd(a),
@@ -86,6 +98,7 @@ func newRootCmd(a *app) *cobra.Command {
 		newAuditCmd(a),
 		newExportCmd(a),
 		newSandboxCmd(a),
+		newSandboxDaemonCmd(a),
 		newRulesCmd(a),
 		newFSMCmd(a),
 		newMCPCmd(a),
@@ -97,10 +110,16 @@ func newRootCmd(a *app) *cobra.Command {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	return runApp(context.Background(), &app{stdin: stdin, stdout: stdout, stderr: stderr}, args)
+}
+
+// runApp runs one command line for a and returns its exit code, having
+// said on a.stderr what went wrong.
+func runApp(ctx context.Context, a *app, args []string) int {
+	stderr := a.stderr
 	root := newRootCmd(a)
 	root.SetArgs(args)
-	err := root.Execute()
+	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return exitOK
 	}
