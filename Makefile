@@ -7,10 +7,14 @@ PKGS    := ./...
 
 all: build
 
-# The lean sandbox helper next to docket saves docket's start-up on every
-# sandboxed command (sandbox.DefaultHelperPath picks it up).
+# bin/docket is the small front binary: `docket sandbox` through the
+# sandbox daemon, everything else handed to bin/docket-core, the full docket
+# (./cmd/docket, which also works alone). The lean sandbox helper next to
+# them saves docket's start-up on every sandboxed command that starts its
+# own helper (sandbox.DefaultHelperPath picks it up).
 build:
-	$(GO) build -buildvcs=auto -o $(BIN) ./cmd/docket
+	$(GO) build -buildvcs=auto -o bin/docket-core ./cmd/docket
+	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/docket/front
 	CGO_ENABLED=0 $(GO) build -o bin/docket-sandbox-helper ./sandbox/cmd/docket-sandbox-helper
 
 # The main job: a scripted session in a scratch workspace, no network needed.
