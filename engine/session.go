@@ -111,6 +111,9 @@ type Session struct {
 	// spawns numbers the session's spawn_agent calls in the order they
 	// were accepted, for subagents.max_children.
 	spawns map[string]int
+	// permissions is the message of the last policy change, which a
+	// compaction keeps (replaceLocked); nil before any.
+	permissions *events.Item
 	// compactFloor is the context size right after the last compaction:
 	// when it is already at the auto-compact limit, compacting again
 	// cannot help, and is not tried.
