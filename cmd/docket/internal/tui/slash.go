@@ -97,7 +97,7 @@ func (m *Model) cmdApprovals(arg string) tea.Cmd {
 		if err := b.SetApprovalPolicy(arg); err != nil {
 			return errMsg{err}
 		}
-		return switchedMsg{what: "approval policy is now " + arg + " for the rest of this session (journaled)"}
+		return switchedMsg{what: "approval policy is now " + arg + " for the rest of this session (journaled; the model is told with its next request)"}
 	})
 }
 
