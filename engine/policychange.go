@@ -33,11 +33,14 @@ func (s *Session) SetApprovalPolicy(name string, source events.DecisionSource) e
 		return ErrPolicyTurnPending
 	}
 	prev := s.decider.Approval()
-	msg, err := prompt.PermissionsUpdate(prompt.Input{Cwd: s.cfg.Cwd, ApprovalPolicy: ap.String(),
-		SandboxMode: s.cfg.Session.SandboxMode, WritableRoots: s.cfg.Plan.WritableRoots,
-		NetworkAccess: s.cfg.Session.NetworkAccess}, prev.String())
-	if err != nil {
-		return fmt.Errorf("engine: approval policy: the model's message: %w", err)
+	msg := ""
+	if ap != prev {
+		// As Codex: the model is told only of a policy that differs.
+		if msg, err = prompt.PermissionsUpdate(prompt.Input{Cwd: s.cfg.Cwd, ApprovalPolicy: ap.String(),
+			SandboxMode: s.cfg.Session.SandboxMode, WritableRoots: s.cfg.Plan.WritableRoots,
+			NetworkAccess: s.cfg.Session.NetworkAccess}, prev.String()); err != nil {
+			return fmt.Errorf("engine: approval policy: the model's message: %w", err)
+		}
 	}
 	return s.applyPolicyChange(ap, events.PolicyChanged{ApprovalPolicy: ap.String(), Previous: prev.String(), Source: source, Message: msg})
 }

@@ -52,7 +52,7 @@ func developerTexts(items []events.Item) []string {
 }
 
 // TestPolicyChangeTellsTheModelAndReplays: after /approvals, every request
-// carries a developer message naming the policy in force (the
+// carries one developer message naming the policy in force (the
 // instructions, recorded at the start, still name the first one); a
 // compaction keeps the message; a restored session sends the same
 // conversation; and the journal verify-replays with the same digests.
@@ -63,8 +63,12 @@ func TestPolicyChangeTellsTheModelAndReplays(t *testing.T) {
 	fourth := `{"output":[{"type":"message","content":"fourth answer"}]}`
 	s, mdl := policySession(t, log, msg1, msg2, summaryLine, third, fourth)
 	mustTurn(t, s, "one")
-	if err := s.SetApprovalPolicy("never", events.SourceUser); err != nil {
-		t.Fatal(err)
+	// The second time, the policy does not change: journaled, and the
+	// model is not told again.
+	for range 2 {
+		if err := s.SetApprovalPolicy("never", events.SourceUser); err != nil {
+			t.Fatal(err)
+		}
 	}
 	mustTurn(t, s, "two")
 	if _, err := s.Compact(ctx); err != nil {
@@ -98,8 +102,8 @@ func TestPolicyChangeTellsTheModelAndReplays(t *testing.T) {
 			changes = append(changes, *b.(*events.PolicyChanged))
 		}
 	}
-	if len(changes) != 1 || changes[0].Message != developerTexts(mdl.reqs[1].Items)[0] {
-		t.Fatalf("journaled changes %+v; want one carrying the message the model was sent", changes)
+	if len(changes) != 2 || changes[0].Message != developerTexts(mdl.reqs[1].Items)[0] || changes[1].Message != "" {
+		t.Fatalf("journaled changes %+v; want the first carrying the message the model was sent, the second none", changes)
 	}
 
 	res, err := replay.Verify(ctx, recs, replay.Options{})
