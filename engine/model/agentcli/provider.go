@@ -52,10 +52,16 @@ type Provider struct {
 
 // Prompt renders a conversation for a CLI that takes one prompt: a lone
 // user message as it is, a longer conversation as a transcript. Tool calls
-// never appear (the CLI is offered none of Docket's tools).
+// never appear (the CLI is offered none of Docket's tools), nor do
+// developer and system messages: they instruct a model about Docket's
+// tools and policy (an /approvals update), as the instructions the CLI is
+// not sent do, and would read as the user's words in a transcript.
 func Prompt(items []events.Item) string {
 	var msgs []events.Item
 	for _, it := range items {
+		if it.Role == "developer" || it.Role == "system" {
+			continue
+		}
 		if it.Type == events.ItemMessage && strings.TrimSpace(it.Text) != "" {
 			msgs = append(msgs, it)
 		}

@@ -30,6 +30,10 @@ func TestPromptIsTheMessageOrATranscript(t *testing.T) {
 	if got := Prompt(user("hi").Items); got != "hi" {
 		t.Errorf("lone message: %q", got)
 	}
+	policyUpdate := events.Item{Type: events.ItemMessage, Role: "developer", Text: "<permissions instructions>never</permissions instructions>"}
+	if got := Prompt(append([]events.Item{policyUpdate}, user("hi").Items...)); got != "hi" {
+		t.Errorf("a developer message before the lone user message: %q, want it left out", got)
+	}
 	items := append(user("q1").Items, events.Item{Type: events.ItemMessage, Role: "assistant", Text: "a1"},
 		events.Item{Type: events.ItemFunctionCall, Name: "shell"}, events.Item{Type: events.ItemMessage, Role: "user", Text: "q2"})
 	got := Prompt(items)
