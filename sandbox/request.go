@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/sandbox/proctree"
 )
 
 // Plan modes: the events.SandboxMode values, under this package's names.
@@ -87,6 +88,10 @@ type Request struct {
 
 	// trace records the phases of a sandboxed start when TraceEnv is set.
 	trace *tracer
+	// tree adjusts how an unsandboxed command's processes are held (see
+	// proctree); the zero value takes the strongest mechanism. Tests set
+	// it to show what the process group alone lets escape.
+	tree proctree.Options
 	// Stdin, when non-nil, is written to the command's standard input (a
 	// hook reads the call it judges there); nil means /dev/null.
 	Stdin []byte
