@@ -44,6 +44,9 @@ func (e *startError) Unwrap() error { return e.err }
 // /dev/null, captures both streams, enforces the timeout on the whole group
 // (SIGTERM, then SIGKILL after the grace period) and, once the leader has
 // exited, kills what is left of the group so nothing outlives the call.
+// With l.tree the same goes for the command's proctree, which also holds
+// the processes that left the group, and the outcome's layers say which
+// mechanism held.
 func runProcess(ctx context.Context, req Request, l launch) (events.ExecOutcome, error) {
 	var out events.ExecOutcome
 	closeExtra := func() {

@@ -52,8 +52,9 @@ type Request struct {
 	KeepSecretEnv bool
 	// Plan is what the process may do; Mode "none" runs it unsandboxed.
 	Plan events.SandboxPlan
-	// Timeout, when positive, ends the process group: SIGTERM, then SIGKILL
-	// after KillGrace.
+	// Timeout, when positive, ends the command: SIGTERM, then SIGKILL
+	// after KillGrace, to its process group, and to its whole tree (see
+	// proctree) when it runs unsandboxed.
 	Timeout time.Duration
 	// KillGrace is the time between SIGTERM and SIGKILL; zero means DefaultKillGrace.
 	KillGrace time.Duration
