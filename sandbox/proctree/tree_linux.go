@@ -14,15 +14,14 @@ import (
 
 // Tree is one command's processes: New prepares it, Start starts the
 // command in it, Kill ends every process in it, Close ends them and
-// removes what New made. Its methods are safe for concurrent use once Start
-// has returned.
+// removes what New made. Kill and Signal may be called from any goroutine,
+// during Start too (exec.Cmd.Cancel).
 type Tree struct {
-	mech Mechanism
-	cg   *leaf // nil when the process group is all there is
-	pid  int
-
 	mu     sync.Mutex
-	reaped bool // the leader was reaped: its pid may name another group now
+	mech   Mechanism
+	cg     *leaf // nil when the process group is all there is
+	pid    int   // the leader, once started
+	reaped bool  // the leader was reaped: its pid may name another group now
 	closed bool
 }
 
@@ -52,7 +51,11 @@ func New(opts Options) *Tree {
 }
 
 // Mechanism is what finds the tree's processes; after Start, what held.
-func (t *Tree) Mechanism() Mechanism { return t.mech }
+func (t *Tree) Mechanism() Mechanism {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.mech
+}
 
 // Start starts the command build returns, in its own process group (its
 // own session when SysProcAttr asks for one) and in the tree's cgroup.
@@ -61,34 +64,54 @@ func (t *Tree) Mechanism() Mechanism { return t.mech }
 // build is called once more for a fresh, unstarted command.
 func (t *Tree) Start(build func() *exec.Cmd) (*exec.Cmd, error) {
 	cmd := build()
-	if t.cg != nil {
+	t.mu.Lock()
+	cg := t.cg
+	t.mu.Unlock()
+	if cg != nil {
 		// Joining on v1 moves this thread only: it must be the one that
 		// forks, and must not change under us.
 		runtime.LockOSThread()
-		err := t.cg.start(cmd, ownGroup(cmd))
+		err := cg.start(cmd, ownGroup(cmd))
 		runtime.UnlockOSThread()
 		if err == nil {
-			t.pid = cmd.Process.Pid
+			t.started(cmd.Process.Pid, cg)
 			return cmd, nil
 		}
 		if errors.Is(err, errStuck) {
 			// Started, but this thread could not leave the leaf: freezing
 			// or killing the leaf could then reach docket itself, so the
 			// leaf is left alone (and left behind).
-			t.cg, t.mech = nil, ProcessGroup
-			t.pid = cmd.Process.Pid
+			t.started(cmd.Process.Pid, nil)
 			return cmd, nil
 		}
-		_ = t.cg.remove() // empty: nothing started in it
-		t.cg, t.mech = nil, ProcessGroup
+		_ = cg.remove() // empty: nothing started in it
+		t.started(0, nil)
 		cmd = build()
 	}
 	ownGroup(cmd)
 	if err := cmd.Start(); err != nil {
 		return cmd, err
 	}
-	t.pid = cmd.Process.Pid
+	t.started(cmd.Process.Pid, nil)
 	return cmd, nil
+}
+
+// started records the leader and the leaf that holds it (nil: the process
+// group alone).
+func (t *Tree) started(pid int, cg *leaf) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.pid, t.cg = pid, cg
+	if cg == nil {
+		t.mech = ProcessGroup
+	}
+}
+
+// cgroup is the tree's leaf, nil when it has none.
+func (t *Tree) cgroup() *leaf {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.cg
 }
 
 // ownGroup gives cmd a process group of its own and returns its attributes.
@@ -115,8 +138,8 @@ func (t *Tree) MarkReaped() {
 // SIGTERM that lets them clean up; Kill is what makes sure).
 func (t *Tree) Signal(sig syscall.Signal) {
 	t.signalGroup(sig)
-	if t.cg != nil {
-		for _, p := range t.cg.members() {
+	if cg := t.cgroup(); cg != nil {
+		for _, p := range cg.members() {
 			_ = unix.Kill(p, sig) // ESRCH: it exited meanwhile
 		}
 	}
@@ -135,10 +158,10 @@ func (t *Tree) signalGroup(sig syscall.Signal) {
 // does not wait for them to be gone (Close does).
 func (t *Tree) Kill() error {
 	t.signalGroup(syscall.SIGKILL)
-	if t.cg == nil {
-		return nil
+	if cg := t.cgroup(); cg != nil {
+		return cg.kill()
 	}
-	return t.cg.kill()
+	return nil
 }
 
 // Wait waits for the leader to exit without reaping it (so its pid, the
@@ -146,7 +169,7 @@ func (t *Tree) Kill() error {
 // for cmd as exec.Cmd.Wait does: a leftover that holds the command's
 // output pipes open is gone by then, so Wait does not hang on it.
 func (t *Tree) Wait(cmd *exec.Cmd) error {
-	waitExitedNoReap(t.pid)
+	waitExitedNoReap(cmd.Process.Pid)
 	_ = t.Kill() // best effort here; Close reports what is left
 	t.MarkReaped()
 	return cmd.Wait()
@@ -162,16 +185,16 @@ func (t *Tree) Close() error {
 		return nil
 	}
 	t.closed = true
+	cg := t.cg
 	t.mu.Unlock()
-	if t.cg == nil {
-		t.signalGroup(syscall.SIGKILL)
+	err := t.Kill()
+	if cg == nil {
 		return nil
 	}
-	err := t.Kill()
-	if werr := t.cg.waitEmpty(); werr != nil {
+	if werr := cg.waitEmpty(); werr != nil {
 		return errors.Join(err, werr)
 	}
-	return errors.Join(err, t.cg.remove())
+	return errors.Join(err, cg.remove())
 }
 
 // waitExitedNoReap blocks until pid has exited, leaving it a zombie.
