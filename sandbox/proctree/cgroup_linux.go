@@ -46,7 +46,7 @@ func v2Root() string {
 	return ""
 }
 
-func newLeafV2(own []byte) *leaf {
+func newLeafV2(own []byte, freeze bool) *leaf {
 	root := v2Root()
 	path, ok := ownCgroup(own, "")
 	if root == "" || !ok {
@@ -56,7 +56,7 @@ func newLeafV2(own []byte) *leaf {
 	if err != nil {
 		return nil
 	}
-	l := &leaf{version: 2, dir: dir, hasKill: exists(filepath.Join(dir, "cgroup.kill"))}
+	l := &leaf{version: 2, dir: dir, hasKill: !freeze && exists(filepath.Join(dir, "cgroup.kill"))}
 	if !l.hasKill && !exists(filepath.Join(dir, "cgroup.freeze")) {
 		// Linux < 5.2: neither an atomic kill nor a freezer to make the
 		// kill loop race-free.

@@ -43,6 +43,11 @@ type Options struct {
 	// Without lists mechanisms not to try, so that tests can exercise the
 	// fallbacks on a machine that has the stronger ones.
 	Without []Mechanism
+
+	// freezeV2 kills a v2 leaf by freezing it and killing every member
+	// even where cgroup.kill exists: the path of kernels before 5.14,
+	// for tests on newer ones.
+	freezeV2 bool
 }
 
 func (o Options) allows(m Mechanism) bool {

@@ -37,7 +37,7 @@ func New(opts Options) *Tree {
 		return t
 	}
 	if opts.allows(CgroupV2) {
-		if l := newLeafV2(own); l != nil {
+		if l := newLeafV2(own, opts.freezeV2); l != nil {
 			t.mech, t.cg = CgroupV2, l
 			return t
 		}
