@@ -52,7 +52,8 @@ func newLeafV2(own []byte, freeze bool) *leaf {
 	if root == "" || !ok {
 		return nil
 	}
-	dir, err := os.MkdirTemp(filepath.Join(root, path), "docket-tree-")
+	sweep(filepath.Join(root, path), 2)
+	dir, err := os.MkdirTemp(filepath.Join(root, path), leafPattern())
 	if err != nil {
 		return nil
 	}
@@ -72,7 +73,8 @@ func newLeafV1(own []byte) *leaf {
 		return nil
 	}
 	parent := filepath.Join("/sys/fs/cgroup/freezer", path)
-	dir, err := os.MkdirTemp(parent, "docket-tree-")
+	sweep(parent, 1)
+	dir, err := os.MkdirTemp(parent, leafPattern())
 	if err != nil {
 		return nil
 	}
@@ -177,18 +179,17 @@ func (l *leaf) kill() error {
 		if len(l.members()) == 0 {
 			return nil
 		}
-		ferr := l.freeze(true)
+		// Unfrozen (the freeze failed or timed out) the kill still lands;
+		// a fork in flight then is found by the next round.
+		_ = l.freeze(true)
 		for _, p := range l.members() {
 			_ = unix.Kill(p, unix.SIGKILL) // ESRCH: it exited meanwhile
 		}
 		if err := l.freeze(false); err != nil {
 			return err
 		}
-		if ferr != nil {
-			// Killed without a freeze: a fork in flight may have been
-			// missed; the next round finds it.
-			time.Sleep(pollPause)
-		}
+		// The killed exit once thawed.
+		time.Sleep(pollPause)
 	}
 	if n := len(l.members()); n > 0 {
 		return fmt.Errorf("proctree: %d processes left in %s after %d rounds of killing", n, l.dir, killRounds)

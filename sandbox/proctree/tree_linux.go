@@ -187,14 +187,15 @@ func (t *Tree) Close() error {
 	t.closed = true
 	cg := t.cg
 	t.mu.Unlock()
-	err := t.Kill()
+	kerr := t.Kill()
 	if cg == nil {
 		return nil
 	}
+	// What the kill could not end shows here; a slow exit does not.
 	if werr := cg.waitEmpty(); werr != nil {
-		return errors.Join(err, werr)
+		return errors.Join(kerr, werr)
 	}
-	return errors.Join(err, cg.remove())
+	return cg.remove()
 }
 
 // waitExitedNoReap blocks until pid has exited, leaving it a zombie.
