@@ -407,6 +407,10 @@ func TestAgentsRunUnsandboxedKillsEverythingItStarted(t *testing.T) {
 			t.Errorf("%s survived the deadline: pids %v", p, left)
 		}
 	}
+	// The audit says what held, and no more.
+	if a := docket(t, nil, "audit", "--home", home, "last"); a.code != 0 || !strings.Contains(a.stdout, "NO SANDBOX ("+mech.Layer()+")") {
+		t.Errorf("audit: exit %d, want the run's layer %s\n%s\n%s", a.code, mech.Layer(), a.stdout, a.stderr)
+	}
 	if mech == proctree.ProcessGroup {
 		t.Logf("no cgroup docket may use here: the daemon is out of reach of the process group")
 		return
