@@ -89,3 +89,30 @@ func TestUnsandboxedCallKillsASetsidDaemon(t *testing.T) {
 		})
 	}
 }
+
+// The cost of the tree per unsandboxed call: BenchmarkRunTrueNone takes
+// the strongest mechanism; these pin one each.
+func benchmarkRunNoneTree(b *testing.B, opts proctree.Options, want proctree.Mechanism) {
+	req := Request{Argv: []string{"true"}, Cwd: b.TempDir(), Plan: events.SandboxPlan{Mode: ModeNone}, tree: opts}
+	for b.Loop() {
+		out, err := Run(context.Background(), req)
+		if err != nil || out.ExitCode != 0 {
+			b.Fatalf("exit %d: %v", out.ExitCode, err)
+		}
+		if !slices.Contains(out.Layers, want.Layer()) {
+			b.Skipf("this machine gives %v, not %s", out.Layers, want)
+		}
+	}
+}
+
+func BenchmarkRunTrueNoneTreeCgroupV2(b *testing.B) {
+	benchmarkRunNoneTree(b, proctree.Options{}, proctree.CgroupV2)
+}
+
+func BenchmarkRunTrueNoneTreeCgroupV1(b *testing.B) {
+	benchmarkRunNoneTree(b, proctree.Options{Without: []proctree.Mechanism{proctree.CgroupV2}}, proctree.CgroupV1)
+}
+
+func BenchmarkRunTrueNoneTreeProcessGroup(b *testing.B) {
+	benchmarkRunNoneTree(b, groupOnly, proctree.ProcessGroup)
+}
