@@ -38,7 +38,7 @@ func Run(ctx context.Context, req Request) (events.ExecOutcome, error) {
 		return out, err
 	}
 	if !p.plan.Sandboxed() {
-		out, err := runProcess(ctx, req, launch{path: p.path, args: req.Argv, env: p.env, dir: p.cwd})
+		out, err := runProcess(ctx, req, launch{path: p.path, args: req.Argv, env: p.env, dir: p.cwd, tree: true})
 		var se *startError
 		if errors.As(err, &se) {
 			return commandFailure(req, &commandError{name: req.Argv[0], code: exitCannotRun, err: se.err}), nil
