@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -44,8 +45,11 @@ func TestExecJSONGivesEveryToolKindItsOwnItem(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	script := `{"output":[{"type":"function_call","call_id":"p1","name":"spawn_agent","arguments":{"prompt":"write out.txt","name":"writer"}},{"type":"function_call","call_id":"p2","name":"spawn_agent","arguments":{"prompt":"x","name":"wide","sandbox_mode":"danger-full-access"}}]}
-{"output":[{"type":"function_call","call_id":"u1","name":"no_such_tool","arguments":{"a":1}},{"type":"function_call","call_id":"s1","name":"shell","arguments":{"cmd":"ls"}}]}
+	// One call a response, so the stream's order is fixed for the golden.
+	script := `{"output":[{"type":"function_call","call_id":"p1","name":"spawn_agent","arguments":{"prompt":"write out.txt","name":"writer"}}]}
+{"output":[{"type":"function_call","call_id":"p2","name":"spawn_agent","arguments":{"prompt":"x","name":"wide","sandbox_mode":"danger-full-access"}}]}
+{"output":[{"type":"function_call","call_id":"u1","name":"no_such_tool","arguments":{"a":1}}]}
+{"output":[{"type":"function_call","call_id":"s1","name":"shell","arguments":{"cmd":"ls"}}]}
 {"output":[{"type":"message","content":"parent done"}]}
 {"agent":"writer","output":[{"type":"function_call","call_id":"w1","name":"shell","arguments":{"command":["bash","-c","echo hi > out.txt"]}}]}
 {"agent":"writer","output":[{"type":"message","content":"writer wrote out.txt"}]}
@@ -129,5 +133,31 @@ func TestExecJSONGivesEveryToolKindItsOwnItem(t *testing.T) {
 	}
 	if _, ok := completed["command_execution:"]; !ok {
 		t.Errorf("the subagent's own shell call is not a command_execution item:\n%s", stdout)
+	}
+	// The whole stream, with the session ids (new each run) named.
+	stable := strings.NewReplacer(thread, "THREAD_ID", child, "CHILD_ID").Replace(stdout)
+	jsonlGolden(t, "exec_tools.jsonl", []byte(stable))
+}
+
+// jsonlGolden compares got with testdata/jsonl/name; go test -update
+// rewrites it.
+func jsonlGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "jsonl", name)
+	if *updateGolden {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test -update creates it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file (go test -update rewrites it)\n--- got ---\n%s", name, got)
 	}
 }
