@@ -18,7 +18,6 @@ import (
 	"os/exec"
 	"runtime"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/docket-engine/docket/engine/agentout"
@@ -129,7 +128,7 @@ func (p *Provider) Respond(ctx context.Context, req model.Request, onDelta func(
 		cmd := exec.CommandContext(runCtx, p.Command, argv...)
 		cmd.Dir = p.Dir
 		cmd.Env = append(os.Environ(), p.Env...)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+		cmd.SysProcAttr = lifeline()
 		cmd.Cancel = tree.Kill
 		cmd.WaitDelay = 5 * time.Second
 		cmd.Stdout, cmd.Stderr = stdout, stderr
