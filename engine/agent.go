@@ -108,7 +108,7 @@ func (t *turn) runAgent(ctx context.Context, cr *callRun) (callResult, error) {
 	// Starting a subagent needs no decision: the response's later calls
 	// may ask theirs now rather than after the child's whole turn.
 	t.gate.pass(cr.idx)
-	s.notify(Notice{Type: NoticeCallStarted, TurnID: t.id, CallID: cr.call.ID, Tool: SpawnAgentName, Cwd: start.Cwd, Arguments: cr.call.Payload})
+	s.notify(Notice{Type: NoticeCallStarted, TurnID: t.id, CallID: cr.call.ID, Tool: SpawnAgentName, Cwd: start.Cwd, Arguments: cr.call.Payload, Agent: start.Agent})
 	return t.awaitAgent(ctx, cr, start, false)
 }
 

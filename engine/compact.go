@@ -96,7 +96,10 @@ func (s *Session) compactable(trigger string) bool {
 	defer s.mu.Unlock()
 	n := 1
 	if s.keepPromptLocked(trigger) {
-		n = 2
+		n++
+	}
+	if s.permissions != nil {
+		n++
 	}
 	return len(s.items) > n
 }
@@ -143,12 +146,17 @@ func (s *Session) compact(ctx context.Context, turnID, trigger string) (CompactR
 	return CompactResult{Summary: summary, Replaced: len(items), TokensBefore: before, TokensAfter: after.Used, Usage: resp.Usage}, nil
 }
 
-// replaceLocked replaces the conversation with the summary message (after
-// the turn's prompt when kept) and starts its running hash afresh; the
-// context size is then an estimate until the next response reports usage.
+// replaceLocked replaces the conversation with the last policy change's
+// message (so the model still knows the policy in force, which the
+// instructions do not name), then the summary message (after the turn's
+// prompt when kept), and starts its running hash afresh; the context size
+// is then an estimate until the next response reports usage.
 func (s *Session) replaceLocked(summary string, keptPrompt bool) {
 	s.items = nil
 	s.convHash = [32]byte{}
+	if s.permissions != nil {
+		s.addItemsLocked(*s.permissions)
+	}
 	if keptPrompt && s.prompt != nil {
 		s.addItemsLocked(*s.prompt)
 	}

@@ -50,18 +50,24 @@ func (s CallStatus) String() string { return string(s) }
 // Notice is one thing that happened, for a client to render. Which fields
 // are set depends on Type.
 type Notice struct {
-	Type       string
-	SessionID  string
-	TurnID     string
-	CallID     string
-	Tool       string // shell, apply_patch, or a qualified MCP name
-	Command    []string
-	Cwd        string
-	Changes    []FileChange
-	Server     string
-	MCPTool    string
-	Arguments  string
-	Text       string
+	Type      string
+	SessionID string
+	TurnID    string
+	CallID    string
+	Tool      string // shell, apply_patch, or a qualified MCP name
+	Command   []string
+	Cwd       string
+	Changes   []FileChange
+	Server    string
+	MCPTool   string
+	Arguments string
+	// Agent is the subagent a spawn_agent call starts (its session id,
+	// name and prompt), on that call's started and completed notices.
+	Agent *events.AgentSpawn
+	Text  string
+	// Output is, on a completed notice, the text the model got back for
+	// the call: for a call refused before it ran, the reason.
+	Output     string
 	Stream     string
 	ExitCode   int
 	Status     CallStatus

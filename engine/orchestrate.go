@@ -426,12 +426,19 @@ func (t *turn) output(cr *callRun, text string, ok bool, status CallStatus, exit
 		return callResult{call: cr.call}, err
 	}
 	n := Notice{Type: NoticeCallCompleted, TurnID: t.id, CallID: cr.call.ID, Tool: toolName(cr), Status: status, ExitCode: exit, Text: agg}
+	n.Output = text
 	if cr.prep != nil {
 		n.Command, n.Cwd, n.Changes = cr.prep.Command, cr.prep.Cwd, cr.prep.Changes
 		n.Server, n.MCPTool, n.Arguments = cr.prep.Server, cr.prep.MCPTool, cr.prep.Arguments
+		n.Agent = cr.prep.Start.Agent
 		if cr.prep.ApprovalKind == events.ApprovalMCP {
 			n.Text = text
 		}
+	}
+	if cr.prep == nil || n.Agent != nil {
+		// Clients show what the model asked for: a subagent's arguments,
+		// or those of a call refused before it was understood.
+		n.Arguments = cr.call.Payload
 	}
 	s.notify(n)
 	return callResult{call: cr.call, output: text, success: ok}, nil

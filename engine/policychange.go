@@ -1,30 +1,91 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 
+	"github.com/docket-engine/docket/engine/prompt"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/states/policy"
 )
 
+// ErrPolicyTurnPending is returned by SetApprovalPolicy while the session
+// has a parked or cut-off turn: the model's message about the new policy
+// would land between that turn's calls and their outputs.
+var ErrPolicyTurnPending = errors.New("the session has an unfinished turn; finish it before changing the approval policy")
+
 // SetApprovalPolicy changes the session's approval policy for the turns
 // that follow (the interactive /approvals command). The change is a
 // durable policy_changed input record before it takes effect, so resume
-// and verify replay apply it at the same point. Call it between turns:
-// a call already being decided keeps the policy it was decided under.
-// The sandbox mode does not change: it is the session's write-ahead
-// plan, and a looser one would need a new session.
+// and verify replay apply it at the same point. The record carries the
+// developer message that tells the model the new policy (and the sandbox
+// it works in), which joins the conversation with it: the instructions,
+// recorded at session start, go on naming the starting policy. Call it
+// between turns: a call already being decided keeps the policy it was
+// decided under. The sandbox mode does not change: it is the session's
+// write-ahead plan, and a looser one would need a new session.
 func (s *Session) SetApprovalPolicy(name string, source events.DecisionSource) error {
 	ap, err := policy.ParseApprovalPolicy(name)
 	if err != nil {
 		return fmt.Errorf("engine: approval policy: %w", err)
 	}
+	if s.pending != nil {
+		return ErrPolicyTurnPending
+	}
 	prev := s.decider.Approval()
-	if _, err := s.rec.appendDurable("", events.PolicyChanged{ApprovalPolicy: ap.String(), Previous: prev.String(), Source: source}); err != nil {
+	msg := ""
+	if ap != prev {
+		// As Codex: the model is told only of a policy that differs.
+		if msg, err = prompt.PermissionsUpdate(prompt.Input{Cwd: s.cfg.Cwd, ApprovalPolicy: ap.String(),
+			SandboxMode: s.cfg.Session.SandboxMode, WritableRoots: s.cfg.Plan.WritableRoots,
+			NetworkAccess: s.cfg.Session.NetworkAccess}, prev.String()); err != nil {
+			return fmt.Errorf("engine: approval policy: the model's message: %w", err)
+		}
+	}
+	return s.applyPolicyChange(ap, events.PolicyChanged{ApprovalPolicy: ap.String(), Previous: prev.String(), Source: source, Message: msg})
+}
+
+// ReplayPolicyChange applies a recorded policy_changed record (verify and
+// live replay): the policy it names, and the model's message exactly as
+// recorded, so the requests that follow are the recorded ones whatever
+// this version of Docket would word it; a record without a message (a
+// journal from before it was sent) sends none.
+func (s *Session) ReplayPolicyChange(rec events.PolicyChanged) error {
+	ap, err := policy.ParseApprovalPolicy(rec.ApprovalPolicy)
+	if err != nil {
+		return fmt.Errorf("engine: approval policy: %w", err)
+	}
+	return s.applyPolicyChange(ap, events.PolicyChanged{ApprovalPolicy: ap.String(), Previous: s.decider.Approval().String(),
+		Source: rec.Source, Message: rec.Message})
+}
+
+// applyPolicyChange journals the change durably, then applies it.
+func (s *Session) applyPolicyChange(ap policy.ApprovalPolicy, rec events.PolicyChanged) error {
+	if _, err := s.rec.appendDurable("", rec); err != nil {
 		return err
 	}
 	s.decider.setApproval(ap)
+	s.mu.Lock()
+	s.addPermissionsLocked(rec.Message)
+	s.mu.Unlock()
 	return nil
+}
+
+// addPermissionsLocked adds a policy change's message to the conversation
+// and keeps it, so that a compaction, which replaces the conversation,
+// does not take it away (replaceLocked adds it back).
+func (s *Session) addPermissionsLocked(msg string) {
+	if msg == "" {
+		return
+	}
+	it := PermissionsItem(msg)
+	s.permissions = &it
+	s.addItemsLocked(it)
+}
+
+// PermissionsItem is the developer message of a policy change.
+func PermissionsItem(msg string) events.Item {
+	return events.Item{Type: events.ItemMessage, Role: "developer", Text: msg}
 }
 
 // ApprovalPolicy returns the approval policy in force now.

@@ -164,6 +164,7 @@ func Restore(cfg Config, log Log, records []events.Record) (*Session, error) {
 				return nil, fmt.Errorf("engine: restore seq %d: policy_changed: %w", r.Seq, err)
 			}
 			s.decider.setApproval(ap)
+			s.addPermissionsLocked(v.Message)
 		case *events.RuleAmended:
 			s.decider.AddAllowRule(v.Pattern)
 			hist(v.CallID).amended = true

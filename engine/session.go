@@ -11,6 +11,7 @@ import (
 	"github.com/docket-engine/docket/engine/model"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/states"
+	"github.com/docket-engine/docket/states/policy"
 )
 
 // RiskAssessor asks the model how risky a denied command is, for the retry
@@ -111,6 +112,9 @@ type Session struct {
 	// spawns numbers the session's spawn_agent calls in the order they
 	// were accepted, for subagents.max_children.
 	spawns map[string]int
+	// permissions is the message of the last policy change, which a
+	// compaction keeps (replaceLocked); nil before any.
+	permissions *events.Item
 	// compactFloor is the context size right after the last compaction:
 	// when it is already at the auto-compact limit, compacting again
 	// cannot help, and is not tried.
@@ -118,7 +122,13 @@ type Session struct {
 }
 
 func (s *Session) env() *Env {
-	return &Env{Cwd: s.cfg.Cwd, Config: s.cfg.Session, Plan: s.cfg.Plan, Decider: s.decider, RealPath: s.realPath,
+	// The policy in force, once /approvals changed it: a subagent starts
+	// from it, not from the one the session started with.
+	sc := s.cfg.Session
+	if ap, _, err := policy.FromConfig(sc); err == nil && ap != s.decider.Approval() {
+		sc.ApprovalPolicy = s.decider.Approval().String()
+	}
+	return &Env{Cwd: s.cfg.Cwd, Config: sc, Plan: s.cfg.Plan, Decider: s.decider, RealPath: s.realPath,
 		SessionID: s.cfg.SessionID, Agents: AgentLimits{Depth: s.depth(), Ordinal: s.spawnOrdinal}}
 }
 

@@ -116,6 +116,11 @@ type PolicyChanged struct {
 	ApprovalPolicy string         `msgpack:"approval_policy"`
 	Previous       string         `msgpack:"previous"`
 	Source         DecisionSource `msgpack:"source"`
+	// Message is the developer message that told the model the new
+	// policy; it joined the conversation here, and resume and replay add
+	// it back from this record. Journals from before it was sent have
+	// none, and their sessions go on without it.
+	Message string `msgpack:"message,omitempty"`
 }
 
 // UserTurn records a prompt from the user that starts a turn.

@@ -56,7 +56,7 @@ func populatedBodies() []any {
 				AllowRules: [][]string{{"go", "test"}}},
 		},
 		SessionResumed{PID: 4242, Decisions: "approved,denied"},
-		PolicyChanged{ApprovalPolicy: "never", Previous: "on-request", Source: SourceUser},
+		PolicyChanged{ApprovalPolicy: "never", Previous: "on-request", Source: SourceUser, Message: "<permissions instructions>\nApproval policy: never.\n</permissions instructions>"},
 		UserTurn{TurnID: "turn-1", Text: "fix the failing test in @main_test.go", Images: []string{"data:image/png;base64,iVBORw0KGgo="},
 			Attachments: []Attachment{{Path: "main_test.go", Content: "package main\n", Size: 4096, Truncated: true}}},
 		Compaction{TurnID: "turn-1", Trigger: CompactAuto, Summary: "We fixed the test.", KeptPrompt: true, Replaced: 12, ReplacedDigest: "ab12",

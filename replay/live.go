@@ -198,7 +198,7 @@ func Live(ctx context.Context, path string, opts LiveOptions) (rep *LiveReport, 
 		var err error
 		switch v := d.body.(type) {
 		case *events.PolicyChanged:
-			err = s.SetApprovalPolicy(v.ApprovalPolicy, v.Source)
+			err = s.ReplayPolicyChange(*v)
 		case *events.UserTurn:
 			_, err = s.TurnWithInput(ctx, engine.TurnInput{Text: v.Text, Images: v.Images, Attachments: v.Attachments})
 		case *events.Compaction:

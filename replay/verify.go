@@ -211,7 +211,7 @@ func drive(ctx context.Context, s *engine.Session, dec []decoded, log *comparing
 		var err error
 		switch v := d.body.(type) {
 		case *events.PolicyChanged:
-			err = s.SetApprovalPolicy(v.ApprovalPolicy, v.Source)
+			err = s.ReplayPolicyChange(*v)
 		case *events.UserTurn:
 			tctx, done := log.stopper.turn(ctx)
 			_, err = s.TurnWithInput(tctx, engine.TurnInput{Text: v.Text, Images: v.Images, Attachments: v.Attachments})

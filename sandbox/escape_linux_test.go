@@ -76,6 +76,11 @@ type escapeCase struct {
 	timeout time.Duration
 	// adjustPlan, when set, changes the variant's plan (extra roots, limits).
 	adjustPlan func(f *fixture, variant string, p events.SandboxPlan) events.SandboxPlan
+	// groupOnly runs the unsandboxed variant with its process group as the
+	// only way to find its processes, as before proctree: an unsandboxed
+	// command's cgroup now kills what these attacks leave behind
+	// (TestUnsandboxedCallKillsASetsidDaemon).
+	groupOnly bool
 }
 
 func exists(p string) bool { _, err := os.Lstat(p); return err == nil }
@@ -305,10 +310,10 @@ func escapeCases() []escapeCase {
 		{name: "use root's CAP_SYS_ADMIN on the host (sethostname)", works: onlyNone, needs: "root",
 			argv:   func(t *testing.T, f *fixture) []string { return attackArgv(t, "sethostname") },
 			effect: func(t *testing.T, f *fixture, out events.ExecOutcome) bool { return out.ExitCode == 0 }},
-		{name: "a daemon outlives the command", works: onlyNone,
+		{name: "a daemon outlives the command", works: onlyNone, groupOnly: true,
 			argv:   func(t *testing.T, f *fixture) []string { return attackArgv(t, "daemon", f.token) },
 			effect: func(t *testing.T, f *fixture, _ events.ExecOutcome) bool { return killByToken(t, f.token) > 0 }},
-		{name: "a forked child outlives the timeout", works: onlyNone, timeout: time.Second,
+		{name: "a forked child outlives the timeout", works: onlyNone, timeout: time.Second, groupOnly: true,
 			argv:   func(t *testing.T, f *fixture) []string { return attackArgv(t, "daemon", f.token, "stay") },
 			effect: func(t *testing.T, f *fixture, _ events.ExecOutcome) bool { return killByToken(t, f.token) > 0 }},
 		// What must keep working.
@@ -418,10 +423,14 @@ func runCases(t *testing.T, cases []escapeCase, helper string, caps, needsCaps C
 				if timeout == 0 {
 					timeout = time.Minute
 				}
-				out, err := run(context.Background(), Request{
+				req := Request{
 					Argv: argv, Cwd: f.W, Plan: plan, Timeout: timeout,
 					KillGrace: 500 * time.Millisecond, Caps: &caps, HelperPath: helper,
-				})
+				}
+				if v == vNone && c.groupOnly {
+					req.tree = groupOnly
+				}
+				out, err := run(context.Background(), req)
 				if err != nil {
 					t.Fatalf("%s: Run: %v", v, err)
 				}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/sandbox/proctree"
 	"golang.org/x/sys/unix"
 )
 
@@ -27,6 +28,10 @@ type launch struct {
 	// narrow starts it from a thread with a narrowed bounding set (a root
 	// helper; see startNarrowed).
 	narrow bool
+	// tree starts it in a proctree.Tree, so that children that left its
+	// process group die with it too: an unsandboxed command, which has no
+	// PID namespace to take them down.
+	tree bool
 }
 
 // startError is a failure to start the process at all (fork, exec, clone).
@@ -39,6 +44,9 @@ func (e *startError) Unwrap() error { return e.err }
 // /dev/null, captures both streams, enforces the timeout on the whole group
 // (SIGTERM, then SIGKILL after the grace period) and, once the leader has
 // exited, kills what is left of the group so nothing outlives the call.
+// With l.tree the same goes for the command's proctree, which also holds
+// the processes that left the group, and the outcome's layers say which
+// mechanism held.
 func runProcess(ctx context.Context, req Request, l launch) (events.ExecOutcome, error) {
 	var out events.ExecOutcome
 	closeExtra := func() {
@@ -103,10 +111,17 @@ func runProcess(ctx context.Context, req Request, l launch) (events.ExecOutcome,
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	cmd := &exec.Cmd{
-		Path: l.path, Args: l.args, Env: l.env, Dir: l.dir,
-		Stdin: stdin, Stdout: outW, Stderr: errW,
-		ExtraFiles: l.extra, SysProcAttr: sys,
+	newCmd := func() *exec.Cmd {
+		return &exec.Cmd{
+			Path: l.path, Args: l.args, Env: l.env, Dir: l.dir,
+			Stdin: stdin, Stdout: outW, Stderr: errW,
+			ExtraFiles: l.extra, SysProcAttr: sys,
+		}
+	}
+	cmd := newCmd()
+	var tree *proctree.Tree
+	if l.tree {
+		tree = proctree.New(req.tree)
 	}
 	// Descriptors docket inherited without close-on-exec (a shell's
 	// redirection, a jobserver, a socket from a supervisor) would pass to
@@ -125,6 +140,8 @@ func runProcess(ctx context.Context, req Request, l launch) (events.ExecOutcome,
 		var release func()
 		release, err = startNarrowed(cmd)
 		defer release()
+	} else if tree != nil {
+		cmd, err = tree.Start(newCmd)
 	} else {
 		err = cmd.Start()
 	}
@@ -134,6 +151,9 @@ func runProcess(ctx context.Context, req Request, l launch) (events.ExecOutcome,
 	_ = errW.Close()
 	closeExtra()
 	if err != nil {
+		if tree != nil {
+			_ = tree.Close() // nothing started in it
+		}
 		return out, &startError{err: err}
 	}
 	req.trace.mark("clone")
@@ -145,7 +165,7 @@ func runProcess(ctx context.Context, req Request, l launch) (events.ExecOutcome,
 	go col.pump("stdout", outR, &readers)
 	go col.pump("stderr", errR, &readers)
 
-	g := &group{pid: pid}
+	g := &group{pid: pid, tree: tree}
 	exited := make(chan struct{})
 	watchdogDone := make(chan struct{})
 	go func() {
@@ -154,7 +174,8 @@ func runProcess(ctx context.Context, req Request, l launch) (events.ExecOutcome,
 	}()
 
 	// Wait for the leader without reaping it, so that its pid (the group's
-	// id) cannot be reused while the rest of the group is killed.
+	// id) cannot be reused while the rest of the group is killed. A
+	// tree's leftovers die here too, so that none holds the output pipes.
 	waitExitedNoReap(pid)
 	req.trace.mark("helper.exit")
 	g.kill(syscall.SIGKILL)
@@ -163,6 +184,10 @@ func runProcess(ctx context.Context, req Request, l launch) (events.ExecOutcome,
 	out.DurationNs = time.Since(start).Nanoseconds()
 	close(exited)
 	<-watchdogDone
+	var treeErr error
+	if tree != nil {
+		treeErr = tree.Close()
+	}
 
 	drain(&readers, outR, errR)
 	req.trace.mark("reap")
@@ -174,6 +199,15 @@ func runProcess(ctx context.Context, req Request, l launch) (events.ExecOutcome,
 	out.Stderr = col.stderr.String()
 	out.Output = col.combined.String()
 	out.Truncated = col.stdout.truncated() || col.stderr.truncated() || col.combined.truncated()
+	switch {
+	case treeErr != nil:
+		// The layer would claim every process died: say what is left.
+		msg := "docket: " + treeErr.Error() + "\n"
+		out.Stderr += msg
+		out.Output += msg
+	case tree != nil:
+		out.Layers = append(out.Layers, tree.Mechanism().Layer())
+	}
 	g.mu.Lock()
 	out.TimedOut = g.timedOut
 	cancelled := g.cancelled
@@ -189,7 +223,11 @@ type group struct {
 	pid int
 	// signal, when set, replaces signalling the process group (a command
 	// of the sandbox server: its init, through a pidfd).
-	signal    func(syscall.Signal)
+	signal func(syscall.Signal)
+	// tree, when set, replaces signalling the process group: it signals
+	// the group until the leader is reaped, and its cgroup, if it has one,
+	// before and after.
+	tree      *proctree.Tree
 	mu        sync.Mutex
 	reaped    bool
 	timedOut  bool
@@ -199,6 +237,14 @@ type group struct {
 func (g *group) kill(sig syscall.Signal) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if g.tree != nil {
+		if sig == syscall.SIGKILL {
+			_ = g.tree.Kill() // best effort here; Close reports what is left
+		} else {
+			g.tree.Signal(sig)
+		}
+		return
+	}
 	if g.reaped {
 		return
 	}
@@ -212,6 +258,9 @@ func (g *group) kill(sig syscall.Signal) {
 func (g *group) markReaped() {
 	g.mu.Lock()
 	g.reaped = true
+	if g.tree != nil {
+		g.tree.MarkReaped()
+	}
 	g.mu.Unlock()
 }
 

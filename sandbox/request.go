@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/sandbox/proctree"
 )
 
 // Plan modes: the events.SandboxMode values, under this package's names.
@@ -51,8 +52,9 @@ type Request struct {
 	KeepSecretEnv bool
 	// Plan is what the process may do; Mode "none" runs it unsandboxed.
 	Plan events.SandboxPlan
-	// Timeout, when positive, ends the process group: SIGTERM, then SIGKILL
-	// after KillGrace.
+	// Timeout, when positive, ends the command: SIGTERM, then SIGKILL
+	// after KillGrace, to its process group, and to its whole tree (see
+	// proctree) when it runs unsandboxed.
 	Timeout time.Duration
 	// KillGrace is the time between SIGTERM and SIGKILL; zero means DefaultKillGrace.
 	KillGrace time.Duration
@@ -87,6 +89,10 @@ type Request struct {
 
 	// trace records the phases of a sandboxed start when TraceEnv is set.
 	trace *tracer
+	// tree adjusts how an unsandboxed command's processes are held (see
+	// proctree); the zero value takes the strongest mechanism. Tests set
+	// it to show what the process group alone lets escape.
+	tree proctree.Options
 	// Stdin, when non-nil, is written to the command's standard input (a
 	// hook reads the call it judges there); nil means /dev/null.
 	Stdin []byte

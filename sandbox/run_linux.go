@@ -38,7 +38,7 @@ func Run(ctx context.Context, req Request) (events.ExecOutcome, error) {
 		return out, err
 	}
 	if !p.plan.Sandboxed() {
-		out, err := runProcess(ctx, req, launch{path: p.path, args: req.Argv, env: p.env, dir: p.cwd})
+		out, err := runProcess(ctx, req, launch{path: p.path, args: req.Argv, env: p.env, dir: p.cwd, tree: true})
 		var se *startError
 		if errors.As(err, &se) {
 			return commandFailure(req, &commandError{name: req.Argv[0], code: exitCannotRun, err: se.err}), nil
@@ -515,24 +515,4 @@ func hintFor(layer string) string {
 		return hintMountNS
 	}
 	return ""
-}
-
-// HelperName is the file name of the stand-alone helper binary
-// (./sandbox/cmd/docket-sandbox-helper) that DefaultHelperPath prefers.
-const HelperName = "docket-sandbox-helper"
-
-// DefaultHelperPath returns the helper Run starts when Request.HelperPath is
-// empty: HelperName next to the running executable when it is there (it
-// starts much faster than a second docket), else the executable itself,
-// which must call HelperMain when IsHelper(os.Args).
-func DefaultHelperPath() (string, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return "", fmt.Errorf("sandbox: finding the helper binary: %w", err)
-	}
-	lean := filepath.Join(filepath.Dir(exe), HelperName)
-	if st, err := os.Stat(lean); err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0 {
-		return lean, nil
-	}
-	return exe, nil
 }

@@ -79,7 +79,16 @@ type prefixSink struct {
 }
 
 func (p prefixSink) Begin(r *audit.Report) error { return p.next.Begin(r) }
-func (p prefixSink) End(r *audit.Report) error   { return p.next.End(r) }
+
+// Event passes the session's compactions and attachments on.
+func (p prefixSink) Event(e *audit.Event) error {
+	if es, ok := p.next.(audit.EventSink); ok {
+		return es.Event(e)
+	}
+	return nil
+}
+
+func (p prefixSink) End(r *audit.Report) error { return p.next.End(r) }
 func (p prefixSink) Call(c *audit.Call) error {
 	if p.prefix == "" {
 		return p.next.Call(c)

@@ -389,18 +389,24 @@ func (b *chatBackend) Audit(ctx context.Context) (string, error) {
 	return out.String(), nil
 }
 
-// MCP lists the configured servers and their tools, as docket mcp list.
-func (b *chatBackend) MCP(ctx context.Context) (string, error) {
-	if len(b.cfg.MCPServers) == 0 {
-		return "no MCP servers are configured ([mcp_servers.NAME] in config.toml)", nil
+// MCP lists the session's own MCP servers, the ones its tools call, as
+// docket mcp list does: each one's state, its tools and, for one that
+// failed to start or exited, why. It starts nothing: a fresh set would
+// cost a start of every server, and could show a state the session does
+// not have (a server that failed at its start, working).
+func (b *chatBackend) MCP(context.Context) (string, error) {
+	b.mu.Lock()
+	w := b.w
+	b.mu.Unlock()
+	if w == nil {
+		return "", errors.New("no session is open")
 	}
-	mgr, err := mcp.NewManager(mcpServers(b.cfg), mcpOptions(b.cfg, b.cwd))
-	if err != nil {
-		return "", err
+	if w.mcpMgr == nil {
+		return "this session has no MCP servers ([mcp_servers.NAME] in config.toml)", nil
 	}
 	var out bytes.Buffer
-	err = mcp.RenderList(&out, mgr.List(ctx), false)
-	return strings.TrimRight(out.String(), "\n"), errors.Join(err, mgr.Close())
+	err := mcp.RenderList(&out, w.mcpMgr.Status(), false)
+	return strings.TrimRight(out.String(), "\n"), err
 }
 
 // Sessions lists this workspace's recent sessions, newest first.

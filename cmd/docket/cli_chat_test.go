@@ -316,9 +316,27 @@ func TestChatSessionEndToEnd(t *testing.T) {
 				Decision string `json:"decision"`
 			} `json:"decisions"`
 		} `json:"calls"`
+		Events []struct {
+			Kind       string `json:"kind"`
+			Compaction *struct {
+				Trigger string `json:"trigger"`
+				Summary string `json:"summary"`
+			} `json:"compaction"`
+			Prompt *struct {
+				Attachments []struct {
+					Path string `json:"path"`
+				} `json:"attachments"`
+			} `json:"prompt"`
+		} `json:"events"`
 	}
 	if err := json.Unmarshal(aout, &report); err != nil {
 		t.Fatalf("audit JSON: %v\n%s", err, aout)
+	}
+	// The audit shows the attachment and the /compact, in that order.
+	if ev := report.Events; len(ev) != 2 || ev[0].Prompt == nil || len(ev[0].Prompt.Attachments) != 1 ||
+		ev[0].Prompt.Attachments[0].Path != "notes.txt" || ev[1].Compaction == nil || ev[1].Compaction.Trigger != "manual" ||
+		ev[1].Compaction.Summary != "Summary: greeted, made made.txt." {
+		t.Errorf("audit events: want notes.txt attached, then the manual compaction:\n%s", aout)
 	}
 	found := false
 	for _, c := range report.Calls {

@@ -38,7 +38,10 @@ type wiring struct {
 	engine   engine.Config
 	observer engine.Observer
 	// human is the observer in human mode, nil with --json.
-	human  *render.Human
+	human *render.Human
+	// mcpMgr runs the session's MCP servers (nil when none are
+	// configured); /mcp reports them as they are, starting nothing.
+	mcpMgr *mcp.Manager
 	finish func() error
 }
 
@@ -168,6 +171,7 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd string, o wireOpt
 			tools = append(tools, engine.MCPTool{T: t})
 		}
 		runner.MCP = engine.MCPManager{M: mgr}
+		w.mcpMgr = mgr
 		prev := w.finish
 		w.finish = func() error { return errors.Join(mgr.Close(), prev()) }
 	}

@@ -17,11 +17,27 @@ var approvalText = map[policy.ApprovalPolicy]string{
 
 // Policy states the approval policy and sandbox to the model.
 func Policy(in Input) (string, error) {
+	approval, sandbox, err := policyLines(in)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	b.WriteString("# Environment\n")
+	if in.Cwd != "" {
+		fmt.Fprintf(&b, "Working directory: %s\n", in.Cwd)
+	}
+	b.WriteString(approval + "\n")
+	b.WriteString(sandbox + "\n")
+	return b.String(), nil
+}
+
+// policyLines are the sentences that state the approval policy and the
+// sandbox, shared by the instructions and the mid-session update.
+func policyLines(in Input) (approval, sandbox string, err error) {
 	approval, ok := approvalText[policy.ApprovalPolicy(in.ApprovalPolicy)]
 	if !ok {
-		return "", fmt.Errorf("approval policy %q: unknown (want untrusted, on-failure, on-request or never)", in.ApprovalPolicy)
+		return "", "", fmt.Errorf("approval policy %q: unknown (want untrusted, on-failure, on-request or never)", in.ApprovalPolicy)
 	}
-	var sandbox string
 	switch policy.SandboxMode(in.SandboxMode) {
 	case policy.ReadOnly:
 		sandbox = "Sandbox: read-only. Commands can read files but cannot write anywhere or use the network."
@@ -41,16 +57,9 @@ func Policy(in Input) (string, error) {
 	case policy.ExternalSandbox:
 		sandbox = "Sandbox: external. Docket runs inside a sandbox set up by someone else; its limits are not known here."
 	default:
-		return "", fmt.Errorf("sandbox mode %q: unknown (want read-only, workspace-write, danger-full-access or external-sandbox)", in.SandboxMode)
+		return "", "", fmt.Errorf("sandbox mode %q: unknown (want read-only, workspace-write, danger-full-access or external-sandbox)", in.SandboxMode)
 	}
-	var b strings.Builder
-	b.WriteString("# Environment\n")
-	if in.Cwd != "" {
-		fmt.Fprintf(&b, "Working directory: %s\n", in.Cwd)
-	}
-	b.WriteString(approval + "\n")
-	b.WriteString(sandbox + "\n")
-	return b.String(), nil
+	return approval, sandbox, nil
 }
 
 func nonEmpty(ss []string) []string {

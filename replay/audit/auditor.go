@@ -41,6 +41,8 @@ type auditor struct {
 	// approvalNow is the approval policy in force, once a policy_changed
 	// record changed it ("" until then: the session's own).
 	approvalNow string
+	// conv follows turns and compactions for the session's events.
+	conv conversation
 }
 
 // grant is a session grant and who gave it.
@@ -119,6 +121,10 @@ func (a *auditor) feed(r events.Record) error {
 	case *events.InvalidCall:
 		a.invalidCall(r, v)
 		return a.emitReady()
+	case *events.UserTurn:
+		return a.userTurn(r, v)
+	case *events.Compaction:
+		return a.compaction(r, v)
 	case *events.PolicyChanged:
 		// Calls that begin after it were decided under the new policy.
 		a.approvalNow = v.ApprovalPolicy
@@ -265,6 +271,15 @@ func (a *auditor) emitReady() error {
 }
 
 func (a *auditor) emit(t *tracker) error {
+	if t.event != nil {
+		if err := a.begin(); err != nil {
+			return err
+		}
+		if es, ok := a.sink.(EventSink); ok {
+			return es.Event(t.event)
+		}
+		return nil
+	}
 	if a.open[t.c.CallID] == t {
 		delete(a.open, t.c.CallID)
 	}

@@ -3,6 +3,7 @@ package audit
 import (
 	"context"
 	"io"
+	"math"
 )
 
 // The whole-report API the tests use: the CLI only streams (Stream with a
@@ -23,6 +24,12 @@ func Build(path string, opts Options) (*Report, error) {
 type collector struct {
 	report *Report
 	calls  []Call
+	events []Event
+}
+
+func (c *collector) Event(e *Event) error {
+	c.events = append(c.events, *e)
+	return nil
 }
 
 func (c *collector) Begin(*Report) error { return nil }
@@ -35,6 +42,7 @@ func (c *collector) Call(call *Call) error {
 func (c *collector) End(tail *Report) error {
 	r := *tail
 	r.Calls = c.calls
+	r.Events = c.events
 	if r.Calls == nil {
 		r.Calls = []Call{}
 	}
@@ -46,16 +54,47 @@ func (c *collector) End(tail *Report) error {
 // streamed audit would.
 func Emit(r *Report, sink Sink) error {
 	head := *r
-	head.Calls = nil
+	head.Calls, head.Events = nil, nil
 	if err := sink.Begin(&head); err != nil {
 		return err
 	}
+	next := 0 // the next event to hand over
+	events := func(before uint64) error {
+		es, ok := sink.(EventSink)
+		for ; next < len(r.Events) && r.Events[next].Seq < before; next++ {
+			if ok {
+				if err := es.Event(&r.Events[next]); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
 	for i := range r.Calls {
+		// An event goes before the first call that began after it.
+		if err := events(firstSeq(&r.Calls[i])); err != nil {
+			return err
+		}
 		if err := sink.Call(&r.Calls[i]); err != nil {
 			return err
 		}
 	}
+	if err := events(math.MaxUint64); err != nil {
+		return err
+	}
 	return sink.End(&head)
+}
+
+// firstSeq is the seq of a call's first recorded step.
+func firstSeq(c *Call) uint64 {
+	first := uint64(math.MaxUint64)
+	for _, t := range c.Transitions {
+		first = min(first, t.Seq)
+	}
+	if c.Refused != nil {
+		first = min(first, c.Refused.Seq)
+	}
+	return first
 }
 
 // WriteHTML writes a built report as NewHTMLWriter would stream it.

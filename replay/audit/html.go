@@ -31,6 +31,8 @@ code,.mono{font-family:ui-monospace,Menlo,monospace;font-size:.92em}
 dl.head{display:grid;grid-template-columns:max-content auto;gap:.2em 1em}dl.head dt{font-weight:600}
 section.call{background:#fff;border:1px solid #d8dce6;border-radius:8px;padding:1em 1.2em;margin:1.2em 0}
 section.call.unsandboxed{border-left:6px solid #d9480f}
+section.event{background:#f4f6fb;border:1px dashed #b8c0d6;border-radius:8px;padding:.6em 1.2em;margin:1.2em 0}
+pre.summary-text{white-space:pre-wrap;margin:.4em 0}li.attachment.truncated{color:#862e2e}
 .summary{margin:.2em 0}.why{margin:.4em 0;padding:.4em .6em;background:#fff4e6;border-radius:4px}
 .violation{margin:.3em 0;padding:.4em .6em;background:#ffe3e3;color:#862e2e;border-radius:4px}
 .cols{display:flex;flex-wrap:wrap;gap:1.5em;align-items:flex-start}

@@ -14,6 +14,8 @@ type jsonWriter struct {
 	w   io.Writer
 	n   int
 	err error
+	// events wait for the end: the calls array is being streamed.
+	events []Event
 }
 
 func (j *jsonWriter) put(s string) {
@@ -54,6 +56,9 @@ func (j *jsonWriter) Call(c *Call) error {
 
 func (j *jsonWriter) End(t *Report) error {
 	j.put("\n]")
+	if len(j.events) > 0 {
+		j.field(false, "events", j.events)
+	}
 	if len(t.Amendments) > 0 {
 		j.field(false, "amendments", t.Amendments)
 	}

@@ -35,9 +35,13 @@ type Report struct {
 	Policy    Policy `json:"policy"`
 	// Parent is set for a subagent's session: the session and call that
 	// started it, whose approver answered its requests.
-	Parent     *Parent     `json:"parent,omitempty"`
-	Rules      Rules       `json:"rules"`
-	Calls      []Call      `json:"calls"`
+	Parent *Parent `json:"parent,omitempty"`
+	Rules  Rules   `json:"rules"`
+	Calls  []Call  `json:"calls"`
+	// Events are the session's compactions and prompts with attachments,
+	// in journal order (see Event); the JSON writer lists them after the
+	// calls, the text and HTML writers among them.
+	Events     []Event     `json:"events,omitempty"`
 	Amendments []Amendment `json:"amendments,omitempty"`
 	Violations []Violation `json:"violations,omitempty"`
 	Damaged    *Damage     `json:"damaged,omitempty"`

@@ -33,6 +33,17 @@ func (t tee) Call(c *Call) error {
 	return errors.Join(errs...)
 }
 
+// Event hands the event to each sink that takes events.
+func (t tee) Event(e *Event) error {
+	var errs []error
+	for _, s := range t {
+		if es, ok := s.(EventSink); ok {
+			errs = append(errs, es.Event(e))
+		}
+	}
+	return errors.Join(errs...)
+}
+
 func (t tee) End(r *Report) error {
 	var errs []error
 	for _, s := range t {

@@ -223,6 +223,10 @@ func sandboxNote(s *Sandbox) string {
 		return "sandbox unknown"
 	}
 	if s.Mode == events.SandboxNone {
+		if len(s.Layers) > 0 {
+			// What held the run's processes (tree-kill:cgroup-v2), no more.
+			return "NO SANDBOX (" + strings.Join(s.Layers, " ") + ")"
+		}
 		return "NO SANDBOX"
 	}
 	layers := "no layers reported"

@@ -12,6 +12,9 @@ import (
 // tracker is the audit of one call while the call is open.
 type tracker struct {
 	c Call
+	// event, when set, makes this entry of the auditor's order a session
+	// event rather than a call: it waits behind the calls begun before it.
+	event *Event
 	// approvalPolicy is the policy the call was decided under when the
 	// user changed it mid-session (/approvals); "" for the session's own.
 	approvalPolicy string

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/docket-engine/docket/journal"
+	"github.com/docket-engine/docket/sandbox/proctree"
 )
 
 // standins copies the agent stand-ins of testdata/agents into a directory
@@ -375,11 +376,17 @@ func TestAgentsRunAsksApprovalParksAndResumes(t *testing.T) {
 	}
 }
 
-// TestAgentsRunUnsandboxedKillsTheProcessGroup: with -s danger-full-access
-// an agent's deadline kills its process group (its child goes with it);
-// a setsid daemon leaves the group and is out of reach without the
-// sandbox's PID namespace, as docs/decisions.md says.
-func TestAgentsRunUnsandboxedKillsTheProcessGroup(t *testing.T) {
+// TestAgentsRunUnsandboxedKillsEverythingItStarted: with -s
+// danger-full-access an agent's deadline kills its process group (its
+// child goes with it) and, where docket can make a cgroup for the call
+// (sandbox/proctree), the setsid daemon that left the group too
+// (TestHangStandinLeavesProcessesWithoutDocket shows it escapes the group).
+func TestAgentsRunUnsandboxedKillsEverythingItStarted(t *testing.T) {
+	probe := proctree.New(proctree.Options{})
+	mech := probe.Mechanism()
+	if err := probe.Close(); err != nil {
+		t.Fatal(err)
+	}
 	home, ws := t.TempDir(), t.TempDir()
 	marker := fmt.Sprintf("docket-agents-unsandboxed-%d", os.Getpid())
 	agentsConfig(t, home, marker)
@@ -399,5 +406,16 @@ func TestAgentsRunUnsandboxedKillsTheProcessGroup(t *testing.T) {
 		if left := processesWith(t, p); len(left) > 0 {
 			t.Errorf("%s survived the deadline: pids %v", p, left)
 		}
+	}
+	// The audit says what held, and no more.
+	if a := docket(t, nil, "audit", "--home", home, "last"); a.code != 0 || !strings.Contains(a.stdout, "NO SANDBOX ("+mech.Layer()+")") {
+		t.Errorf("audit: exit %d, want the run's layer %s\n%s\n%s", a.code, mech.Layer(), a.stdout, a.stderr)
+	}
+	if mech == proctree.ProcessGroup {
+		t.Logf("no cgroup docket may use here: the daemon is out of reach of the process group")
+		return
+	}
+	if !waitFor(func() bool { return len(processesWith(t, marker+"-daemon")) == 0 }) {
+		t.Errorf("the setsid daemon survived the deadline (%s): pids %v", mech, processesWith(t, marker+"-daemon"))
 	}
 }

@@ -16,13 +16,14 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/docket-engine/docket/engine/agentout"
 	"github.com/docket-engine/docket/engine/model"
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/sandbox/proctree"
 )
 
 // Placeholder in Args is replaced by the prompt; without it the prompt is
@@ -43,19 +44,30 @@ type Provider struct {
 	Env []string
 	// Dir is the working directory (the workspace).
 	Dir string
-	// Timeout is the deadline of one request; at it the CLI's whole
-	// process group is killed.
+	// Timeout is the deadline of one request; at it every process the CLI
+	// started is killed (see proctree for how they are found).
 	Timeout time.Duration
 	// Format is the CLI's output format (agentout.Formats).
 	Format string
+
+	// tree adjusts how the CLI's processes are found; the zero value takes
+	// the strongest mechanism. Tests set it to show what the process group
+	// alone lets escape.
+	tree proctree.Options
 }
 
 // Prompt renders a conversation for a CLI that takes one prompt: a lone
 // user message as it is, a longer conversation as a transcript. Tool calls
-// never appear (the CLI is offered none of Docket's tools).
+// never appear (the CLI is offered none of Docket's tools), nor do
+// developer and system messages: they instruct a model about Docket's
+// tools and policy (an /approvals update), as the instructions the CLI is
+// not sent do, and would read as the user's words in a transcript.
 func Prompt(items []events.Item) string {
 	var msgs []events.Item
 	for _, it := range items {
+		if it.Role == "developer" || it.Role == "system" {
+			continue
+		}
 		if it.Type == events.ItemMessage && strings.TrimSpace(it.Text) != "" {
 			msgs = append(msgs, it)
 		}
@@ -102,27 +114,37 @@ func (p *Provider) Respond(ctx context.Context, req model.Request, onDelta func(
 	}
 	defer cancel()
 	argv := argvFor(p.Args, prompt)
-	cmd := exec.CommandContext(runCtx, p.Command, argv...)
-	cmd.Dir = p.Dir
-	cmd.Env = append(os.Environ(), p.Env...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	// The whole group goes at the deadline: an agent's children (its
-	// tools, a node wrapper's native binary) must not outlive the request.
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second
 	stdout, stderr := &capped{max: maxCapture}, &capped{max: 64 << 10}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	err := cmd.Run()
-	// Anything of the group still alive (a child that kept no pipe open)
-	// goes too; ESRCH when none is left.
-	if cmd.Process != nil {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	// Everything the CLI starts goes when it exits, at the deadline and on
+	// cancel: an agent's children (its tools, a node wrapper's native
+	// binary, a server it daemonized with setsid) must not outlive the
+	// request, nor hold its output pipe open.
+	tree := proctree.New(p.tree)
+	// PR_SET_PDEATHSIG fires when the forking thread ends, not the
+	// process: hold the thread until the CLI is reaped.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	cmd, err := tree.Start(func() *exec.Cmd {
+		cmd := exec.CommandContext(runCtx, p.Command, argv...)
+		cmd.Dir = p.Dir
+		cmd.Env = append(os.Environ(), p.Env...)
+		cmd.SysProcAttr = lifeline()
+		cmd.Cancel = tree.Kill
+		cmd.WaitDelay = 5 * time.Second
+		cmd.Stdout, cmd.Stderr = stdout, stderr
+		return cmd
+	})
+	if err == nil {
+		err = tree.Wait(cmd)
+	}
+	if cerr := tree.Close(); cerr != nil {
+		return model.Response{}, fmt.Errorf("agent %s: processes it started could not all be killed: %w", p.Name, cerr)
 	}
 	if ctx.Err() != nil {
 		return model.Response{}, fmt.Errorf("agent %s: %w", p.Name, ctx.Err())
 	}
 	if runCtx.Err() != nil {
-		return model.Response{}, fmt.Errorf("agent %s: no answer within %s; its process group was killed", p.Name, p.Timeout)
+		return model.Response{}, fmt.Errorf("agent %s: no answer within %s; %s", p.Name, p.Timeout, killedWords(tree.Mechanism()))
 	}
 	answer, perr := agentout.Parse(p.Format, stdout.buf.String())
 	var ee *exec.ExitError
@@ -145,6 +167,15 @@ func (p *Provider) Respond(ctx context.Context, req model.Request, onDelta func(
 	}
 	return model.Response{ID: "agent:" + p.Name, Attempts: 1,
 		Items: []events.Item{{Type: events.ItemMessage, Role: "assistant", Text: answer}}}, nil
+}
+
+// killedWords says what a deadline killed, no more than the mechanism
+// that held.
+func killedWords(m proctree.Mechanism) string {
+	if m == proctree.ProcessGroup {
+		return "its process group was killed"
+	}
+	return "every process it started was killed (" + string(m) + ")"
 }
 
 func argvFor(args []string, prompt string) []string {

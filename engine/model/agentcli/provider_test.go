@@ -30,6 +30,10 @@ func TestPromptIsTheMessageOrATranscript(t *testing.T) {
 	if got := Prompt(user("hi").Items); got != "hi" {
 		t.Errorf("lone message: %q", got)
 	}
+	policyUpdate := events.Item{Type: events.ItemMessage, Role: "developer", Text: "<permissions instructions>never</permissions instructions>"}
+	if got := Prompt(append([]events.Item{policyUpdate}, user("hi").Items...)); got != "hi" {
+		t.Errorf("a developer message before the lone user message: %q, want it left out", got)
+	}
 	items := append(user("q1").Items, events.Item{Type: events.ItemMessage, Role: "assistant", Text: "a1"},
 		events.Item{Type: events.ItemFunctionCall, Name: "shell"}, events.Item{Type: events.ItemMessage, Role: "user", Text: "q2"})
 	got := Prompt(items)
@@ -75,7 +79,7 @@ func TestRespondKillsTheProcessGroupAtTheDeadline(t *testing.T) {
 	p := &Provider{Name: "hang", Command: script(t, fmt.Sprintf("sh -c 'sleep 100000' %s-child &\nexec sh -c 'sleep 100000' %s-self\n", marker, marker)),
 		Dir: t.TempDir(), Timeout: 300 * time.Millisecond, Format: "text"}
 	_, err := p.Respond(context.Background(), user("q"), nil)
-	if err == nil || !strings.Contains(err.Error(), "its process group was killed") {
+	if err == nil || !strings.Contains(err.Error(), "no answer within") || !strings.Contains(err.Error(), "killed") {
 		t.Fatalf("error %v, want the deadline", err)
 	}
 	if left := alive(t, marker); len(left) > 0 {

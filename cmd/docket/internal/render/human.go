@@ -369,12 +369,12 @@ func (h *Human) callStarted(n engine.Notice) {
 		h.line("%s%s %s", h.style(styleBold, "patch:"), where, strings.Join(parts, ", "))
 	case ItemMCPToolCall:
 		h.line("%s%s %s.%s %s", h.style(styleBold, "mcp:"), where, n.Server, n.MCPTool, n.Arguments)
+	case ItemCollabToolCall:
+		// A subagent: its own calls follow, named NAME/CALL_ID.
+		h.line("%s %s %s", h.style(styleBold, "subagent:"), n.CallID, n.Arguments)
+	case ItemToolCall:
+		h.line("%s%s %s %s", h.style(styleBold, "tool:"), where, n.Tool, n.Arguments)
 	default:
-		if n.Tool == engine.SpawnAgentName {
-			// A subagent: its own calls follow, named NAME/CALL_ID.
-			h.line("%s %s %s", h.style(styleBold, "subagent:"), n.CallID, n.Arguments)
-			break
-		}
 		h.line("%s%s %s", h.style(styleBold, "exec:"), where, ShellJoin(n.Command))
 		if h.opts.Verbose && n.Cwd != "" {
 			h.line("%s", h.style(styleDim, "  in "+n.Cwd))
@@ -496,6 +496,8 @@ func (h *Human) callCompleted(n engine.Notice) {
 		h.line("  %s %s", h.style(styleRed, "failed:"), firstLine(n.Text))
 	case kindOf(n) == ItemMCPToolCall:
 		h.line("  %s", h.style(styleGreen, "ok"))
+	case (kindOf(n) == ItemToolCall || kindOf(n) == ItemCollabToolCall) && n.Status != engine.StatusCompleted && n.Output != "":
+		h.line("  %s %s", h.style(styleRed, "failed:"), firstLine(n.Output))
 	case n.ExitCode == 0 && n.Status == engine.StatusCompleted:
 		h.line("  %s", h.style(styleGreen, "exit 0"))
 	case n.ExitCode >= 0:

@@ -180,15 +180,22 @@ func (j *JSONL) callCompleted(n engine.Notice) {
 	j.emit(itemEvent{Type: EventItemCompleted, Item: callItem(n, id, agg, status)})
 }
 
-// kindOf tells which Codex item a tool call is.
+// kindOf tells which item a tool call is, from what the engine said the
+// call does: a kind's item only when the notice carries what that item
+// shows (a patch's changes, an MCP server, a command line, a subagent), so
+// no call shows as an empty command; anything else is a tool_call.
 func kindOf(n engine.Notice) string {
 	switch {
-	case n.Tool == "apply_patch":
+	case n.Tool == engine.SpawnAgentName && n.Agent != nil:
+		return ItemCollabToolCall
+	case n.Tool == "apply_patch" && len(n.Changes) > 0:
 		return ItemFileChange
-	case n.Server != "" || strings.HasPrefix(n.Tool, "mcp__"):
+	case n.Server != "":
 		return ItemMCPToolCall
+	case len(n.Command) > 0:
+		return ItemCommandExecution
 	}
-	return ItemCommandExecution
+	return ItemToolCall
 }
 
 // callItem builds the item for a tool call in the given status. For a
@@ -199,11 +206,7 @@ func callItem(n engine.Notice, id, text string, status engine.CallStatus) any {
 		if status == engine.StatusDeclined {
 			status = engine.StatusFailed
 		}
-		changes := n.Changes
-		if changes == nil {
-			changes = []engine.FileChange{}
-		}
-		return fileChangeItem{ID: id, Type: ItemFileChange, Changes: changes, Status: status}
+		return fileChangeItem{ID: id, Type: ItemFileChange, Changes: n.Changes, Status: status}
 	case ItemMCPToolCall:
 		it := mcpItem{ID: id, Type: ItemMCPToolCall, Server: n.Server, Tool: n.MCPTool, Arguments: argumentsJSON(n.Arguments), Status: status}
 		if it.Tool == "" {
@@ -218,11 +221,56 @@ func callItem(n engine.Notice, id, text string, status engine.CallStatus) any {
 			it.Error = &messageJSON{Message: text}
 		}
 		return it
+	case ItemCollabToolCall:
+		return collabOf(n, id, text, status)
+	case ItemToolCall:
+		return toolCallOf(n, id, status)
 	}
 	it := commandItem{ID: id, Type: ItemCommandExecution, Command: ShellJoin(n.Command), AggregatedOutput: text, Status: status}
 	if status != engine.StatusInProgress && status != engine.StatusDeclined && n.ExitCode >= 0 {
 		code := n.ExitCode
 		it.ExitCode = &code
+	}
+	return it
+}
+
+// collabOf is a spawn_agent call as Codex's collab_tool_call. text is the
+// subagent's final message once it finished.
+func collabOf(n engine.Notice, id, text string, status engine.CallStatus) collabItem {
+	a := n.Agent
+	prompt := a.Prompt
+	state := collabAgentState{Status: collabAgentRunning}
+	switch status {
+	case engine.StatusInProgress:
+	case engine.StatusCompleted:
+		state.Status = collabAgentCompleted
+		state.Message = &text
+	default:
+		status = engine.StatusFailed
+		state.Status = collabAgentErrored
+		if strings.HasPrefix(n.Output, "Interrupted: ") {
+			state.Status = collabAgentInterrupted
+		}
+		msg := n.Output
+		state.Message = &msg
+	}
+	return collabItem{ID: id, Type: ItemCollabToolCall, Tool: collabSpawnAgent, SenderThreadID: n.SessionID,
+		ReceiverThreadIDs: []string{a.ChildID}, Prompt: &prompt,
+		AgentsStates: map[string]collabAgentState{a.ChildID: state}, Status: status}
+}
+
+// toolCallOf is a call no other item describes, with the text the model
+// got back: its result, or why it failed or was refused.
+func toolCallOf(n engine.Notice, id string, status engine.CallStatus) toolCallItem {
+	it := toolCallItem{ID: id, Type: ItemToolCall, Tool: n.Tool, Arguments: argumentsJSON(n.Arguments), Status: status}
+	switch status {
+	case engine.StatusInProgress:
+	case engine.StatusCompleted:
+		out := n.Output
+		it.Result = &out
+	default:
+		it.Status = engine.StatusFailed
+		it.Error = &messageJSON{Message: n.Output}
 	}
 	return it
 }

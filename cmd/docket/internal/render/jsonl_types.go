@@ -34,6 +34,22 @@ const (
 	ItemCommandExecution = "command_execution"
 	ItemFileChange       = "file_change"
 	ItemMCPToolCall      = "mcp_tool_call"
+	// ItemCollabToolCall is Codex's item for its collaboration tools; a
+	// spawn_agent call is one, with tool "spawn_agent".
+	ItemCollabToolCall = "collab_tool_call"
+	// ItemToolCall is Docket's own item for a tool call none of Codex's
+	// items describes: one refused before it was understood (unknown
+	// tool, bad arguments) or of a tool this renderer does not know.
+	ItemToolCall = "tool_call"
+)
+
+// Codex's collab_tool_call values Docket uses.
+const (
+	collabSpawnAgent       = "spawn_agent"
+	collabAgentRunning     = "running"
+	collabAgentCompleted   = "completed"
+	collabAgentErrored     = "errored"
+	collabAgentInterrupted = "interrupted"
 )
 
 type threadStartedEvent struct {
@@ -115,6 +131,40 @@ type mcpItem struct {
 	Tool      string            `json:"tool"`
 	Arguments json.RawMessage   `json:"arguments"`
 	Result    *mcpResultJSON    `json:"result"`
+	Error     *messageJSON      `json:"error"`
+	Status    engine.CallStatus `json:"status"`
+}
+
+// collabItem is Codex's collab_tool_call (exec_events.rs CollabToolCallItem):
+// for spawn_agent, the parent session is the sender and the subagent's
+// session the one receiver, whose state is in agents_states.
+type collabItem struct {
+	ID                string                      `json:"id"`
+	Type              string                      `json:"type"`
+	Tool              string                      `json:"tool"`
+	SenderThreadID    string                      `json:"sender_thread_id"`
+	ReceiverThreadIDs []string                    `json:"receiver_thread_ids"`
+	Prompt            *string                     `json:"prompt"`
+	AgentsStates      map[string]collabAgentState `json:"agents_states"`
+	Status            engine.CallStatus           `json:"status"`
+}
+
+// collabAgentState is Codex's CollabAgentState: the agent's status and its
+// last message (a subagent's final message, or why it failed).
+type collabAgentState struct {
+	Status  string  `json:"status"`
+	Message *string `json:"message"`
+}
+
+// toolCallItem is Docket's tool_call item: the tool's name, the arguments
+// the model sent, and for a finished call the text the model got back, as
+// result or error. A Codex client skips it as an unknown item type.
+type toolCallItem struct {
+	ID        string            `json:"id"`
+	Type      string            `json:"type"`
+	Tool      string            `json:"tool"`
+	Arguments json.RawMessage   `json:"arguments"`
+	Result    *string           `json:"result"`
 	Error     *messageJSON      `json:"error"`
 	Status    engine.CallStatus `json:"status"`
 }

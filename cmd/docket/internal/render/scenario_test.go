@@ -8,7 +8,11 @@ import (
 	"github.com/docket-engine/docket/events"
 )
 
-const testSession = "0199a213-81c0-7800-8aa1-bbab2a035a53"
+const (
+	testSession = "0199a213-81c0-7800-8aa1-bbab2a035a53"
+	testChild   = "0199a213-81c0-7a11-9e2c-5b0c3f1d2e4a"
+	testChild2  = "0199a213-81c0-7b22-8f3d-6c1d4e2f3a5b"
+)
 
 func tr(seq uint64, call, from, event, to, cause, reason string) engine.Notice {
 	return engine.Notice{Type: engine.NoticeTransition, SessionID: testSession, CallID: call, Seq: seq,
@@ -28,6 +32,8 @@ func notice(n engine.Notice) engine.Notice {
 func scenarios() map[string][]engine.Notice {
 	ls := []string{"bash", "-lc", "ls"}
 	touch := []string{"bash", "-lc", "touch /etc/docket-demo && echo it's done"}
+	writer := &events.AgentSpawn{ChildID: testChild, Name: "writer", Prompt: "write out.txt", Depth: 1}
+	breaker := &events.AgentSpawn{ChildID: testChild2, Name: "breaker", Prompt: "break things", Depth: 1}
 	return map[string][]engine.Notice{
 		"completed": {
 			notice(engine.Notice{Type: engine.NoticeTurnStarted}),
@@ -113,10 +119,47 @@ func scenarios() map[string][]engine.Notice {
 			notice(engine.Notice{Type: engine.NoticeMessage, Text: "Done.\x1b[2J\nline two"}),
 			notice(engine.Notice{Type: engine.NoticeTurnCompleted, Text: "Done.\x1b[2J\nline two"}),
 		},
+		// tools: one call of every tool kind, each its own item: a
+		// subagent that finishes and one that fails (collab_tool_call), an
+		// agent CLI (a command), and calls refused before they were
+		// understood (tool_call), never a command_execution without a
+		// command.
+		"tools": {
+			notice(engine.Notice{Type: engine.NoticeTurnStarted}),
+			tr(2, "p1", "wantsApproval", "run_sandboxed", "sandboxed", "policy_skip", "starts subagent writer (session "+testChild+")"),
+			notice(engine.Notice{Type: engine.NoticeCallStarted, CallID: "p1", Tool: engine.SpawnAgentName, Cwd: "/work",
+				Arguments: `{"prompt":"write out.txt","name":"writer"}`, Agent: writer}),
+			notice(engine.Notice{Type: engine.NoticeCallCompleted, CallID: "p1", Tool: engine.SpawnAgentName, Cwd: "/work",
+				Arguments: `{"prompt":"write out.txt","name":"writer"}`, Agent: writer, Status: engine.StatusCompleted, ExitCode: 0,
+				Text: "writer wrote out.txt", Output: "writer wrote out.txt"}),
+			notice(engine.Notice{Type: engine.NoticeCallStarted, CallID: "p2", Tool: engine.SpawnAgentName, Cwd: "/work",
+				Arguments: `{"prompt":"break things","name":"breaker"}`, Agent: breaker}),
+			notice(engine.Notice{Type: engine.NoticeCallCompleted, CallID: "p2", Tool: engine.SpawnAgentName, Cwd: "/work",
+				Arguments: `{"prompt":"break things","name":"breaker"}`, Agent: breaker, Status: engine.StatusFailed, ExitCode: -1,
+				Output: "Subagent breaker (" + testChild2 + ") failed: model script exhausted"}),
+			notice(engine.Notice{Type: engine.NoticeCallCompleted, CallID: "p3", Tool: engine.SpawnAgentName, Status: engine.StatusFailed, ExitCode: -1,
+				Arguments: `{"prompt":"x","sandbox_mode":"danger-full-access"}`,
+				Output:    `Invalid call: subagent "p3": a subagent may only narrow its parent's policy`}),
+			notice(engine.Notice{Type: engine.NoticeCallStarted, CallID: "a1", Tool: engine.AgentToolName, Cwd: "/work",
+				Command: []string{"claude", "-p", "review main.go"}}),
+			notice(engine.Notice{Type: engine.NoticeCallOutput, CallID: "a1", Stream: "stdout", Text: "looks fine\n"}),
+			notice(engine.Notice{Type: engine.NoticeCallCompleted, CallID: "a1", Tool: engine.AgentToolName, Cwd: "/work",
+				Command: []string{"claude", "-p", "review main.go"}, Status: engine.StatusCompleted, ExitCode: 0, Text: "looks fine\n",
+				Output: `{"agent":"claude","status":"finished","exit_code":0,"answer":"looks fine"}`}),
+			notice(engine.Notice{Type: engine.NoticeCallCompleted, CallID: "s1", Tool: "shell", Status: engine.StatusFailed, ExitCode: -1,
+				Arguments: `{"cmd":"ls"}`, Output: "Invalid call: arguments are not valid shell arguments: unknown field \"cmd\""}),
+			notice(engine.Notice{Type: engine.NoticeCallCompleted, CallID: "x1", Tool: "apply_patch", Status: engine.StatusFailed, ExitCode: -1,
+				Arguments: "*** Begin Patch\n", Output: "Invalid call: the patch has no hunks"}),
+			notice(engine.Notice{Type: engine.NoticeCallCompleted, CallID: "m1", Tool: "mcp__gone__tool", Status: engine.StatusFailed, ExitCode: -1,
+				Arguments: `{}`, Output: `Invalid call: unknown tool "mcp__gone__tool"`}),
+			notice(engine.Notice{Type: engine.NoticeMessage, Text: "Done."}),
+			notice(engine.Notice{Type: engine.NoticeTurnCompleted, Text: "Done."}),
+		},
 		"failed": {
 			notice(engine.Notice{Type: engine.NoticeTurnStarted}),
 			notice(engine.Notice{Type: engine.NoticeMessage, Text: "Trying something."}),
-			notice(engine.Notice{Type: engine.NoticeCallCompleted, CallID: "c1", Tool: "nosuchtool", Status: engine.StatusFailed, ExitCode: -1}),
+			notice(engine.Notice{Type: engine.NoticeCallCompleted, CallID: "c1", Tool: "nosuchtool", Status: engine.StatusFailed, ExitCode: -1,
+				Arguments: `{"x":1}`, Output: `Invalid call: unknown tool "nosuchtool"`}),
 			notice(engine.Notice{Type: engine.NoticeTurnFailed, Text: "model script exhausted"}),
 			notice(engine.Notice{Type: engine.NoticeError, Text: "journal: disk full"}),
 		},

@@ -47,7 +47,8 @@ type Backend interface {
 	// journaled.
 	SetApprovalPolicy(policy string) error
 	// Diff is the workspace's git diff; Audit this session's audit as text;
-	// MCP the configured MCP servers and their tools.
+	// MCP the session's own MCP servers (state, tools, why one failed),
+	// without starting any.
 	Diff(ctx context.Context) (string, error)
 	Audit(ctx context.Context) (string, error)
 	MCP(ctx context.Context) (string, error)

@@ -27,7 +27,7 @@ func commands() []slashCommand {
 		{name: "audit", help: "this session's audit, in a pager", idleOnly: true, run: (*Model).cmdAudit},
 		{name: "new", help: "start a new session in this workspace", idleOnly: true, run: (*Model).cmdNew},
 		{name: "resume", args: "[SESSION]", help: "switch to a recorded session (no argument: list this workspace's)", idleOnly: true, run: (*Model).cmdResume},
-		{name: "mcp", help: "configured MCP servers and their tools", run: (*Model).cmdMCP},
+		{name: "mcp", help: "this session's MCP servers: state, tools, why one failed", run: (*Model).cmdMCP},
 		{name: "help", help: "this list", run: (*Model).cmdHelp},
 		{name: "quit", help: "leave (the session stays resumable); also /exit", run: func(m *Model, _ string) tea.Cmd { _, c := m.quit(); return c }},
 	}
@@ -97,7 +97,7 @@ func (m *Model) cmdApprovals(arg string) tea.Cmd {
 		if err := b.SetApprovalPolicy(arg); err != nil {
 			return errMsg{err}
 		}
-		return switchedMsg{what: "approval policy is now " + arg + " for the rest of this session (journaled)"}
+		return switchedMsg{what: "approval policy is now " + arg + " for the rest of this session (journaled; the model is told with its next request)"}
 	})
 }
 

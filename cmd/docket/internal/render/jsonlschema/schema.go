@@ -24,12 +24,14 @@ var schemaJSON []byte
 
 // field is one field's spec: the JSON types allowed (string, integer,
 // boolean, array, object, null, any), an enum for strings, the object spec
-// for objects and the element spec for arrays.
+// for objects and the element spec for arrays. Values is the spec of every
+// value of an object used as a map, whose keys are data (ids), not names.
 type field struct {
 	Types    []string `json:"types"`
 	Enum     []string `json:"enum"`
 	Object   string   `json:"object"`
 	Elements *field   `json:"elements"`
+	Values   *field   `json:"values"`
 }
 
 type object map[string]field
@@ -56,7 +58,7 @@ func (s *Schema) EventTypes() []string { return sortedKeys(s.Events) }
 // ItemTypes returns the item types the schema defines, sorted.
 func (s *Schema) ItemTypes() []string { return sortedKeys(s.Items) }
 
-func sortedKeys(m map[string]object) []string {
+func sortedKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)
@@ -247,6 +249,15 @@ func (v *Validator) value(x any, f field, where string) error {
 			return fmt.Errorf("%s: %q is not one of %v", where, x, f.Enum)
 		}
 	case "object":
+		if f.Values != nil {
+			m := x.(map[string]any)
+			for _, k := range sortedKeys(m) {
+				if err := v.value(m[k], *f.Values, where+"["+strconv.Quote(k)+"]"); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
 		if f.Object != "" && f.Object != "any" {
 			spec, ok := v.s.Objects[f.Object]
 			if !ok {

@@ -11,7 +11,7 @@ func TestSchemaLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.EventTypes()) != 13 || len(s.ItemTypes()) != 5 {
+	if len(s.EventTypes()) != 13 || len(s.ItemTypes()) != 7 {
 		t.Errorf("events %v items %v", s.EventTypes(), s.ItemTypes())
 	}
 }
@@ -23,13 +23,17 @@ func TestValidatorAcceptsAGoodStream(t *testing.T) {
 {"type":"item.started","item":{"id":"item_0","type":"command_execution","command":"ls","aggregated_output":"","exit_code":null,"status":"in_progress"}}
 {"type":"item.completed","item":{"id":"item_0","type":"command_execution","command":"ls","aggregated_output":"a\n","exit_code":0,"status":"completed"}}
 {"type":"item.completed","item":{"id":"item_1","type":"agent_message","text":"done"}}
+{"type":"item.started","item":{"id":"item_2","type":"collab_tool_call","tool":"spawn_agent","sender_thread_id":"p","receiver_thread_ids":["c"],"prompt":"go","agents_states":{"c":{"status":"running","message":null}},"status":"in_progress"}}
+{"type":"item.completed","item":{"id":"item_2","type":"collab_tool_call","tool":"spawn_agent","sender_thread_id":"p","receiver_thread_ids":["c"],"prompt":"go","agents_states":{"c":{"status":"completed","message":"done"}},"status":"completed"}}
+{"type":"item.completed","item":{"id":"item_3","type":"tool_call","tool":"nope","arguments":{"a":1},"result":null,"error":{"message":"Invalid call: unknown tool \"nope\""},"status":"failed"}}
 {"type":"turn.completed","usage":{"input_tokens":1,"cached_input_tokens":0,"output_tokens":2}}
 `
 	counts, err := s.Validate(strings.NewReader(stream))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if counts["item.completed"] != 2 || counts["item:command_execution"] != 2 || counts["turn.completed"] != 1 {
+	if counts["item.completed"] != 4 || counts["item:command_execution"] != 2 || counts["turn.completed"] != 1 ||
+		counts["item:collab_tool_call"] != 2 || counts["item:tool_call"] != 1 {
 		t.Errorf("counts = %v", counts)
 	}
 }
@@ -48,6 +52,9 @@ func TestValidatorCatchesViolations(t *testing.T) {
 		`{"type":"item.completed","item":{"id":"x","type":"agent_message","text":"bad id"}}`,
 		`{"type":"item.completed","item":{"id":"item_0","type":"file_change","changes":[{"path":"a","kind":"rename"}],"status":"completed"}}`,
 		`{"type":"approval.requested","call_id":"c","kind":"exec","phase":"later","command":[],"cwd":"/","reason":"","proposed_amendment":null}`,
+		`{"type":"item.completed","item":{"id":"item_0","type":"collab_tool_call","tool":"spawn_agent","sender_thread_id":"p","receiver_thread_ids":["c"],"prompt":"go","agents_states":{"c":{"status":"asleep","message":null}},"status":"completed"}}`,
+		`{"type":"item.completed","item":{"id":"item_0","type":"collab_tool_call","tool":"spawn_agent","sender_thread_id":"p","receiver_thread_ids":["c"],"prompt":"go","agents_states":{"c":"completed"},"status":"completed"}}`,
+		`{"type":"item.completed","item":{"id":"item_0","type":"tool_call","tool":"nope","arguments":null,"result":null,"status":"failed"}}`,
 		`{"type":"nope"}`,
 		`{"type":"turn.started"} {"type":"turn.started"}`,
 		`not json`,
