@@ -30,13 +30,6 @@ func CheckPeer(sock int) error {
 	return self.CheckPeer(sock)
 }
 
-// Identity is what CheckPeer compares a caller with: the daemon's own
-// namespaces and confinement, read once.
-type Identity struct {
-	ns     [3]unix.Stat_t
-	status []byte
-}
-
 // peerNamespaces are the namespaces a caller must share with the daemon.
 var peerNamespaces = [3]string{"mnt", "pid", "user"}
 
