@@ -176,16 +176,8 @@ func (c *GitWalkCache) update(order, roots []string) bool {
 	if !ok || !slices.Equal(ids, c.roots) {
 		return false
 	}
-	fds := []unix.PollFd{{Fd: int32(c.mounts.Fd()), Events: unix.POLLPRI}}
-	for {
-		_, err := unix.Poll(fds, 0)
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if err != nil || fds[0].Revents&(unix.POLLERR|unix.POLLPRI|unix.POLLNVAL) != 0 {
-			return false
-		}
-		break
+	if mountTableChanged(c.mounts) {
+		return false
 	}
 	buf := make([]byte, 64<<10)
 	for range maxEventReads {

@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/sandbox/proctree"
 	"golang.org/x/sys/unix"
 )
 
@@ -106,32 +106,11 @@ func newCallCgroup(l events.ResourceLimits) *callCgroup {
 	return newCgroupV1(l, own)
 }
 
-// ownCgroup returns docket's cgroup path in the hierarchy whose controller
-// list (field 2 of /proc/self/cgroup) contains ctrl ("" for v2's "0::").
-func ownCgroup(procSelfCgroup []byte, ctrl string) (string, bool) {
-	sc := bufio.NewScanner(strings.NewReader(string(procSelfCgroup)))
-	for sc.Scan() {
-		parts := strings.SplitN(sc.Text(), ":", 3)
-		if len(parts) != 3 {
-			continue
-		}
-		if ctrl == "" && parts[0] == "0" && parts[1] == "" {
-			return parts[2], true
-		}
-		for _, c := range strings.Split(parts[1], ",") {
-			if ctrl != "" && c == ctrl {
-				return parts[2], true
-			}
-		}
-	}
-	return "", false
-}
-
 func newCgroupV1(l events.ResourceLimits, own []byte) *callCgroup {
 	cg := &callCgroup{version: 1}
 	var ctrls []string
 	try := func(ctrl string, files [][2]string) {
-		path, ok := ownCgroup(own, ctrl)
+		path, ok := proctree.OwnCgroup(own, ctrl)
 		if !ok {
 			return
 		}
@@ -178,7 +157,7 @@ func newCgroupV1(l events.ResourceLimits, own []byte) *callCgroup {
 }
 
 func newCgroupV2(l events.ResourceLimits, own []byte) *callCgroup {
-	path, ok := ownCgroup(own, "")
+	path, ok := proctree.OwnCgroup(own, "")
 	if !ok {
 		return nil
 	}

@@ -165,14 +165,7 @@ func (s *Servers) mountsChangedLocked() bool {
 		s.mounts = f
 		return false
 	}
-	fds := []unix.PollFd{{Fd: int32(s.mounts.Fd()), Events: unix.POLLPRI}}
-	for {
-		_, err := unix.Poll(fds, 0)
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		return err != nil || fds[0].Revents&(unix.POLLERR|unix.POLLPRI|unix.POLLNVAL) != 0
-	}
+	return mountTableChanged(s.mounts)
 }
 
 // retireAllLocked stops every server: the next call of each plan starts a

@@ -48,7 +48,7 @@ func v2Root() string {
 
 func newLeafV2(own []byte, freeze bool) *leaf {
 	root := v2Root()
-	path, ok := ownCgroup(own, "")
+	path, ok := OwnCgroup(own, "")
 	if root == "" || !ok {
 		return nil
 	}
@@ -68,7 +68,7 @@ func newLeafV2(own []byte, freeze bool) *leaf {
 }
 
 func newLeafV1(own []byte) *leaf {
-	path, ok := ownCgroup(own, "freezer")
+	path, ok := OwnCgroup(own, "freezer")
 	if !ok {
 		return nil
 	}
@@ -90,9 +90,10 @@ func exists(p string) bool {
 	return err == nil
 }
 
-// ownCgroup returns docket's cgroup path in the hierarchy whose controller
+// OwnCgroup returns docket's cgroup path in the hierarchy whose controller
 // list (field 2 of /proc/self/cgroup) contains ctrl ("" for v2's "0::").
-func ownCgroup(procSelfCgroup []byte, ctrl string) (string, bool) {
+// The sandbox's limits find their hierarchy with it too.
+func OwnCgroup(procSelfCgroup []byte, ctrl string) (string, bool) {
 	sc := bufio.NewScanner(strings.NewReader(string(procSelfCgroup)))
 	for sc.Scan() {
 		parts := strings.SplitN(sc.Text(), ":", 3)

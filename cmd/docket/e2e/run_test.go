@@ -27,7 +27,14 @@ func docket(t *testing.T, env []string, args ...string) result {
 // run runs bin with args and extra environment, stdin empty.
 func run(t *testing.T, bin string, env []string, args ...string) result {
 	t.Helper()
+	return runIn(t, bin, "", env, args...)
+}
+
+// runIn is run in directory dir ("" for the test's).
+func runIn(t *testing.T, bin, dir string, env []string, args ...string) result {
+	t.Helper()
 	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -42,7 +49,7 @@ func run(t *testing.T, bin string, env []string, args ...string) result {
 		}
 		r.code = ee.ExitCode()
 	default:
-		t.Fatalf("run docket: %v", err)
+		t.Fatalf("run %s: %v", bin, err)
 	}
 	return r
 }

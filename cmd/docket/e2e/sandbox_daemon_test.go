@@ -80,27 +80,6 @@ func stopProcess(t *testing.T, pid int) {
 	}
 }
 
-// runIn is run in directory dir.
-func runIn(t *testing.T, bin, dir string, env []string, args ...string) result {
-	t.Helper()
-	cmd := exec.Command(bin, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	r := result{stdout: out.String(), stderr: errb.String()}
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &ee):
-		r.code = ee.ExitCode()
-	default:
-		t.Fatalf("run %s: %v", bin, err)
-	}
-	return r
-}
-
 // sleepers lists the pids of `sleep SECONDS` processes.
 func sleepers(seconds string) []int {
 	entries, _ := os.ReadDir("/proc")
