@@ -118,7 +118,7 @@ func (c *GitWalkCache) walk(order, roots []string) ([]string, bool) {
 	// Everything that can report a change is in place before the walk
 	// looks, so a change during the walk is seen at the next check.
 	ino, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
-	mounts, merr := os.Open("/proc/self/mountinfo")
+	mounts, merr := openMountTable()
 	ids, ok := rootIDs(order)
 	c.ino, c.dirs, c.lost = ino, map[int32]string{}, err != nil || merr != nil || !ok
 	var found []string

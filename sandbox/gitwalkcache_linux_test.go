@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/docket-engine/docket/events"
 )
 
@@ -224,5 +226,46 @@ func TestGitWalkCacheIsSafeForConcurrentCalls(t *testing.T) {
 	got, fresh := gitDirsCached(roots, ws, c), gitDirs(roots, ws)
 	if !slices.Equal(got.Found, fresh.Found) || len(got.Found) != 20 {
 		t.Errorf("after concurrent calls: cached found %v, fresh %v (want 20)", got.Found, fresh.Found)
+	}
+}
+
+func TestGitWalkCacheProtectsARepositoryMountedBetweenCalls(t *testing.T) {
+	caps := Probe()
+	if err := caps.Check(events.SandboxPlan{Mode: ModeWorkspaceWrite}); err != nil {
+		t.Skip(err)
+	}
+	if !caps.Root {
+		t.Skip("mounts on the host: needs root")
+	}
+	ws, outside := t.TempDir(), t.TempDir()
+	c := &GitWalkCache{}
+	defer func() { _ = c.Close() }()
+	plan := events.SandboxPlan{Mode: ModeWorkspaceWrite, WritableRoots: []string{ws}, ReadOnlySubpaths: []string{filepath.Join(ws, ".git")}}
+	run := func(argv ...string) events.ExecOutcome {
+		t.Helper()
+		out, err := Run(context.Background(), Request{Argv: argv, Cwd: ws, Plan: plan, Caps: &caps, GitWalks: c})
+		if err != nil {
+			t.Fatalf("Run(%v): %v", argv, err)
+		}
+		return out
+	}
+	mkdirs(t, filepath.Join(ws, "vendor"))
+	if out := run("true"); out.ExitCode != 0 || c.walks != 1 {
+		t.Fatalf("first call: exit %d, walks %d", out.ExitCode, c.walks)
+	}
+	// A repository appears by a bind mount, which no inotify watch sees:
+	// only the mount table says the kept walk is out of date.
+	mkdirs(t, filepath.Join(outside, ".git", "hooks"))
+	if err := unix.Mount(outside, filepath.Join(ws, "vendor"), "", unix.MS_BIND, ""); err != nil {
+		t.Skipf("bind mount: %v", err)
+	}
+	t.Cleanup(func() { _ = unix.Unmount(filepath.Join(ws, "vendor"), unix.MNT_DETACH) })
+	hook := filepath.Join(ws, "vendor", ".git", "hooks", "pre-commit")
+	out := run("sh", "-c", "echo evil > "+hook)
+	if exists(hook) {
+		t.Fatalf("the hook was planted in a repository mounted after the walk was kept (exit %d, walks %d)", out.ExitCode, c.walks)
+	}
+	if c.walks != 2 {
+		t.Errorf("walks = %d, want 2 (the mount makes the walk start again)", c.walks)
 	}
 }

@@ -7,8 +7,22 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// mountTableChanged reports whether the mount table of the open
-// /proc/self/mountinfo f changed since f was opened or last asked (the
+// openMountTable opens /proc/self/mountinfo for mountTableChanged. Not
+// through os.Open: that registers the descriptor with Go's network poller
+// (it can be polled), and the poller's own look at it after a mount takes
+// the one POLLPRI the kernel gives per change, so mountTableChanged would
+// never see it. A blocking descriptor made into a File stays out of the
+// poller.
+func openMountTable() (*os.File, error) {
+	fd, err := unix.Open("/proc/self/mountinfo", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: "/proc/self/mountinfo", Err: err}
+	}
+	return os.NewFile(uintptr(fd), "/proc/self/mountinfo"), nil
+}
+
+// mountTableChanged reports whether the mount table of f (from
+// openMountTable) changed since f was opened or last asked (the
 // kernel flags it POLLPRI once per change); an error counts as a change,
 // since nothing can be known then.
 func mountTableChanged(f *os.File) bool {

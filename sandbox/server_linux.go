@@ -157,7 +157,7 @@ func (s *Servers) evictLocked() {
 // exists before it.
 func (s *Servers) mountsChangedLocked() bool {
 	if s.mounts == nil {
-		f, err := os.Open("/proc/self/mountinfo")
+		f, err := openMountTable()
 		if err != nil {
 			// Without the table no change can be seen: no server is kept.
 			return true
