@@ -359,9 +359,25 @@ func spawnTestInit(t *testing.T, f *fixture, argv []string, give bool) (int, ini
 	}
 	res := make(chan result, 1)
 	go func() {
-		runtime.LockOSThread() // never unlocked: the thread's mount namespace is the init's
+		runtime.LockOSThread()
 		var r result
 		defer func() { res <- r }()
+		// The thread goes back to this process's mount namespace at the
+		// end. Left in the private one, it would die with the goroutine,
+		// unless it is the main thread, which the runtime keeps: /proc/self
+		// names the main thread, so every later look at the process's mount
+		// table (the server pool's, the kept walk's) would watch the wrong one.
+		own, err := unix.Open("/proc/thread-self/ns/mnt", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			r.err = err
+			return
+		}
+		defer func() {
+			if unix.Setns(own, unix.CLONE_NEWNS) == nil {
+				runtime.UnlockOSThread()
+			}
+			_ = unix.Close(own)
+		}()
 		if r.err = unix.Unshare(unix.CLONE_NEWNS); r.err != nil {
 			return
 		}
