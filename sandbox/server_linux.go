@@ -99,7 +99,7 @@ func (s *Servers) get(req Request, base helperSpec) (*server, error) {
 			return sv, nil
 		}
 		delete(s.byKey, key)
-		go func() { _ = sv.close() }() // already dead: this only reaps it
+		s.later(func() { _ = sv.close() }) // already dead: this only reaps it
 	}
 	binary := s.Binary
 	if binary == "" {
@@ -145,7 +145,7 @@ func (s *Servers) evictLocked() {
 	}
 	if old != nil {
 		delete(s.byKey, oldKey)
-		go func() { _ = old.close() }() // idle: nothing of a command depends on it
+		s.later(func() { _ = old.close() }) // idle: nothing of a command depends on it
 	}
 }
 
@@ -175,7 +175,7 @@ func (s *Servers) mountsChangedLocked() bool {
 func (s *Servers) retireAllLocked() {
 	for k, sv := range s.byKey {
 		delete(s.byKey, k)
-		go func() { _ = sv.close() }()
+		s.later(func() { _ = sv.close() })
 	}
 }
 

@@ -25,8 +25,9 @@ type Servers struct {
 	// running executable.
 	Binary string
 
-	// cleanups are the removals (placeholders, cgroup leaves) still
-	// running after their calls returned; Close waits for them.
+	// cleanups are the removals (placeholders, cgroup leaves) and the
+	// stops of servers dropped from byKey still running after their calls
+	// returned; Close waits for them.
 	cleanups sync.WaitGroup
 
 	mu     sync.Mutex

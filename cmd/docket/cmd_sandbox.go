@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/docket-engine/docket/states/policy"
 	"os"
 	"os/signal"
 	"strings"
@@ -12,14 +11,16 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/docket-engine/docket/cmd/docket/internal/sandboxd"
 	ws "github.com/docket-engine/docket/engine/workspace"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/sandbox"
+	"github.com/docket-engine/docket/states/policy"
 )
 
 // exitSandboxFailed is `docket sandbox`'s status when the sandbox itself
-// failed and the command never ran (the env(1)/timeout(1) convention).
-const exitSandboxFailed = 125
+// failed and the command never ran.
+const exitSandboxFailed = sandboxd.ExitSandboxFailed
 
 func newSandboxCmd(a *app) *cobra.Command {
 	var (

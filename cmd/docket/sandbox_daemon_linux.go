@@ -83,7 +83,9 @@ func serveSandboxDaemon(ctx context.Context, socket string, idle time.Duration, 
 			cancel()
 		}
 	})
+	shut := make(chan struct{})
 	go func() {
+		defer close(shut)
 		<-ctx.Done()
 		l.Shutdown() // wakes Accept
 	}()
@@ -115,6 +117,7 @@ func serveSandboxDaemon(ctx context.Context, socket string, idle time.Duration, 
 	cancel()
 	timer.Stop()
 	calls.Wait()
+	<-shut // the socket is shut down before it is closed, never after
 	return errors.Join(l.Close(), d.close())
 }
 

@@ -15,10 +15,6 @@ import (
 // 125 when the daemon does not take the call; for benchmarks and tests).
 const daemonEnv = "DOCKET_SANDBOX_DAEMON"
 
-// exitSandboxFailed is `docket sandbox`'s status when the sandbox itself
-// failed and the command never ran, as docket-core's.
-const exitSandboxFailed = 125
-
 // sandboxViaDaemon runs the call through the daemon; done is false when the
 // daemon did not take it, so docket-core must run it.
 func sandboxViaDaemon(core string, args []string) (code int, done bool) {
@@ -28,7 +24,7 @@ func sandboxViaDaemon(core string, args []string) (code int, done bool) {
 	}
 	fail := func(err error) (int, bool) {
 		fmt.Fprintln(os.Stderr, "docket:", err)
-		return exitSandboxFailed, true
+		return sandboxd.ExitSandboxFailed, true
 	}
 	path, err := sandboxd.SocketPath(core)
 	if err != nil {

@@ -12,3 +12,8 @@
 // command code with a kept sandbox server and git walk; everything else,
 // and a sandbox call nobody serves, is docket-core itself (exec).
 package sandboxd
+
+// ExitSandboxFailed is `docket sandbox`'s status when the sandbox itself
+// failed or the call was not run (the env(1)/timeout(1) convention); the
+// front binary gives it too when the daemon fails a call.
+const ExitSandboxFailed = 125
