@@ -126,8 +126,10 @@ func TestHangStandinLeavesProcessesWithoutDocket(t *testing.T) {
 			}
 		}
 	}()
-	if !waitFor(func() bool { return len(processesWith(t, marker+"-self")) > 0 }) {
-		t.Fatal("the stand-in never started its last process")
+	// Both must be in place: the daemon only leaves the group once setsid
+	// has made its session, which can come after the last process starts.
+	if !waitFor(func() bool { return len(processesWith(t, marker+"-self")) > 0 && inOwnSession(t, marker+"-daemon") }) {
+		t.Fatal("the stand-in never started its last process and its daemon")
 	}
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	_ = cmd.Wait()
@@ -418,4 +420,22 @@ func TestAgentsRunUnsandboxedKillsEverythingItStarted(t *testing.T) {
 	if !waitFor(func() bool { return len(processesWith(t, marker+"-daemon")) == 0 }) {
 		t.Errorf("the setsid daemon survived the deadline (%s): pids %v", mech, processesWith(t, marker+"-daemon"))
 	}
+}
+
+// inOwnSession reports whether a process with token in its command line
+// leads a session of its own (setsid has run).
+func inOwnSession(t *testing.T, token string) bool {
+	for _, p := range processesWith(t, token) {
+		b, err := os.ReadFile(filepath.Join("/proc", p, "stat"))
+		if err != nil {
+			continue
+		}
+		// Fields after the command name, which ends at the last ')':
+		// state, ppid, pgrp, session.
+		i := strings.LastIndexByte(string(b), ')')
+		if f := strings.Fields(string(b)[i+1:]); i >= 0 && len(f) > 3 && f[3] == p {
+			return true
+		}
+	}
+	return false
 }
