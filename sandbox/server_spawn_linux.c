@@ -17,8 +17,9 @@
 // it, tells the server, and waits for the go, which the server gives only
 // once docket has the layers. Only then does it fork the command, and it
 // stays as the namespace's init: it reaps, forwards termination signals,
-// reports how the command ended on the exit pipe, and kills everything
-// left when docket goes away. The server may start an init before its
+// kills and reaps what the command left once it ends, then reports how the
+// command ended on the exit pipe, and kills everything left when docket
+// goes away. The server may start an init before its
 // command comes (a ready init, so that a call does not wait for the
 // setup); each init runs one command at most.
 
@@ -124,6 +125,24 @@ static void report_exit(int code, int sig) {
 	}
 	put(buf, &n, sizeof buf, "}\n");
 	(void)!write(DOCKET_FD_EXIT, buf, n);
+}
+
+// kill_rest kills and reaps every other process in the namespace. The
+// init calls it before reporting the command's end, because docket takes
+// that report (and the exit pipe's end of file) as its word that nothing
+// of the command is left: the kernel's own sweep of the namespace runs
+// only after the exiting init has closed its descriptors, so a process the
+// command left behind would otherwise outlive the call for a moment. Each
+// round signals again, for a child forked while the last signal was sent;
+// ECHILD means the namespace holds the init alone, since an orphan is
+// reparented to the init before its parent can be reaped.
+static void kill_rest(void) {
+	for (;;) {
+		kill(-1, SIGKILL);
+		int ws;
+		pid_t w = (pid_t)syscall(SYS_wait4, -1, &ws, __WALL, NULL);
+		if (w < 0 && errno == ECHILD) return;
+	}
 }
 
 static void report_exec_error(const char *path, int code, int e) {
@@ -445,6 +464,7 @@ static int init_main(void *arg) {
 		pid_t w;
 		while ((w = (pid_t)syscall(SYS_wait4, -1, &ws, WNOHANG, NULL)) > 0) {
 			if (w != cmd || !(WIFEXITED(ws) || WIFSIGNALED(ws))) continue;
+			kill_rest();
 			if (WIFSIGNALED(ws)) {
 				report_exit(128 + WTERMSIG(ws), WTERMSIG(ws));
 				_exit(128 + WTERMSIG(ws));
