@@ -63,7 +63,7 @@ docket="${DOCKET:-}"
 if [[ -z "$docket" ]]; then
 	echo "building docket (front) and docket-core..." >&2
 	docket="$work/docket"
-	(cd "$root" && go build -o "$work/docket-core" ./cmd/docket && CGO_ENABLED=0 go build -o "$docket" ./cmd/docket/front)
+	(cd "$root" && go build -o "$work/docket-core" ./cmd/docket && cc -O2 -o "$docket" cmd/docket/front/front.c)
 fi
 helper="${HELPER:-}"
 if [[ -z "$helper" ]]; then

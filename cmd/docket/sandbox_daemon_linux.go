@@ -45,7 +45,7 @@ func newSandboxDaemonCmd(a *app) *cobra.Command {
 			return err
 		},
 	}
-	c.Flags().StringVar(&socket, "socket", "", "the socket to serve (sandboxd.SocketPath of this binary)")
+	c.Flags().StringVar(&socket, "socket", "", "the socket to serve (the front binary names it after this binary)")
 	return c
 }
 

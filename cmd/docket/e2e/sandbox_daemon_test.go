@@ -134,6 +134,9 @@ func TestSandboxThroughTheDaemonIsDocketCoresCall(t *testing.T) {
 			args: []string{"sandbox", "--verbose", "-s", "read-only", "--", "true"}},
 		{name: "a command that does not exist",
 			args: []string{"sandbox", "--", "docket-no-such-command"}},
+		{name: "arguments JSON must escape",
+			env:  []string{"DOCKET_DAEMON_TEST_VAR=\"\\\t\x01é"},
+			args: []string{"sandbox", "--", "sh", "-c", `printf '%s|' "$@" "$DOCKET_DAEMON_TEST_VAR"`, "sh", `q"uote`, `back\slash`, "tab\tx", "nl\nx", "ctl\x01\x1fx", "ünï 日本 \u2028", "<&>", ""}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -261,5 +264,40 @@ func TestFrontHandsEveryOtherCommandToDocketCore(t *testing.T) {
 		if core != front {
 			t.Errorf("%q: docket-core %+v, front %+v", args, core, front)
 		}
+	}
+}
+
+// The front sends the daemon only what JSON carries unchanged: a call with
+// an argument that is not UTF-8 (JSON would make it U+FFFD), or too big
+// for one datagram, is docket-core's, and gets its bytes as they are.
+func TestFrontLeavesToDocketCoreWhatTheWireWouldChange(t *testing.T) {
+	env := daemonEnv(t)
+	startDaemon(t, env)
+	// Two variables: one string may not pass 128 KiB in an exec.
+	big := []string{"DOCKET_DAEMON_TEST_BIG1=" + strings.Repeat("x", 100<<10), "DOCKET_DAEMON_TEST_BIG2=" + strings.Repeat("y", 100<<10)}
+	cases := []struct {
+		name, why string
+		env       []string
+		args      []string
+		want      string
+	}{
+		{name: "an argument that is not UTF-8", why: "not UTF-8",
+			args: []string{"sandbox", "--", "printf", "%s", "a\xff\xfeb\xed\xa0\x80c"}, want: "a\xff\xfeb\xed\xa0\x80c"},
+		{name: "a request over one datagram", why: "over",
+			env:  big,
+			args: []string{"sandbox", "--", "sh", "-c", "printf %s $((${#DOCKET_DAEMON_TEST_BIG1}+${#DOCKET_DAEMON_TEST_BIG2}))"}, want: "204800"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e := append(append([]string{}, env...), tc.env...)
+			required := runIn(t, frontBin, t.TempDir(), append(e, "DOCKET_SANDBOX_DAEMON=require"), tc.args...)
+			if required.code != 125 || !strings.Contains(required.stderr, tc.why) || required.stdout != "" {
+				t.Errorf("required daemon: exit %d, stdout %q, stderr %q; want 125 saying %q and nothing run", required.code, required.stdout, required.stderr, tc.why)
+			}
+			auto := runIn(t, frontBin, t.TempDir(), e, tc.args...)
+			if auto.code != 0 || auto.stdout != tc.want {
+				t.Errorf("docket-core's run: exit %d, stdout %q, stderr %q; want %q", auto.code, auto.stdout, auto.stderr, tc.want)
+			}
+		})
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -15,12 +13,13 @@ import (
 // call itself.
 var ErrNotServed = errors.New("sandbox daemon: not served")
 
-// ErrNoDaemon is ErrNotServed because no daemon listens at the socket:
-// starting one makes the next call faster.
+// ErrNoDaemon is ErrNotServed because no daemon listens at the socket.
 var ErrNoDaemon = errors.New("no daemon listens")
 
 // Call hands one `docket sandbox` call to the daemon at path and waits for
-// its end. Until the daemon has the request, a failure is ErrNotServed.
+// its end. It is the wire's Go client, for tests and tools: the front
+// binary that `make build` installs speaks the same wire in C
+// (cmd/docket/front/front.c). Until the daemon has the request, a failure is ErrNotServed.
 // After that, interrupt (when it fires) asks the daemon to stop the
 // command, and a daemon that dies is an error: the command may have run.
 func Call(path string, req Request, stdout, stderr *os.File, interrupt <-chan os.Signal) (int, error) {
@@ -64,22 +63,4 @@ func Call(path string, req Request, stdout, stderr *os.File, interrupt <-chan os
 			return rep.r.Code, nil
 		}
 	}
-}
-
-// Start starts a daemon of core for path in the background, detached from
-// the caller's session and streams; it idles out by itself.
-func Start(core, path string) error {
-	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = null.Close() }() // the child has its copies
-	cmd := exec.Command(core, "sandbox-daemon", "--socket", path)
-	cmd.Dir = "/"
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = null, null, null
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("sandbox daemon: start %s: %w", core, err)
-	}
-	return cmd.Process.Release()
 }

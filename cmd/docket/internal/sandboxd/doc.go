@@ -1,12 +1,12 @@
-// Package sandboxd holds what the docket front binary and the sandbox
-// daemon share: where the daemon's socket is, the one request and one
-// result that cross it, and who may ask.
+// Package sandboxd is the sandbox daemon's side of the wire the docket
+// front binary speaks: the one request and one result that cross the
+// socket, who may ask, and a Go client of the same wire.
 //
 // `docket sandbox` is one process per call, so nothing a session keeps (the
 // sandbox server that built the namespaces, the git walk of the writable
 // roots) survives from one call to the next, and the full docket binary
 // spends most of its start-up in package initialisers. The front binary
-// (cmd/docket/front, installed as docket) is small: for `docket sandbox` it
+// (cmd/docket/front, C, installed as docket) is small: for `docket sandbox` it
 // hands its arguments, working directory, environment and output streams
 // to a per-user daemon (`docket-core sandbox-daemon`), which runs the same
 // command code with a kept sandbox server and git walk; everything else,
