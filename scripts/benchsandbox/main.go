@@ -416,16 +416,24 @@ func phases(w io.Writer, o options, truebin string) error {
 		return err
 	}
 	defer func() { _ = devnull.Close() }()
+	// The CLI's phases are docket-core's, one process per call: the
+	// daemon's Run takes its environment (and so the trace) from its own
+	// start, not from the call, and a daemon started here would outlive
+	// the run.
+	core := filepath.Join(filepath.Dir(o.docket), "docket-core")
+	if _, err := os.Stat(core); err != nil {
+		core = o.docket // an install from before the front
+	}
 	cli := func() error {
 		mark(file, "cli.spawn")
-		err := spawn(devnull, "", o.docket, []string{o.docket, "sandbox", "-s", "workspace-write", "-C", o.workspace, "--", truebin}, os.Environ())
+		err := spawn(devnull, "", core, []string{core, "sandbox", "-s", "workspace-write", "-C", o.workspace, "--", truebin}, append(os.Environ(), "DOCKET_SANDBOX_DAEMON=off"))
 		mark(file, "cli.exit")
 		return err
 	}
 	for _, t := range []struct {
 		name string
 		run  func() error
-	}{{inproc[0].name, inproc[0].run}, {inproc[1].name, inproc[1].run}, {inproc[2].name, inproc[2].run}, {"docket sandbox -s workspace-write", cli}} {
+	}{{inproc[0].name, inproc[0].run}, {inproc[1].name, inproc[1].run}, {inproc[2].name, inproc[2].run}, {"docket-core sandbox -s workspace-write (one process per call)", cli}} {
 		if err := os.WriteFile(file, nil, 0o600); err != nil {
 			return err
 		}
