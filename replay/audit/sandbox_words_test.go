@@ -85,3 +85,30 @@ func TestAuditPutsEachRunsSandboxIntoWords(t *testing.T) {
 		}
 	}
 }
+
+// An unsandboxed run's tree-kill layer is printed with how a process can
+// leave it: the audit says what held the run's processes, not that they
+// could not get away.
+func TestSandboxNoteSaysHowATreeKillCanBeLeft(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		s    *Sandbox
+		want string
+	}{
+		{"cgroup v2", &Sandbox{Mode: events.SandboxNone, Layers: []string{"tree-kill:cgroup-v2"}},
+			"NO SANDBOX (tree-kill:cgroup-v2, which a process that may write the cgroup file system (root) can leave)"},
+		{"cgroup v1", &Sandbox{Mode: events.SandboxNone, Layers: []string{"tree-kill:cgroup-v1"}},
+			"NO SANDBOX (tree-kill:cgroup-v1, which a process that may write the cgroup file system (root) can leave)"},
+		{"process group", &Sandbox{Mode: events.SandboxNone, Layers: []string{"tree-kill:pgroup"}},
+			"NO SANDBOX (tree-kill:pgroup, which a process leaves with setsid)"},
+		{"nothing held", &Sandbox{Mode: events.SandboxNone}, "NO SANDBOX"},
+		{"sandboxed: layers as recorded", &Sandbox{Mode: events.SandboxWorkspaceWrite, Layers: []string{"landlock:v7", "pidns"}},
+			"sandbox workspace-write, layers landlock:v7 pidns, network off"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := sandboxNote(tc.s); got != tc.want {
+				t.Errorf("sandboxNote = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

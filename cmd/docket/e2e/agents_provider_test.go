@@ -45,7 +45,7 @@ func TestAgentCLIAsModelProvider(t *testing.T) {
 	r = docket(t, nil, "exec", "--home", home, "-C", ws, "--skip-git-repo-check", "-c", `model_provider="agent:hang"`, "what is six times seven?")
 	// What was killed depends on what the machine gives: a cgroup where
 	// docket can make one, else the process group (engine/model/agentcli).
-	killed := regexp.MustCompile(`agent hang: no answer within 1s; (every process it started was killed \(cgroup-v[12]\)|its process group was killed)`)
+	killed := regexp.MustCompile(`agent hang: no answer within 1s; (every process in its cgroup was killed \(cgroup-v[12]\)|its process group was killed)`)
 	if r.code != 1 || !killed.MatchString(r.stderr) {
 		t.Fatalf("hang: exit %d, want 1 naming the deadline\n%s", r.code, r.stderr)
 	}

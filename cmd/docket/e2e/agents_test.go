@@ -410,7 +410,7 @@ func TestAgentsRunUnsandboxedKillsEverythingItStarted(t *testing.T) {
 		}
 	}
 	// The audit says what held, and no more.
-	if a := docket(t, nil, "audit", "--home", home, "last"); a.code != 0 || !strings.Contains(a.stdout, "NO SANDBOX ("+mech.Layer()+")") {
+	if a := docket(t, nil, "audit", "--home", home, "last"); a.code != 0 || !strings.Contains(a.stdout, "NO SANDBOX ("+mech.Layer()+", which ") {
 		t.Errorf("audit: exit %d, want the run's layer %s\n%s\n%s", a.code, mech.Layer(), a.stdout, a.stderr)
 	}
 	if mech == proctree.ProcessGroup {

@@ -170,12 +170,13 @@ func (p *Provider) Respond(ctx context.Context, req model.Request, onDelta func(
 }
 
 // killedWords says what a deadline killed, no more than the mechanism
-// that held.
+// that held: a process that could leave its cgroup (root, unsandboxed)
+// is not in it.
 func killedWords(m proctree.Mechanism) string {
 	if m == proctree.ProcessGroup {
 		return "its process group was killed"
 	}
-	return "every process it started was killed (" + string(m) + ")"
+	return "every process in its cgroup was killed (" + string(m) + ")"
 }
 
 func argvFor(args []string, prompt string) []string {

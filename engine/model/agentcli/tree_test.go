@@ -38,7 +38,7 @@ func TestRespondKillsASetsidDaemon(t *testing.T) {
 		{name: "process group only: the daemon survives the answer", groupOnly: true, timeout: time.Minute,
 			err: exec.ErrWaitDelay.Error(), survives: true},
 		{name: "the CLI answers", timeout: time.Minute},
-		{name: "the deadline", stay: true, timeout: 2 * time.Second, err: "every process it started was killed (" + string(mech) + ")"},
+		{name: "the deadline", stay: true, timeout: 2 * time.Second, err: "every process in its cgroup was killed (" + string(mech) + ")"},
 		{name: "the request is cancelled", stay: true, timeout: time.Minute, cancel: true, err: context.Canceled.Error()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
