@@ -52,8 +52,8 @@ vet: $(TOOLS)/staticcheck $(TOOLS)/errcheck
 	$(TOOLS)/staticcheck $(PKGS)
 	$(TOOLS)/errcheck -ignoretests -exclude .ci/errcheck-excludes.txt $(ERRCHECK_PKGS)
 
-# The sandbox package takes about 9 minutes here under -race and took 12.5
-# on a CI machine; the time-out leaves room for a slower one.
+# The sandbox package takes about 12.5 minutes under -race, here and on
+# CI; the time-out leaves room for a slower machine.
 race:
 	$(GO) test -race -timeout 40m $(PKGS)
 
