@@ -119,3 +119,30 @@ func BenchmarkRunTrueWorkspaceWriteDefaultLimits(b *testing.B) {
 		return p
 	})
 }
+
+// BenchmarkPlaceholdersSix makes, records, releases and unrecords the six
+// placeholders of a call whose two roots have no .git, .docket, .agents
+// (a workspace and /tmp, as in a session); NoRecords without the record.
+func BenchmarkPlaceholdersSix(b *testing.B)          { benchmarkPlaceholders(b, true) }
+func BenchmarkPlaceholdersSixNoRecords(b *testing.B) { benchmarkPlaceholders(b, false) }
+
+func benchmarkPlaceholders(b *testing.B, recorded bool) {
+	roots := []string{b.TempDir(), b.TempDir()}
+	var paths []string
+	for _, r := range roots {
+		for _, n := range []string{".git", ".docket", ".agents"} {
+			paths = append(paths, filepath.Join(r, n))
+		}
+	}
+	records := ""
+	if recorded {
+		records = b.TempDir()
+	}
+	for b.Loop() {
+		_, release, err := holdProtected(paths, roots, records)
+		if err != nil {
+			b.Fatal(err)
+		}
+		release()
+	}
+}

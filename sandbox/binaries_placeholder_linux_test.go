@@ -27,7 +27,7 @@ func TestAnotherRunsLeanHelperPlaceholderIsHeldNotBound(t *testing.T) {
 	}
 
 	// Held, the placeholder outlives the run that made it.
-	other, ok, err := holdAt(lean, []string{w}, "", 0)
+	other, ok, err := holdAt(lean, []string{w}, "", nil, 0)
 	if err != nil || !ok || other.f == nil {
 		t.Fatalf("the other run's hold: %v %v %+v", ok, err, other)
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"golang.org/x/sys/unix"
 )
@@ -45,7 +46,7 @@ func (ph *Placeholders) hold(paths, roots []string, records string) ([]string, e
 			_ = h.f.Close() // a stale placeholder's directory fd: read-only: nothing to flush, and Linux frees the fd even when close fails (which drops its lock)
 			delete(ph.held, p)
 		}
-		h, ok, err := holdAt(p, roots, records, 0)
+		h, ok, err := holdAt(p, roots, records, nil, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -65,14 +66,24 @@ func (ph *Placeholders) hold(paths, roots []string, records string) ([]string, e
 // either.
 func holdProtected(paths, roots []string, records string) ([]string, func(), error) {
 	var held []heldPath
-	var keep []string
+	var keep, made []string
+	record := ""
 	release := func() {
 		for _, h := range held {
 			releasePlaceholder(h)
 		}
+		if record == "" {
+			return
+		}
+		for _, p := range made {
+			if _, err := os.Lstat(p); err == nil {
+				return // still there (another run holds it): the record stays
+			}
+		}
+		_ = os.Remove(record) // every placeholder it names is gone; a stale one is dropped by the next start anyway
 	}
 	for _, p := range paths {
-		h, ok, err := holdAt(p, roots, records, 0)
+		h, ok, err := holdAt(p, roots, records, &made, 0)
 		if err != nil {
 			release()
 			return nil, nil, err
@@ -85,6 +96,9 @@ func holdProtected(paths, roots []string, records string) ([]string, func(), err
 			held = append(held, h)
 		}
 	}
+	// Best effort, as one record per path was: without it a placeholder a
+	// killed docket leaves stays until removed by hand.
+	record, _ = recordCall(records, made)
 	return keep, release, nil
 }
 
@@ -95,8 +109,10 @@ const maxLinkDepth = 8
 // Nothing is created outside the writable roots: there the sandbox cannot
 // create anything either. A directory it creates is recorded under records
 // (when not empty) until it is removed, so that a docket killed while
-// holding it leaves a record the next start can act on.
-func holdAt(p string, roots []string, records string, depth int) (heldPath, bool, error) {
+// holding it leaves a record the next start can act on: at once in a file
+// of its path's, or, when made is set, by the caller, which gets the path
+// appended to made and records the call's at once (recordCall).
+func holdAt(p string, roots []string, records string, made *[]string, depth int) (heldPath, bool, error) {
 	if !underAny(p, roots) {
 		return heldPath{}, false, nil
 	}
@@ -111,9 +127,15 @@ func holdAt(p string, roots []string, records string, depth int) (heldPath, bool
 		if err == nil {
 			// mkdir applies the umask; the mode is the placeholder's mark.
 			_ = unix.Chmod(p, placeholderMode)
-			// Best effort: without the record a placeholder a killed docket
-			// leaves stays until removed by hand, which is how it was.
-			_ = recordPlaceholder(records, p)
+			if made != nil {
+				if !slices.Contains(*made, p) {
+					*made = append(*made, p)
+				}
+			} else {
+				// Best effort: without the record a placeholder a killed
+				// docket leaves stays until removed by hand.
+				_ = recordPlaceholder(records, p)
+			}
 		}
 		fi, err := os.Lstat(p)
 		if errors.Is(err, os.ErrNotExist) {
@@ -123,7 +145,7 @@ func holdAt(p string, roots []string, records string, depth int) (heldPath, bool
 			return heldPath{}, false, fmt.Errorf("protected path %s: %w", p, err)
 		}
 		if fi.Mode()&os.ModeSymlink != 0 {
-			return holdLinkTarget(p, roots, records, depth)
+			return holdLinkTarget(p, roots, records, made, depth)
 		}
 		if !fi.IsDir() {
 			return heldPath{path: p}, true, nil
@@ -145,7 +167,11 @@ func holdAt(p string, roots []string, records string, depth int) (heldPath, bool
 			_ = f.Close() // not our placeholder any more: a directory fd, read-only: nothing to flush, and Linux frees the fd even when close fails
 			continue
 		}
-		return heldPath{path: p, f: f, records: records}, true, nil
+		h := heldPath{path: p, f: f, records: records}
+		if made != nil {
+			h.records = "" // the caller's record, dropped by the caller
+		}
+		return h, true, nil
 	}
 	return heldPath{}, false, fmt.Errorf("protected path %s keeps disappearing", p)
 }
@@ -153,7 +179,7 @@ func holdAt(p string, roots []string, records string, depth int) (heldPath, bool
 // holdLinkTarget protects what the symlink p points to. A dangling link is
 // the dangerous case: creating its target would create the protected path,
 // so the target gets the placeholder.
-func holdLinkTarget(p string, roots []string, records string, depth int) (heldPath, bool, error) {
+func holdLinkTarget(p string, roots []string, records string, made *[]string, depth int) (heldPath, bool, error) {
 	if depth >= maxLinkDepth {
 		return heldPath{}, false, fmt.Errorf("protected path %s: too many levels of symbolic links", p)
 	}
@@ -170,7 +196,7 @@ func holdLinkTarget(p string, roots []string, records string, depth int) (heldPa
 	if err != nil {
 		return heldPath{}, false, nil // no parent: nothing can be created there either
 	}
-	return holdAt(filepath.Join(dir, filepath.Base(target)), roots, records, depth+1)
+	return holdAt(filepath.Join(dir, filepath.Base(target)), roots, records, made, depth+1)
 }
 
 // releasePlaceholder drops the lock and removes the directory if no other

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -60,35 +61,81 @@ func recordFile(records, path string) string {
 	return filepath.Join(records, hex.EncodeToString(sum[:16])+".json")
 }
 
-// recordPlaceholder records the directory just made at path.
+// recordPlaceholder records the directory just made at path, in the
+// file named after path (a newer placeholder's record replaces an older
+// one's).
 func recordPlaceholder(records, path string) error {
 	if records == "" {
 		return nil
 	}
+	rec, err := identify(path)
+	if err != nil {
+		return err
+	}
+	return writeRecord(records, recordFile(records, path), rec)
+}
+
+// recordCall records, in one file of the call's own, the directories a
+// call just made: one file per call rather than one per placeholder,
+// since making, renaming and removing each record file was most of a
+// placeholder's cost (about 0.5 ms each here). It returns the file, to
+// drop once the call removed them all; "" when nothing was recorded.
+func recordCall(records string, paths []string) (string, error) {
+	if records == "" || len(paths) == 0 {
+		return "", nil
+	}
+	recs := make([]placeholderRecord, 0, len(paths))
+	for _, p := range paths {
+		rec, err := identify(p)
+		if err != nil {
+			continue // gone already (another run's release): nothing to record
+		}
+		recs = append(recs, rec)
+	}
+	if len(recs) == 0 {
+		return "", nil
+	}
+	var name [8]byte
+	if _, err := rand.Read(name[:]); err != nil {
+		return "", fmt.Errorf("recording placeholders: %w", err)
+	}
+	file := filepath.Join(records, "call-"+hex.EncodeToString(name[:])+".json")
+	return file, writeRecord(records, file, recs)
+}
+
+// identify reads what a record of the directory at path holds.
+func identify(path string) (placeholderRecord, error) {
 	dev, ino, birth, err := identity(unix.AT_FDCWD, path, 0)
 	if err != nil {
-		return fmt.Errorf("recording placeholder %s: %w", path, err)
+		return placeholderRecord{}, fmt.Errorf("recording placeholder %s: %w", path, err)
 	}
-	b, err := json.Marshal(placeholderRecord{Path: path, Dev: dev, Ino: ino, Birth: birth})
+	return placeholderRecord{Path: path, Dev: dev, Ino: ino, Birth: birth}, nil
+}
+
+// writeRecord writes v as file, whole or not at all (a temporary file
+// renamed into place: a start reading records meanwhile never sees half
+// of one).
+func writeRecord(records, file string, v any) error {
+	b, err := json.Marshal(v)
 	if err != nil {
-		return fmt.Errorf("recording placeholder %s: %w", path, err)
+		return fmt.Errorf("recording placeholders in %s: %w", file, err)
 	}
 	if err := os.MkdirAll(records, 0o700); err != nil {
-		return fmt.Errorf("recording placeholder %s: %w", path, err)
+		return fmt.Errorf("recording placeholders: %w", err)
 	}
 	f, err := os.CreateTemp(records, ".rec-*")
 	if err != nil {
-		return fmt.Errorf("recording placeholder %s: %w", path, err)
+		return fmt.Errorf("recording placeholders: %w", err)
 	}
 	_, werr := f.Write(b)
 	cerr := f.Close()
 	if err := errors.Join(werr, cerr); err != nil {
 		_ = os.Remove(f.Name()) // a partial temporary record: nothing to keep
-		return fmt.Errorf("recording placeholder %s: %w", path, err)
+		return fmt.Errorf("recording placeholders in %s: %w", file, err)
 	}
-	if err := os.Rename(f.Name(), recordFile(records, path)); err != nil {
+	if err := os.Rename(f.Name(), file); err != nil {
 		_ = os.Remove(f.Name()) // never renamed into place: nothing to keep
-		return fmt.Errorf("recording placeholder %s: %w", path, err)
+		return fmt.Errorf("recording placeholders in %s: %w", file, err)
 	}
 	return nil
 }
@@ -109,18 +156,43 @@ func forgetPlaceholder(records, path string, removed os.FileInfo) {
 }
 
 func readRecord(file string) (placeholderRecord, error) {
-	var rec placeholderRecord
+	recs, batch, err := readRecords(file)
+	if err == nil && batch {
+		err = fmt.Errorf("placeholder record %s: a call's list, not one record", file)
+	}
+	if err != nil {
+		return placeholderRecord{}, err
+	}
+	return recs[0], nil
+}
+
+// readRecords reads a record file: one record (a path's file), or a
+// call's list (batch).
+func readRecords(file string) (recs []placeholderRecord, batch bool, err error) {
 	b, err := os.ReadFile(file)
 	if err != nil {
-		return rec, err
+		return nil, false, err
 	}
-	if err := json.Unmarshal(b, &rec); err != nil {
-		return rec, fmt.Errorf("placeholder record %s: %w", file, err)
+	if t := strings.TrimSpace(string(b)); strings.HasPrefix(t, "[") {
+		batch = true
+		err = json.Unmarshal(b, &recs)
+	} else {
+		var rec placeholderRecord
+		err = json.Unmarshal(b, &rec)
+		recs = []placeholderRecord{rec}
 	}
-	if !filepath.IsAbs(rec.Path) {
-		return rec, fmt.Errorf("placeholder record %s: path %q is not absolute", file, rec.Path)
+	if err != nil {
+		return nil, batch, fmt.Errorf("placeholder record %s: %w", file, err)
 	}
-	return rec, nil
+	if batch && len(recs) == 0 {
+		return nil, batch, fmt.Errorf("placeholder record %s: an empty list", file)
+	}
+	for _, rec := range recs {
+		if !filepath.IsAbs(rec.Path) {
+			return nil, batch, fmt.Errorf("placeholder record %s: path %q is not absolute", file, rec.Path)
+		}
+	}
+	return recs, batch, nil
 }
 
 // RemoveLeftPlaceholders removes the placeholder directories recorded under
@@ -153,30 +225,38 @@ func RemoveLeftPlaceholders(records, dir string) ([]string, error) {
 			continue
 		}
 		file := filepath.Join(records, name)
-		rec, err := readRecord(file)
+		recs, batch, err := readRecords(file)
 		if err != nil {
 			// A record docket cannot read names nothing it may remove.
 			errs = append(errs, err)
 			_ = os.Remove(file) // unreadable: keeping it would only repeat the error
 			continue
 		}
-		if !events.Within(rec.Path, dir) {
+		done := true // every path of the file is gone or no longer ours
+		for _, rec := range recs {
+			if !events.Within(rec.Path, dir) {
+				done = false // another workspace's start sees to it
+				continue
+			}
+			res, err := removeIfLeft(rec)
+			if err != nil {
+				errs = append(errs, err)
+				done = false
+				continue
+			}
+			switch res {
+			case leftHeld:
+				done = false // a live session's: it removes it, or a later start does
+			case leftRemoved:
+				removed = append(removed, rec.Path)
+			}
+		}
+		if !done {
 			continue
 		}
-		res, err := removeIfLeft(rec)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		switch res {
-		case leftHeld:
-			continue // a live session's: it removes it, or a later start does
-		case leftRemoved:
-			removed = append(removed, rec.Path)
-		}
-		// The path is gone or no longer ours: the record has done its work,
-		// unless a run made a new placeholder there meanwhile.
-		if now, err := readRecord(file); err == nil && now == rec {
+		// The record has done its work. A path's own file may meanwhile
+		// name a new placeholder there; a call's file is its alone.
+		if now, err := readRecord(file); batch || (err == nil && now == recs[0]) {
 			_ = os.Remove(file) // a stale record is dropped by the next start anyway
 		}
 	}

@@ -23,7 +23,7 @@ func TestRemoveLeftPlaceholdersOnlyRemovesWhatDocketMade(t *testing.T) {
 		{name: "left by a killed docket: removed", wantRemoved: true},
 		{name: "held by a live session: kept, and so is its record", wantRecord: true,
 			after: func(t *testing.T, p string) func() {
-				h, ok, err := holdAt(p, []string{filepath.Dir(p)}, "", 0)
+				h, ok, err := holdAt(p, []string{filepath.Dir(p)}, "", nil, 0)
 				if err != nil || !ok {
 					t.Fatalf("hold: %v %v", ok, err)
 				}
@@ -57,7 +57,7 @@ func TestRemoveLeftPlaceholdersOnlyRemovesWhatDocketMade(t *testing.T) {
 				_ = filepath.Walk(ws, func(p string, fi os.FileInfo, err error) error { _ = os.Chmod(p, 0o755); return nil })
 			})
 			p := filepath.Join(ws, ".git")
-			h, ok, err := holdAt(p, []string{ws}, records, 0)
+			h, ok, err := holdAt(p, []string{ws}, records, nil, 0)
 			if err != nil || !ok || h.f == nil {
 				t.Fatalf("hold: %v %v", ok, err)
 			}
@@ -95,7 +95,7 @@ func TestRemoveLeftPlaceholdersOnlyRemovesWhatDocketMade(t *testing.T) {
 func TestRemoveLeftPlaceholdersStaysInItsWorkspace(t *testing.T) {
 	ws, other, records := t.TempDir(), t.TempDir(), filepath.Join(t.TempDir(), "placeholders")
 	t.Cleanup(func() { _ = os.Chmod(filepath.Join(other, ".git"), 0o755) })
-	h, ok, err := holdAt(filepath.Join(other, ".git"), []string{other}, records, 0)
+	h, ok, err := holdAt(filepath.Join(other, ".git"), []string{other}, records, nil, 0)
 	if err != nil || !ok {
 		t.Fatalf("hold: %v %v", ok, err)
 	}
@@ -115,5 +115,94 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// recordFiles lists the record files under records.
+func recordFiles(t *testing.T, records string) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(records, "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// A call records the placeholders it makes in one file, and drops it once
+// it removed them all.
+func TestACallRecordsItsPlaceholdersInOneFile(t *testing.T) {
+	ws, records := t.TempDir(), filepath.Join(t.TempDir(), "placeholders")
+	paths := []string{filepath.Join(ws, ".git"), filepath.Join(ws, ".docket"), filepath.Join(ws, ".agents")}
+	keep, release, err := holdProtected(paths, []string{ws}, records)
+	if err != nil || len(keep) != 3 {
+		t.Fatalf("hold: %v %v", keep, err)
+	}
+	files := recordFiles(t, records)
+	if len(files) != 1 {
+		t.Fatalf("record files %v, want one for the call", files)
+	}
+	recs, batch, err := readRecords(files[0])
+	if err != nil || !batch || len(recs) != 3 {
+		t.Fatalf("the call's record: %+v batch=%v %v", recs, batch, err)
+	}
+	for i, rec := range recs {
+		if rec.Path != paths[i] || rec.Ino == 0 {
+			t.Errorf("record %d = %+v, want %s with its inode", i, rec, paths[i])
+		}
+	}
+	release()
+	for _, p := range paths {
+		if _, err := os.Lstat(p); err == nil {
+			t.Errorf("%s outlived the call", p)
+		}
+	}
+	if files := recordFiles(t, records); len(files) != 0 {
+		t.Errorf("the call's record outlived its placeholders: %v", files)
+	}
+}
+
+// What a killed call left, recorded in its one file, is removed by the
+// next start in that workspace; the file goes only once nothing it names
+// is held or lies elsewhere.
+func TestRemoveLeftPlaceholdersReadsACallsRecord(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		held, other bool
+		wantRemoved int
+		wantRecord  bool
+	}{
+		{name: "all left: all removed, the record dropped", wantRemoved: 2},
+		{name: "one still held: the other removed, the record kept", held: true, wantRemoved: 1, wantRecord: true},
+		{name: "one in another workspace: this one's removed, the record kept", other: true, wantRemoved: 1, wantRecord: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ws, elsewhere, records := t.TempDir(), t.TempDir(), filepath.Join(t.TempDir(), "placeholders")
+			second := filepath.Join(ws, ".docket")
+			if tc.other {
+				second = filepath.Join(elsewhere, ".docket")
+			}
+			var made []string
+			for _, p := range []string{filepath.Join(ws, ".git"), second} {
+				h, ok, err := holdAt(p, []string{filepath.Dir(p)}, records, &made, 0)
+				if err != nil || !ok {
+					t.Fatalf("hold %s: %v %v", p, ok, err)
+				}
+				if tc.held && p == second {
+					defer func() { _ = h.f.Close() }() // a live session keeps its lock
+					continue
+				}
+				_ = h.f.Close() // the kill: the lock goes, the directory stays
+			}
+			if _, err := recordCall(records, made); err != nil {
+				t.Fatal(err)
+			}
+			removed, err := RemoveLeftPlaceholders(records, ws)
+			if err != nil || len(removed) != tc.wantRemoved {
+				t.Fatalf("removed %v, %v; want %d", removed, err, tc.wantRemoved)
+			}
+			if got := len(recordFiles(t, records)) == 1; got != tc.wantRecord {
+				t.Errorf("record kept = %v, want %v", got, tc.wantRecord)
+			}
+		})
 	}
 }
