@@ -206,3 +206,32 @@ func TestRemoveLeftPlaceholdersReadsACallsRecord(t *testing.T) {
 		})
 	}
 }
+
+// FuzzReadRecords: a record file of any content is an error or records
+// with absolute paths, never a panic.
+func FuzzReadRecords(f *testing.F) {
+	f.Add([]byte(`{"path":"/w/.git","dev":1,"ino":2,"birth":3}`))
+	f.Add([]byte(`[{"path":"/w/.git","dev":1,"ino":2},{"path":"/w/.docket","dev":1,"ino":3}]`))
+	f.Add([]byte(`[]`))
+	f.Add([]byte(`[{"path":"rel"}]`))
+	f.Add([]byte(` [null]`))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		file := filepath.Join(dir, "r.json")
+		if err := os.WriteFile(file, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		recs, _, err := readRecords(file)
+		if err != nil {
+			return
+		}
+		if len(recs) == 0 {
+			t.Fatalf("no error and no record for %q", data)
+		}
+		for _, r := range recs {
+			if !filepath.IsAbs(r.Path) {
+				t.Fatalf("relative path %q accepted from %q", r.Path, data)
+			}
+		}
+	})
+}
