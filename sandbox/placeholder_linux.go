@@ -68,6 +68,7 @@ func holdProtected(paths, roots []string, records string) ([]string, func(), err
 	var held []heldPath
 	var keep, made []string
 	record := ""
+	var recorded []placeholderRecord
 	release := func() {
 		for _, h := range held {
 			releasePlaceholder(h)
@@ -75,9 +76,9 @@ func holdProtected(paths, roots []string, records string) ([]string, func(), err
 		if record == "" {
 			return
 		}
-		for _, p := range made {
-			if _, err := os.Lstat(p); err == nil {
-				return // still there (another run holds it): the record stays
+		for _, rec := range recorded {
+			if stillThere(rec) {
+				return // another run holds it: the record stays, for the next start
 			}
 		}
 		_ = os.Remove(record) // every placeholder it names is gone; a stale one is dropped by the next start anyway
@@ -98,7 +99,7 @@ func holdProtected(paths, roots []string, records string) ([]string, func(), err
 	}
 	// Best effort, as one record per path was: without it a placeholder a
 	// killed docket leaves stays until removed by hand.
-	record, _ = recordCall(records, made)
+	record, recorded, _ = recordCall(records, made)
 	return keep, release, nil
 }
 

@@ -80,9 +80,9 @@ func recordPlaceholder(records, path string) error {
 // since making, renaming and removing each record file was most of a
 // placeholder's cost (about 0.5 ms each here). It returns the file, to
 // drop once the call removed them all; "" when nothing was recorded.
-func recordCall(records string, paths []string) (string, error) {
+func recordCall(records string, paths []string) (string, []placeholderRecord, error) {
 	if records == "" || len(paths) == 0 {
-		return "", nil
+		return "", nil, nil
 	}
 	recs := make([]placeholderRecord, 0, len(paths))
 	for _, p := range paths {
@@ -93,14 +93,25 @@ func recordCall(records string, paths []string) (string, error) {
 		recs = append(recs, rec)
 	}
 	if len(recs) == 0 {
-		return "", nil
+		return "", nil, nil
 	}
 	var name [8]byte
 	if _, err := rand.Read(name[:]); err != nil {
-		return "", fmt.Errorf("recording placeholders: %w", err)
+		return "", nil, fmt.Errorf("recording placeholders: %w", err)
 	}
 	file := filepath.Join(records, "call-"+hex.EncodeToString(name[:])+".json")
-	return file, writeRecord(records, file, recs)
+	if err := writeRecord(records, file, recs); err != nil {
+		return "", nil, err
+	}
+	return file, recs, nil
+}
+
+// stillThere reports whether rec's path is still the very directory
+// recorded: a record of a path that is gone, or is another directory now,
+// has done its work.
+func stillThere(rec placeholderRecord) bool {
+	dev, ino, birth, err := identity(unix.AT_FDCWD, rec.Path, 0)
+	return err == nil && dev == rec.Dev && ino == rec.Ino && birth == rec.Birth
 }
 
 // identify reads what a record of the directory at path holds.
@@ -235,7 +246,12 @@ func RemoveLeftPlaceholders(records, dir string) ([]string, error) {
 		done := true // every path of the file is gone or no longer ours
 		for _, rec := range recs {
 			if !events.Within(rec.Path, dir) {
-				done = false // another workspace's start sees to it
+				// Another workspace's start sees to it, unless it is gone
+				// already (another run removed it: /tmp's, say, shared by
+				// sessions of many workspaces).
+				if stillThere(rec) {
+					done = false
+				}
 				continue
 			}
 			res, err := removeIfLeft(rec)

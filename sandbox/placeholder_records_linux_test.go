@@ -168,12 +168,14 @@ func TestRemoveLeftPlaceholdersReadsACallsRecord(t *testing.T) {
 	for _, tc := range []struct {
 		name        string
 		held, other bool
+		gone        bool // the other workspace's placeholder was removed by another run
 		wantRemoved int
 		wantRecord  bool
 	}{
 		{name: "all left: all removed, the record dropped", wantRemoved: 2},
 		{name: "one still held: the other removed, the record kept", held: true, wantRemoved: 1, wantRecord: true},
 		{name: "one in another workspace: this one's removed, the record kept", other: true, wantRemoved: 1, wantRecord: true},
+		{name: "one in another workspace, gone since: the record dropped", other: true, gone: true, wantRemoved: 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ws, elsewhere, records := t.TempDir(), t.TempDir(), filepath.Join(t.TempDir(), "placeholders")
@@ -193,8 +195,11 @@ func TestRemoveLeftPlaceholdersReadsACallsRecord(t *testing.T) {
 				}
 				_ = h.f.Close() // the kill: the lock goes, the directory stays
 			}
-			if _, err := recordCall(records, made); err != nil {
+			if _, _, err := recordCall(records, made); err != nil {
 				t.Fatal(err)
+			}
+			if tc.gone {
+				must(t, os.Remove(second))
 			}
 			removed, err := RemoveLeftPlaceholders(records, ws)
 			if err != nil || len(removed) != tc.wantRemoved {
@@ -234,4 +239,39 @@ func FuzzReadRecords(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A call's record of a placeholder another run was still holding stays
+// when the call ends; once that run removed it, a start in any workspace
+// drops the record, so records of shared roots (/tmp) do not pile up.
+func TestARecordOfAPlaceholderAnotherRunRemovedIsDropped(t *testing.T) {
+	ws, records := t.TempDir(), filepath.Join(t.TempDir(), "placeholders")
+	p := filepath.Join(ws, ".git")
+	_, releaseA, err := holdProtected([]string{p}, []string{ws}, records)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, releaseB, err := holdProtected([]string{p}, []string{ws}, records)
+	if err != nil {
+		t.Fatal(err)
+	}
+	releaseA() // B still holds it: it stays, and so does A's record
+	if !isDir(p) || len(recordFiles(t, records)) != 1 {
+		t.Fatalf("after the first release: placeholder %v, records %v", isDir(p), recordFiles(t, records))
+	}
+	releaseB() // the last holder removes it; it never recorded it
+	if isDir(p) {
+		t.Fatal("the last holder left the placeholder")
+	}
+	if removed, err := RemoveLeftPlaceholders(records, t.TempDir()); err != nil || len(removed) != 0 {
+		t.Fatalf("a start elsewhere: removed %v, %v", removed, err)
+	}
+	if files := recordFiles(t, records); len(files) != 0 {
+		t.Errorf("a record of a placeholder long gone was kept: %v", files)
+	}
+}
+
+func isDir(p string) bool {
+	fi, err := os.Lstat(p)
+	return err == nil && fi.IsDir()
 }
