@@ -272,9 +272,12 @@ func RemoveLeftPlaceholders(records, dir string) ([]string, error) {
 		}
 		// The record has done its work. A path's own file may meanwhile
 		// name a new placeholder there; a call's file is its alone.
-		if now, err := readRecord(file); batch || (err == nil && now == recs[0]) {
-			_ = os.Remove(file) // a stale record is dropped by the next start anyway
+		if !batch {
+			if now, err := readRecord(file); err != nil || now != recs[0] {
+				continue
+			}
 		}
+		_ = os.Remove(file) // a stale record is dropped by the next start anyway
 	}
 	return removed, errors.Join(errs...)
 }

@@ -445,10 +445,7 @@ int main(int argc, char **argv) {
 	if (core_path(core, sizeof core) != 0) return 1;
 	if (argc > 1 && !strcmp(argv[1], "sandbox")) {
 		int code;
-		if (sandbox_via_daemon(core, argc - 1, argv + 1, &code)) {
-			fflush(stdout);
-			return code;
-		}
+		if (sandbox_via_daemon(core, argc - 1, argv + 1, &code)) return code;
 	}
 	execv(core, argv);
 	say("run %s: %s", core, strerror(errno));

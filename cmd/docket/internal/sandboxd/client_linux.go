@@ -13,13 +13,11 @@ import (
 // call itself.
 var ErrNotServed = errors.New("sandbox daemon: not served")
 
-// ErrNoDaemon is ErrNotServed because no daemon listens at the socket.
-var ErrNoDaemon = errors.New("no daemon listens")
-
 // Call hands one `docket sandbox` call to the daemon at path and waits for
 // its end. It is the wire's Go client, for tests and tools: the front
 // binary that `make build` installs speaks the same wire in C
-// (cmd/docket/front/front.c). Until the daemon has the request, a failure is ErrNotServed.
+// (cmd/docket/front/front.c). Until the daemon has the request, a
+// failure is ErrNotServed.
 // After that, interrupt (when it fires) asks the daemon to stop the
 // command, and a daemon that dies is an error: the command may have run.
 func Call(path string, req Request, stdout, stderr *os.File, interrupt <-chan os.Signal) (int, error) {
@@ -30,7 +28,7 @@ func Call(path string, req Request, stdout, stderr *os.File, interrupt <-chan os
 	defer func() { _ = unix.Close(fd) }() // a socket
 	if err := unix.Connect(fd, &unix.SockaddrUnix{Name: path}); err != nil {
 		if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ECONNREFUSED) {
-			return 0, fmt.Errorf("%w: %w: %v", ErrNotServed, ErrNoDaemon, err)
+			return 0, fmt.Errorf("%w: no daemon listens: %v", ErrNotServed, err)
 		}
 		return 0, fmt.Errorf("%w: %v", ErrNotServed, err)
 	}
