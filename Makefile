@@ -7,20 +7,12 @@ PKGS    := ./...
 
 all: build
 
-# On Linux bin/docket is the small front binary (C, cmd/docket/front):
-# `docket sandbox` through the sandbox daemon, everything else handed to
-# bin/docket-core, the full docket (./cmd/docket, which also works alone).
-# Elsewhere there is no daemon, and bin/docket is the full docket. The lean
-# sandbox helper next to them saves docket's start-up on every sandboxed
+# bin/docket is the full docket, one Go binary; `docket sandbox` is one
+# process per call (no daemon, no socket: docs/decisions.md, issue 26). The
+# lean sandbox helper next to it saves docket's start-up on every sandboxed
 # command that starts its own helper (sandbox.DefaultHelperPath picks it up).
-FRONT_CFLAGS := -O2 -Wall -Wextra -Werror
 build:
-	$(GO) build -buildvcs=auto -o bin/docket-core ./cmd/docket
-ifeq ($(shell uname -s),Linux)
-	$(CC) $(FRONT_CFLAGS) -o $(BIN) cmd/docket/front/front.c
-else
-	cp bin/docket-core $(BIN)
-endif
+	$(GO) build -buildvcs=auto -o $(BIN) ./cmd/docket
 	CGO_ENABLED=0 $(GO) build -o bin/docket-sandbox-helper ./sandbox/cmd/docket-sandbox-helper
 
 # The main job: a scripted session in a scratch workspace, no network needed.

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # bench-sandbox.sh: time the start of a sandboxed `true` in ONE interleaved
 # run (scripts/benchsandbox): bare /bin/true, bubblewrap (`bwrap --ro-bind /
-# / --dev /dev --unshare-net /bin/true`), `docket sandbox -s workspace-write`
-# as `make build` installs it (the front binary and the sandbox daemon) and
-# as one docket-core process per call (with the lean helper beside it), the
+# / --dev /dev --unshare-net /bin/true`), `docket --version` (the full
+# binary's start alone), `docket sandbox` read-only and -s workspace-write
+# (one process per call, the lean helper beside it, as `make build`
+# installs them), the
 # engine's in-process sandbox.Run (workspace-write, every layer and the
 # default limits on; with a fresh git-directory walk per call, with the
 # session's kept walk, and with the kept walk and the session's sandbox
@@ -25,8 +26,8 @@
 #   -g REV    baseline git revision for the in-process Go benchmarks: its
 #             test binary is built in a temporary worktree and run
 #             alternately with the current one
-# Environment: DOCKET=path uses an existing docket front binary (with
-# docket-core beside it) or full docket binary instead of building; HELPER=path likewise for docket-sandbox-helper; TRACE=N traced
+# Environment: DOCKET=path uses an existing docket binary instead of
+# building; HELPER=path likewise for docket-sandbox-helper; TRACE=N traced
 # starts per candidate for the phase breakdown (default 50, 0 for none);
 # GOBENCH=0 skips the Go benchmarks.
 set -euo pipefail
@@ -61,9 +62,9 @@ trap cleanup EXIT
 
 docket="${DOCKET:-}"
 if [[ -z "$docket" ]]; then
-	echo "building docket (front) and docket-core..." >&2
+	echo "building docket..." >&2
 	docket="$work/docket"
-	(cd "$root" && go build -o "$work/docket-core" ./cmd/docket && cc -O2 -o "$docket" cmd/docket/front/front.c)
+	(cd "$root" && go build -o "$docket" ./cmd/docket)
 fi
 helper="${HELPER:-}"
 if [[ -z "$helper" ]]; then
@@ -73,10 +74,6 @@ if [[ -z "$helper" ]]; then
 fi
 mkdir -p "$inst/now"
 cp "$docket" "$inst/now/docket"
-# The front binary finds the full docket beside it; an older install has
-# only the full one, as docket.
-core="$(dirname "$docket")/docket-core"
-if [[ -x "$core" ]]; then cp "$core" "$inst/now/docket-core"; fi
 cp "$helper" "$inst/now/docket-sandbox-helper"
 baseflag=()
 if [[ -n "$base" ]]; then

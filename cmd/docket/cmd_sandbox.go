@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
-	"github.com/docket-engine/docket/cmd/docket/internal/sandboxd"
 	ws "github.com/docket-engine/docket/engine/workspace"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/sandbox"
@@ -19,8 +19,8 @@ import (
 )
 
 // exitSandboxFailed is `docket sandbox`'s status when the sandbox itself
-// failed and the command never ran.
-const exitSandboxFailed = sandboxd.ExitSandboxFailed
+// failed and the command never ran (as for env(1) and timeout(1)).
+const exitSandboxFailed = 125
 
 func newSandboxCmd(a *app) *cobra.Command {
 	var (
@@ -56,8 +56,7 @@ with one, for the layers the run enforced, on stderr after the command.`,
 			return cobra.MinimumNArgs(1)(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			from := a.sandboxCaller()
-			plan, cwd, err := sandboxPlanFromFlags(from, mode, roots, network, dir, protect)
+			plan, cwd, err := sandboxPlanFromFlags(mode, roots, network, dir, protect)
 			if err != nil {
 				return err
 			}
@@ -75,20 +74,14 @@ with one, for the layers the run enforced, on stderr after the command.`,
 				fmt.Fprintf(a.stderr, "docket sandbox: mode=%s network=%t writable=%v read-only=%v\n",
 					plan.Mode, plan.Network, plan.WritableRoots, plan.ReadOnlySubpaths)
 			}
-			ctx := cmd.Context()
-			if a.daemon == nil {
-				var stop context.CancelFunc
-				ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-				defer stop()
-			}
+			// One process per call: no server, no kept walk, nothing that
+			// outlives this call (docs/decisions.md, issue 26).
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
 			out, err := sandbox.Run(ctx, sandbox.Request{
-				Argv:     args,
-				Cwd:      cwd,
-				Plan:     plan,
-				Env:      from.env,
-				Servers:  a.daemon.servers(),
-				GitWalks: a.daemon.walks(plan),
-				Caps:     a.daemon.caps(),
+				Argv: args,
+				Cwd:  cwd,
+				Plan: plan,
 				// The CLI streams everything and keeps little.
 				OutputCap: 1,
 				OnOutput: func(stream string, chunk []byte) {
@@ -139,8 +132,8 @@ with one, for the layers the run enforced, on stderr after the command.`,
 
 // sandboxPlanFromFlags builds the plan the flags describe, with the same
 // writable-roots computation a session uses (workspace.SandboxPlan).
-func sandboxPlanFromFlags(from sandboxCaller, mode string, roots []string, network bool, dir string, protect bool) (events.SandboxPlan, string, error) {
-	cwd, err := from.abs(dir)
+func sandboxPlanFromFlags(mode string, roots []string, network bool, dir string, protect bool) (events.SandboxPlan, string, error) {
+	cwd, err := absDir(dir)
 	if err != nil {
 		return events.SandboxPlan{}, "", usageErrorf("-C %s: %v", dir, err)
 	}
@@ -160,7 +153,7 @@ func sandboxPlanFromFlags(from sandboxCaller, mode string, roots []string, netwo
 	}
 	abs := make([]string, 0, len(roots))
 	for _, r := range roots {
-		a, err := from.abs(r)
+		a, err := filepath.Abs(r)
 		if err != nil {
 			return events.SandboxPlan{}, "", usageErrorf("--writable-root %s: %v", r, err)
 		}
@@ -169,15 +162,23 @@ func sandboxPlanFromFlags(from sandboxCaller, mode string, roots []string, netwo
 		}
 		abs = append(abs, a)
 	}
-	plan := ws.SandboxPlan(policy.SandboxPolicy{Mode: m, WritableRoots: abs, NetworkAccess: network}, cwd, from.getenv("TMPDIR"), protect)
+	plan := ws.SandboxPlan(policy.SandboxPolicy{Mode: m, WritableRoots: abs, NetworkAccess: network}, cwd, os.Getenv("TMPDIR"), protect)
 	if plan.Sandboxed() {
 		plan.Network = network
 		// No configuration here: the built-in limits, and docket's home
 		// kept read-only like in a session.
 		plan.Limits = sandbox.DefaultLimits()
-		if home, err := from.home(); err == nil {
+		if home, err := resolveHome(""); err == nil {
 			plan = ws.ProtectHome(plan, home)
 		}
 	}
 	return plan, cwd, nil
+}
+
+// absDir makes dir absolute; "" is the working directory.
+func absDir(dir string) (string, error) {
+	if dir == "" {
+		return os.Getwd()
+	}
+	return filepath.Abs(dir)
 }

@@ -45,11 +45,6 @@ func usageErrorf(format string, a ...any) error {
 type app struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
-	// caller and daemon are set when the sandbox daemon runs a call for a
-	// client: its working directory and environment, and what the daemon
-	// keeps across calls.
-	caller sandboxCaller
-	daemon *sandboxDaemon
 }
 
 func newRootCmd(a *app) *cobra.Command {
@@ -83,12 +78,6 @@ func newRootCmd(a *app) *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &exitError{code: exitUsage, err: flagError(c, err)}
 	})
-	if a.daemon != nil {
-		// The sandbox daemon runs only `docket sandbox`; building the rest
-		// would cost each call a fifth of a millisecond.
-		root.AddCommand(newSandboxCmd(a))
-		return root
-	}
 	root.AddCommand(
 		newExecCmd(a),
 		newChatCmd(a),
@@ -98,7 +87,6 @@ func newRootCmd(a *app) *cobra.Command {
 		newAuditCmd(a),
 		newExportCmd(a),
 		newSandboxCmd(a),
-		newSandboxDaemonCmd(a),
 		newRulesCmd(a),
 		newFSMCmd(a),
 		newMCPCmd(a),

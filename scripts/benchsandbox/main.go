@@ -1,10 +1,11 @@
 //go:build linux
 
 // Command benchsandbox times the start of a sandboxed `true` in one
-// interleaved run: bare /bin/true, bubblewrap, `docket sandbox`, the
-// in-process sandbox.Run the engine uses (a helper per call, and the
-// session's sandbox server), and Codex's sandbox when it is installed. Run r times every candidate once, in an order rotated by r,
-// before run r+1 starts, so that a burst of load on this shared machine
+// interleaved run: bare /bin/true, bubblewrap, `docket --version` and
+// `docket sandbox` (one process per call), the in-process sandbox.Run the
+// engine uses (a helper per call, and the session's sandbox server), and
+// Codex's sandbox when it is installed. Run r times every candidate once,
+// in an order rotated by r, before run r+1 starts, so that a burst of load on this shared machine
 // hits every candidate alike and ratios taken within one run stay
 // comparable. It prints medians, p10/p90 and ratios to bubblewrap as
 // markdown, then (with -trace) a per-phase breakdown of sandboxed starts
@@ -63,9 +64,6 @@ type options struct {
 	runs, warm, traceRuns int
 	docket, helper, base  string
 	codex, workspace, out string
-	// runtimeDir is the sandbox daemon's directory for this run (its
-	// XDG_RUNTIME_DIR), so the run has a daemon of its own.
-	runtimeDir string
 }
 
 func run() error {
@@ -94,12 +92,6 @@ func run() error {
 		defer func() { _ = os.RemoveAll(d) }()
 		o.workspace = d
 	}
-	rt, err := os.MkdirTemp("", "bsd")
-	if err != nil {
-		return err
-	}
-	o.runtimeDir = rt
-	defer stopDaemons(rt)
 	truebin := "/bin/true"
 	cands, err := candidates(o, truebin)
 	if err != nil {
@@ -165,25 +157,23 @@ func candidates(o options, truebin string) ([]*candidate, error) {
 	} else {
 		fmt.Fprintln(os.Stderr, "bwrap not found (apt-get install bubblewrap): no ratios to bubblewrap")
 	}
-	if o.base != "" {
-		cands = append(cands, sub("before: docket sandbox -s workspace-write", filepath.Join(o.base, "docket"), "sandbox", "-s", "workspace-write", "-C", o.workspace, "--", truebin))
-	}
-	label := "docket sandbox -s workspace-write"
-	if o.base != "" {
-		label = "after: " + label
-	}
-	core := filepath.Join(filepath.Dir(o.docket), "docket-core")
-	if _, err := os.Stat(core); err != nil {
-		// An install without the front: docket is the full binary.
-		cands = append(cands, sub(label, o.docket, "sandbox", "-s", "workspace-write", "-C", o.workspace, "--", truebin))
-	} else {
-		cands = append(cands, sub(strings.Replace(label, "docket sandbox", "docket-core sandbox", 1)+" (one process per call)",
-			core, "sandbox", "-s", "workspace-write", "-C", o.workspace, "--", truebin))
-		front, err := daemonCandidate(o, devnull, label+" (front binary, sandbox daemon)", truebin)
-		if err != nil {
-			return nil, err
+	// `docket sandbox` is one process per call (issue 26): the full
+	// docket's start, then the lean helper. Read-only is `docket sandbox --
+	// true` as a user types it; workspace-write adds the walk for git
+	// directories under its writable roots (the workspace, /tmp, $TMPDIR).
+	// `docket --version` is the full binary's start alone, sandboxing none.
+	for _, inst := range []struct{ prefix, docket string }{{"before: ", filepath.Join(o.base, "docket")}, {"", o.docket}} {
+		if inst.prefix != "" && o.base == "" {
+			continue
 		}
-		cands = append(cands, front)
+		prefix := inst.prefix
+		if prefix == "" && o.base != "" {
+			prefix = "after: "
+		}
+		cands = append(cands,
+			sub(prefix+"docket --version", inst.docket, "--version"),
+			sub(prefix+"docket sandbox (read-only)", inst.docket, "sandbox", "-C", o.workspace, "--", truebin),
+			sub(prefix+"docket sandbox -s workspace-write", inst.docket, "sandbox", "-s", "workspace-write", "-C", o.workspace, "--", truebin))
 	}
 	inproc, err := inProcess(o, truebin)
 	if err != nil {
@@ -416,24 +406,22 @@ func phases(w io.Writer, o options, truebin string) error {
 		return err
 	}
 	defer func() { _ = devnull.Close() }()
-	// The CLI's phases are docket-core's, one process per call: the
-	// daemon's Run takes its environment (and so the trace) from its own
-	// start, not from the call, and a daemon started here would outlive
-	// the run.
-	core := filepath.Join(filepath.Dir(o.docket), "docket-core")
-	if _, err := os.Stat(core); err != nil {
-		core = o.docket // an install from before the front
-	}
-	cli := func() error {
-		mark(file, "cli.spawn")
-		err := spawn(devnull, "", core, []string{core, "sandbox", "-s", "workspace-write", "-C", o.workspace, "--", truebin}, append(os.Environ(), "DOCKET_SANDBOX_DAEMON=off"))
-		mark(file, "cli.exit")
-		return err
+	// The CLI's phases: one docket process per call.
+	cli := func(args ...string) func() error {
+		argv := append([]string{o.docket, "sandbox", "-C", o.workspace}, args...)
+		argv = append(argv, "--", truebin)
+		return func() error {
+			mark(file, "cli.spawn")
+			err := spawn(devnull, "", o.docket, argv, os.Environ())
+			mark(file, "cli.exit")
+			return err
+		}
 	}
 	for _, t := range []struct {
 		name string
 		run  func() error
-	}{{inproc[0].name, inproc[0].run}, {inproc[1].name, inproc[1].run}, {inproc[2].name, inproc[2].run}, {"docket-core sandbox -s workspace-write (one process per call)", cli}} {
+	}{{inproc[0].name, inproc[0].run}, {inproc[1].name, inproc[1].run}, {inproc[2].name, inproc[2].run},
+		{"docket sandbox (read-only)", cli()}, {"docket sandbox -s workspace-write", cli("-s", "workspace-write")}} {
 		if err := os.WriteFile(file, nil, 0o600); err != nil {
 			return err
 		}
@@ -543,46 +531,4 @@ func where(phase string) string {
 		return "helper"
 	}
 	return "docket"
-}
-
-// daemonCandidate is `docket sandbox` as `make build` installs it: the front
-// binary handing the call to the sandbox daemon, started here first (its
-// first call runs in docket-core) and required from then on, so every
-// timed run went through the daemon.
-func daemonCandidate(o options, devnull *os.File, name, truebin string) (*candidate, error) {
-	argv := []string{o.docket, "sandbox", "-s", "workspace-write", "-C", o.workspace, "--", truebin}
-	env := append(os.Environ(), "XDG_RUNTIME_DIR="+o.runtimeDir)
-	if err := spawn(devnull, "", o.docket, argv, env); err != nil {
-		return nil, fmt.Errorf("%s: first call: %w", name, err)
-	}
-	env = append(env, "DOCKET_SANDBOX_DAEMON=require")
-	c := &candidate{name: name, cmd: "DOCKET_SANDBOX_DAEMON=require " + strings.Join(argv, " "),
-		run: func() error { return spawn(devnull, "", o.docket, argv, env) }}
-	deadline := time.Now().Add(30 * time.Second)
-	for c.run() != nil {
-		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("%s: no sandbox daemon serving after 30s", name)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return c, nil
-}
-
-// stopDaemons stops the sandbox daemons this run started (their pids are
-// in their lock files) and removes their directory.
-func stopDaemons(rt string) {
-	locks, _ := filepath.Glob(filepath.Join(rt, "docket", "*.lock"))
-	for _, l := range locks {
-		b, err := os.ReadFile(l)
-		if err != nil {
-			continue
-		}
-		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 0 {
-			_ = syscall.Kill(pid, syscall.SIGTERM)
-			for i := 0; i < 200 && syscall.Kill(pid, 0) == nil; i++ {
-				time.Sleep(25 * time.Millisecond)
-			}
-		}
-	}
-	_ = os.RemoveAll(rt)
 }

@@ -12,10 +12,8 @@ import (
 
 // docketBin is the production binary, built once for the whole package;
 // faultBin is the same binary built with the docketfault tag, whose fault
-// hooks the environment can arm (DOCKET_CRASH_AT, DOCKET_FAULT_LOG);
-// frontBin is the front binary as `make build` installs it, with docketBin
-// beside it as docket-core.
-var docketBin, faultBin, frontBin string
+// hooks the environment can arm (DOCKET_CRASH_AT, DOCKET_FAULT_LOG).
+var docketBin, faultBin string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "docket-e2e-")
@@ -34,33 +32,7 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 	}
-	if err := buildFront(dir); err != nil {
-		fmt.Fprintln(os.Stderr, "build the front binary:", err)
-		os.Exit(1)
-	}
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
-}
-
-// buildFront builds the front binary into dir/front/docket and links the
-// production binary beside it as docket-core.
-func buildFront(dir string) error {
-	front := filepath.Join(dir, "front")
-	if err := os.Mkdir(front, 0o755); err != nil {
-		return err
-	}
-	frontBin = filepath.Join(front, "docket")
-	cc := os.Getenv("CC")
-	if cc == "" {
-		cc = "cc"
-	}
-	// As make build compiles it, warnings included.
-	build := exec.Command(cc, "-O2", "-Wall", "-Wextra", "-Werror", "-o", frontBin, "front/front.c")
-	build.Dir = ".."
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		return err
-	}
-	return os.Link(docketBin, filepath.Join(front, "docket-core"))
 }
