@@ -82,7 +82,7 @@ is left as it was.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			name := args[0]
-			if !mcpServerName.MatchString(name) {
+			if !mcpServerName().MatchString(name) {
 				return usageErrorf("mcp add: server name %q: use letters, digits, - and _", name)
 			}
 			srv := newServer{url: url, bearerTokenEnvVar: bearer}

@@ -11,16 +11,19 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	toml "github.com/pelletier/go-toml/v2"
 )
 
 // mcpServerName is what `docket mcp add` accepts as a server name, as
 // Codex does: it is a bare TOML key and part of qualified tool names.
-var mcpServerName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+var mcpServerName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]+$`) })
 
 // tableHeader matches a TOML table header line, [a.b] or [[a.b]].
-var tableHeader = regexp.MustCompile(`^\s*\[\[?\s*([^\[\]]+?)\s*\]\]?\s*(#.*)?$`)
+var tableHeader = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*\[\[?\s*([^\[\]]+?)\s*\]\]?\s*(#.*)?$`)
+})
 
 // newServer is what `docket mcp add` writes.
 type newServer struct {
@@ -105,7 +108,7 @@ func serverSpan(lines []string, name string) (start, end int, found bool, err er
 	start, end = -1, -1
 	section := []string(nil)
 	for i, l := range lines {
-		if m := tableHeader.FindStringSubmatch(l); m != nil {
+		if m := tableHeader().FindStringSubmatch(l); m != nil {
 			section = headerKey(m[1])
 			in := len(section) >= 2 && section[0] == "mcp_servers" && section[1] == name
 			switch {

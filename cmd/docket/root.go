@@ -7,6 +7,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/docket-engine/docket/states/policy"
 	"github.com/spf13/cobra"
@@ -47,7 +48,10 @@ type app struct {
 	stdout, stderr io.Writer
 }
 
-func newRootCmd(a *app) *cobra.Command {
+// newRootCmd builds the command tree for args. `docket sandbox` gets the
+// root and its own command only: it is one process per call, and building
+// the other fourteen commands and their flags is start-up it never uses.
+func newRootCmd(a *app, args []string) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "docket",
 		Short:         "Docket runs a coding agent's tool calls under a journaled state machine",
@@ -78,6 +82,10 @@ func newRootCmd(a *app) *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &exitError{code: exitUsage, err: flagError(c, err)}
 	})
+	if len(args) > 0 && args[0] == "sandbox" {
+		root.AddCommand(newSandboxCmd(a))
+		return root
+	}
 	root.AddCommand(
 		newExecCmd(a),
 		newChatCmd(a),
@@ -105,7 +113,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // said on a.stderr what went wrong.
 func runApp(ctx context.Context, a *app, args []string) int {
 	stderr := a.stderr
-	root := newRootCmd(a)
+	root := newRootCmd(a, args)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
@@ -126,16 +134,19 @@ func runApp(ctx context.Context, a *app, args []string) int {
 	return exitFailed
 }
 
+// Compiled when a usage error needs them, not at every start.
 var (
-	unknownCommandRE = regexp.MustCompile(`^unknown command "([^"]*)" for "([^"]*)"`)
-	unknownFlagRE    = regexp.MustCompile(`^unknown flag: --([^ =]+)`)
+	unknownCommandRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^unknown command "([^"]*)" for "([^"]*)"`)
+	})
+	unknownFlagRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^unknown flag: --([^ =]+)`) })
 )
 
 // usageLine turns cobra's usage errors into one line; an unknown command
 // gets the nearest command's name as a suggestion.
 func usageLine(root *cobra.Command, err error) string {
 	msg := err.Error()
-	m := unknownCommandRE.FindStringSubmatch(msg)
+	m := unknownCommandRE().FindStringSubmatch(msg)
 	if m == nil {
 		first, _, _ := strings.Cut(msg, "\n")
 		return first
@@ -166,7 +177,7 @@ func usageLine(root *cobra.Command, err error) string {
 // flagError names the command an unknown flag was given to and suggests
 // the nearest flag it has.
 func flagError(c *cobra.Command, err error) error {
-	m := unknownFlagRE.FindStringSubmatch(err.Error())
+	m := unknownFlagRE().FindStringSubmatch(err.Error())
 	if m == nil {
 		return err
 	}

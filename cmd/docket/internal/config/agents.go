@@ -4,6 +4,7 @@ import (
 	"math"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/docket-engine/docket/engine/agentout"
 	"github.com/docket-engine/docket/states/policy"
@@ -18,7 +19,7 @@ func AgentFormats() []string { return agentout.Formats() }
 
 // agentName is what an agent may be called: it names the agent in
 // --agents, in call ids and in messages.
-var agentName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+var agentName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`) })
 
 // checkAgentValues validates the [agents.NAME] tables one layer sets.
 func checkAgentValues(t tree, w where, enum func(key []string, what string, valid []string) error) error {
@@ -26,7 +27,7 @@ func checkAgentValues(t tree, w where, enum func(key []string, what string, vali
 	at, _ := agents.(tree)
 	for _, name := range sortedNames(at) {
 		k := func(sub string) []string { return []string{"agents", name, sub} }
-		if !agentName.MatchString(name) {
+		if !agentName().MatchString(name) {
 			return w.errorf([]string{"agents", name}, "", "%q is not an agent name (letters, digits, - and _, at most 64)", name)
 		}
 		if err := enum(k("format"), "agent output format", AgentFormats()); err != nil {

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/pelletier/go-toml/v2"
 
@@ -36,7 +37,7 @@ func fileDecodeError(path string, err error) *Error {
 		line, _ := de.Position()
 		key := []string(de.Key())
 		msg := strings.TrimPrefix(de.Error(), "toml: ")
-		if m := typeMismatch.FindStringSubmatch(msg); m != nil {
+		if m := typeMismatch().FindStringSubmatch(msg); m != nil {
 			msg = fmt.Sprintf("wrong type: want %s, got a TOML %s", describeType(m[2]), m[1])
 		} else if len(key) == 0 {
 			msg = "invalid TOML: " + msg
@@ -46,7 +47,9 @@ func fileDecodeError(path string, err error) *Error {
 	return &Error{Source: path, Msg: err.Error(), Err: err}
 }
 
-var typeMismatch = regexp.MustCompile(`^cannot decode TOML (\w+) into .* of type (\S+)$`)
+var typeMismatch = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^cannot decode TOML (\w+) into .* of type (\S+)$`)
+})
 
 func describeType(t string) string {
 	switch {
