@@ -46,6 +46,7 @@ func newHoleCaller(t *testing.T) *holeCaller {
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
 		switch name {
+		// The removed front's switches too: the caller must not turn it off.
 		case "XDG_RUNTIME_DIR", "TMPDIR", "DOCKET_SANDBOX_DAEMON", "DOCKET_SANDBOX_DAEMON_IDLE", roleEnv, callerEnv:
 			continue
 		}
