@@ -73,9 +73,8 @@
 //
 // The package also owns process handling (own session and process group,
 // stdin from /dev/null for Run, timeout with SIGTERM then SIGKILL, output capture
-// with head-and-tail caps streamed to a callback), environment filtering,
-// the denial classifier (ClassifyAt), output shaping for the model
-// (ShapeForModel) and the macOS Seatbelt profile text (SeatbeltProfile),
+// with head-and-tail caps streamed to a callback), environment filtering
+// and the macOS Seatbelt profile text (SeatbeltProfile),
 // which DESIGN asks for and the tests check as text; no binary runs on
 // macOS yet, so deadcode lists it as unreachable on purpose.
 //

@@ -14,21 +14,6 @@ const (
 	ModeNone           = events.SandboxNone
 )
 
-// Layer names reported in events.ExecOutcome.Layers. Landlock is reported as
-// "landlock:vN" with the ABI actually used.
-const (
-	LayerSeccomp = "seccomp"
-	LayerCaps    = "caps" // the command holds no capability, bounding set included
-	LayerUserNS  = "userns"
-	LayerMountNS = "mountns"
-	LayerPIDNS   = "pidns"
-	LayerNetNS   = "netns"
-	// LayerIPCNS: SysV IPC and POSIX message queues of the sandbox's own.
-	LayerIPCNS = "ipcns"
-	// LayerUTSNS: a host name of the sandbox's own.
-	LayerUTSNS = "utsns"
-)
-
 // Defaults used when the corresponding Request field is zero.
 const (
 	DefaultKillGrace = 2 * time.Second

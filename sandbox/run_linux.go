@@ -16,7 +16,7 @@ import (
 // Run runs req.Argv under req.Plan and reports what happened. A command that
 // fails (non-zero exit, killed, timed out, not found) is an outcome, not an
 // error. Denial is left empty: whether a failure was the sandbox's doing is
-// the caller's call (the engine asks ClassifyAt, once). The error is non-nil only when the command could not be run as
+// the caller's call (the engine asks policy.ClassifyDenial, once). The error is non-nil only when the command could not be run as
 // asked: an *UnavailableError when the plan needs a layer this machine
 // cannot give (the command did not run), or a wrapped context error when ctx
 // ended the run (the outcome then says how far it got).
