@@ -154,13 +154,11 @@ func (sv *serverState) initThread(r *readyInit) {
 		}
 	}
 	if !spec.Network {
-		var fresh []string
-		for _, s := range spec.UnixSockets {
-			if !sv.sockets[s] {
-				fresh = append(fresh, s)
-			}
-		}
-		if err := coverSockets(fresh); err != nil {
+		// Every socket the call found, not only those bound since the
+		// server started: one the server covered may have been unlinked on
+		// the host since (which takes the cover away) and bound again.
+		// A socket still covered is /dev/null here and is skipped.
+		if err := coverSockets(spec.UnixSockets); err != nil {
 			refuse(layerProtectedPaths, err)
 			return
 		}

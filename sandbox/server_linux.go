@@ -46,11 +46,15 @@ type serverMessage struct {
 	fds   []int
 }
 
-// serverKey names what a server built: every field of the base spec, and
-// which directory (device and inode) each writable root is. A root removed
-// and made again is another directory: the server's layout holds the old
-// one, so the plan gets a new server.
+// serverKey names what a server built: every field of the base spec but
+// the host's unix sockets, and which directory (device and inode) each
+// writable root is. A root removed and made again is another directory:
+// the server's layout holds the old one, so the plan gets a new server.
+// The sockets are not the plan's: any program on the host binds and closes
+// them, and each command covers the ones its call found (server_init_linux.go),
+// so keying on them started a server whenever a socket came or went.
 func serverKey(base helperSpec) string {
+	base.UnixSockets = nil
 	b, _ := json.Marshal(base) // a struct of strings, bools and bytes: cannot fail
 	h := sha256.New()
 	h.Write(b)

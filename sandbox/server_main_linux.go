@@ -25,8 +25,6 @@ type serverState struct {
 	sock    int
 	abi     int
 	lastCap int
-	// sockets are the host's unix sockets covered in the base layout.
-	sockets map[string]bool
 	sendMu  sync.Mutex
 
 	readyMu   sync.Mutex
@@ -91,10 +89,6 @@ func (sv *serverState) setup() error {
 	}
 	if err != nil {
 		return &layerError{layer: LayerMountNS, err: err}
-	}
-	sv.sockets = map[string]bool{}
-	for _, s := range sv.spec.UnixSockets {
-		sv.sockets[s] = true
 	}
 	// Each command gets a ruleset of its own (its devpts is its own); one
 	// built here checks Landlock and fixes the ABI the layers name.
