@@ -68,9 +68,9 @@ type Request struct {
 	// writable roots between runs (see GitWalkCache) instead of walking on
 	// every run. A session keeps one and closes it at its end.
 	GitWalks *GitWalkCache
-	// Servers, when set, runs sandboxed commands through the session's
-	// sandbox servers (see Servers) instead of starting a helper for each.
-	Servers *Servers
+	// Launcher starts the sandboxed command: the session's *Servers, or
+	// PerCall (a helper for this call); nil means PerCall. See Launcher.
+	Launcher Launcher
 
 	// trace records the phases of a sandboxed start when TraceEnv is set.
 	trace *tracer

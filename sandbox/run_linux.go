@@ -48,14 +48,6 @@ func Run(ctx context.Context, req Request) (events.ExecOutcome, error) {
 	return runSandboxed(ctx, req, p)
 }
 
-// prepared is a Request checked and resolved for launching.
-type prepared struct {
-	plan events.SandboxPlan
-	cwd  string   // absolute working directory
-	env  []string // the command's filtered environment
-	path string   // the resolved executable
-}
-
 // prepare normalises the plan, resolves the working directory, filters the
 // environment and looks the command up; a command that cannot be found is
 // a *commandError.
@@ -134,26 +126,26 @@ func normalizePlan(p events.SandboxPlan) (events.SandboxPlan, error) {
 	return p, nil
 }
 
-// runSandboxed starts the helper with the strongest namespace setup the
-// machine allows, falling back to weaker ones only where the plan permits
-// and only on a refusal that came before the command could exist: clone
-// refusing the namespaces, or the helper's setup pipe (closed before the
-// command starts) saying the mount namespace could not be built. Each
-// fallback is recorded in the outcome.
+// runSandboxed builds the call's spec and hands it to req's launcher.
 func runSandboxed(ctx context.Context, req Request, p prepared) (events.ExecOutcome, error) {
 	var out events.ExecOutcome
-	plan := p.plan
 	caps, helper, spec, err := helperSetup(req, p)
 	if err != nil {
 		return out, err
 	}
-	if req.Servers != nil && (caps.Root || caps.UserNamespaces) {
-		// The strongest setup namespaceAttempts would try first, made once
-		// per session and plan by the server.
-		if out, ok, err := runViaServer(ctx, req, p, spec, caps.Root); ok {
-			return out, err
-		}
-	}
+	return launcherOf(req).launch(ctx, call{req: req, p: p, caps: caps, helper: helper, spec: spec})
+}
+
+// launch starts a helper for the call with the strongest namespace setup
+// the machine allows, falling back to weaker ones only where the plan
+// permits and only on a refusal that came before the command could exist:
+// clone refusing the namespaces, or the helper's setup pipe (closed before
+// the command starts) saying the mount namespace could not be built. Each
+// fallback is recorded in the outcome.
+func (PerCall) launch(ctx context.Context, c call) (events.ExecOutcome, error) {
+	var out events.ExecOutcome
+	req, p, caps, helper, spec := c.req, c.p, c.caps, c.helper, c.spec
+	plan := p.plan
 	var lastErr error
 	var fallbacks []string
 	for _, ns := range namespaceAttempts(caps, plan.Network) {

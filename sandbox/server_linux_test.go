@@ -25,7 +25,7 @@ func viaServers(t testing.TB) (*Servers, func(context.Context, Request) (events.
 	s := &Servers{Binary: testBinary(t)}
 	t.Cleanup(func() { _ = s.Close() })
 	return s, func(ctx context.Context, req Request) (events.ExecOutcome, error) {
-		req.Servers = s
+		req.Launcher = s
 		return Run(ctx, req)
 	}
 }

@@ -86,7 +86,7 @@ with one, for the layers the run enforced, on stderr after the command.`,
 				Cwd:      cwd,
 				Plan:     plan,
 				Env:      from.env,
-				Servers:  a.daemon.servers(),
+				Launcher: a.daemon.servers(),
 				GitWalks: a.daemon.walks(plan),
 				Caps:     a.daemon.caps(),
 				// The CLI streams everything and keeps little.
