@@ -39,7 +39,7 @@ type call struct {
 	p      prepared
 	caps   Capabilities
 	helper string
-	spec   helperSpec
+	spec   Spec
 }
 
 // prepared is a Request checked and resolved for launching.

@@ -182,9 +182,10 @@ func binariesHint(bins []string) string {
 }
 
 // helperSetup checks that the machine can enforce a sandboxed plan and
-// returns its capabilities, the helper binary and the helper spec, without
-// namespaces yet.
-func helperSetup(req Request, p prepared) (Capabilities, string, helperSpec, error) {
+// returns its capabilities, the helper binary and the call's spec, without
+// namespaces yet: what the host says is read here, once (hostFacts), and
+// the spec built from it and the plan alone (specFor).
+func helperSetup(req Request, p prepared) (Capabilities, string, Spec, error) {
 	plan := p.plan
 	caps := req.Caps
 	if caps == nil {
@@ -196,13 +197,13 @@ func helperSetup(req Request, p prepared) (Capabilities, string, helperSpec, err
 	noProtect := plan
 	noProtect.RequireProtectedPaths = false
 	if err := caps.Check(noProtect); err != nil {
-		return *caps, "", helperSpec{}, err
+		return *caps, "", Spec{}, err
 	}
 	helper := req.HelperPath
 	if helper == "" {
 		exe, err := DefaultHelperPath()
 		if err != nil {
-			return *caps, "", helperSpec{}, err
+			return *caps, "", Spec{}, err
 		}
 		helper = exe
 	}
@@ -210,34 +211,24 @@ func helperSetup(req Request, p prepared) (Capabilities, string, helperSpec, err
 	if filter == nil {
 		f, err := buildSeccompFilter(plan.Network)
 		if err != nil {
-			return *caps, "", helperSpec{}, &UnavailableError{Missing: []string{LayerSeccomp}, Hint: hintSeccomp, Err: err}
+			return *caps, "", Spec{}, &UnavailableError{Missing: []string{LayerSeccomp}, Hint: hintSeccomp, Err: err}
 		}
 		filter = f
 		req.trace.mark("seccomp.compile")
 	}
-	spec := helperSpec{V: specVersion, Mode: plan.Mode, Network: plan.Network, Cwd: p.cwd, Path: p.path, Seccomp: filter}
+	facts := hostFacts{cwd: p.cwd, path: p.path, seccomp: filter}
 	if plan.Mode == ModeWorkspaceWrite {
 		for _, r := range plan.WritableRoots {
 			if st, err := os.Stat(r); err == nil && st.IsDir() {
-				spec.Writable = append(spec.Writable, r)
-			}
-		}
-		for _, p := range plan.ReadOnlySubpaths {
-			if underAny(p, spec.Writable) {
-				spec.Protected = append(spec.Protected, p)
+				facts.roots = append(facts.roots, r)
 			}
 		}
 	}
 	exe, _ := os.Executable()
-	var absent []string
-	spec.Binaries, absent = docketBinaries(helper, exe, spec.Writable)
-	for _, p := range absent {
-		if !contains(spec.Protected, p) {
-			spec.Protected = append(spec.Protected, p)
-		}
-	}
+	facts.binaries, facts.absentBinaries = docketBinaries(helper, exe, facts.roots)
 	req.trace.mark("plan")
-	addFSAndLimitsWith(&spec, plan, req.GitWalks, req.trace)
+	readHostFacts(&facts, plan, req.GitWalks, req.trace)
+	spec := specFor(plan, facts)
 	return *caps, helper, spec, nil
 }
 
@@ -285,7 +276,7 @@ func (e *retryableError) Unwrap() error { return e.err }
 // a clone refusal, or a mount namespace failure reported on the setup pipe,
 // is retryable: both come before the command exists. Anything after the
 // helper reported its layers is this call's outcome or error.
-func launchHelper(ctx context.Context, req Request, helper string, spec helperSpec, env []string) (events.ExecOutcome, error) {
+func launchHelper(ctx context.Context, req Request, helper string, spec Spec, env []string) (events.ExecOutcome, error) {
 	var out events.ExecOutcome
 	spec, release, err := holdPlaceholders(req, spec)
 	if err != nil {
@@ -404,7 +395,7 @@ func launchHelper(ctx context.Context, req Request, helper string, spec helperSp
 // holdPlaceholders makes placeholders for the spec's missing protected
 // paths and returns the spec binding what could be held, plus the release to
 // call once the sandbox has exited (a no-op when req.Placeholders keeps them).
-func holdPlaceholders(req Request, spec helperSpec) (helperSpec, func(), error) {
+func holdPlaceholders(req Request, spec Spec) (Spec, func(), error) {
 	release := func() {}
 	if len(spec.Protected) == 0 {
 		return spec, release, nil

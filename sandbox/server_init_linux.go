@@ -37,7 +37,7 @@ func (sv *serverState) run(cmd serverCommand, fds []int) {
 // initJob is one command for an init.
 type initJob struct {
 	cmd  serverCommand
-	spec helperSpec
+	spec Spec
 	fds  []int
 }
 
@@ -333,7 +333,7 @@ type rlimitSpec struct {
 // RLIMIT_NPROC only in a user namespace of the server's own, where it
 // counts only the sandbox (outside one it would count every process of
 // the uid on the host).
-func commandRlimits(spec helperSpec) []rlimitSpec {
+func commandRlimits(spec Spec) []rlimitSpec {
 	var out []rlimitSpec
 	l := spec.Limits
 	if l.CPUSeconds > 0 {

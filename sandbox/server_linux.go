@@ -53,7 +53,7 @@ type serverMessage struct {
 // The sockets are not the plan's: any program on the host binds and closes
 // them, and each command covers the ones its call found (server_init_linux.go),
 // so keying on them started a server whenever a socket came or went.
-func serverKey(base helperSpec) string {
+func serverKey(base Spec) string {
 	base.UnixSockets = nil
 	b, _ := json.Marshal(base) // a struct of strings, bools and bytes: cannot fail
 	h := sha256.New()
@@ -70,21 +70,20 @@ func serverKey(base helperSpec) string {
 // serverBase is spec without anything one command brings: what a server
 // for it builds once. Without root the server's namespaces are made
 // through a user namespace, as the helper's are.
-func serverBase(spec helperSpec, root bool) helperSpec {
+func serverBase(spec Spec, root bool) Spec {
 	b := spec
 	b.Server = true
 	b.NS = namespaces{User: !root, Mount: true, Net: !spec.Network, IPC: true, UTS: true}
-	b.Cwd, b.Path = "", ""
-	b.Protected, b.Scanned = nil, nil
-	b.UnixSocketsPartial, b.GitScan = false, ""
-	b.Limits = limitsSpec{}
+	// The host's sockets known now are covered in the server's layout
+	// (each command covers what its call finds, see server_init_linux.go).
+	b.callSpec = callSpec{UnixSockets: spec.UnixSockets}
 	b.LoaderEnv, b.Trace, b.Init, b.Layers = nil, false, false, nil
 	return b
 }
 
 // get returns the running server for base, starting one when there is
 // none (or the last one died).
-func (s *Servers) get(req Request, base helperSpec) (*server, error) {
+func (s *Servers) get(req Request, base Spec) (*server, error) {
 	key := serverKey(base)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -185,7 +184,7 @@ func (s *Servers) retireAllLocked() {
 
 // startServer starts a server for base and waits until it has built the
 // session's namespaces.
-func startServer(req Request, binary string, base helperSpec) (*server, error) {
+func startServer(req Request, binary string, base Spec) (*server, error) {
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox server: socketpair: %w", err)

@@ -384,7 +384,7 @@ func spawnTestInit(t *testing.T, f *fixture, argv []string, give bool) (int, ini
 		if r.err = unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); r.err != nil {
 			return
 		}
-		spec := helperSpec{Writable: []string{f.W}}
+		spec := Spec{Writable: []string{f.W}}
 		ruleset, _, err := landlockRuleset(spec)
 		if err != nil {
 			r.err = err

@@ -21,7 +21,7 @@ import (
 
 // serverState is what the server keeps for the session.
 type serverState struct {
-	spec    helperSpec
+	spec    Spec
 	sock    int
 	abi     int
 	lastCap int
@@ -35,7 +35,7 @@ type serverState struct {
 
 // serveSandbox runs the server until docket closes its socket, and returns
 // the exit status.
-func serveSandbox(spec helperSpec) int {
+func serveSandbox(spec Spec) int {
 	sv := &serverState{spec: spec, sock: serverFD}
 	sv.readyCond = sync.NewCond(&sv.readyMu)
 	if _, err := unix.FcntlInt(serverFD, unix.F_GETFD, 0); err != nil {
@@ -116,14 +116,11 @@ func (sv *serverState) send(r serverReply, fds ...int) error {
 
 // commandSpec is the session's spec with one command's fields, checked as
 // the helper checks its own.
-func (sv *serverState) commandSpec(cmd serverCommand, nfds int) (helperSpec, error) {
+func (sv *serverState) commandSpec(cmd serverCommand, nfds int) (Spec, error) {
 	s := sv.spec
 	s.Server = false
 	s.NS.PID = true
-	s.Path, s.Cwd = cmd.Path, cmd.Cwd
-	s.Protected, s.Scanned = cmd.Protected, cmd.Scanned
-	s.UnixSockets, s.UnixSocketsPartial = cmd.UnixSockets, cmd.UnixSocketsPartial
-	s.GitScan, s.Limits = cmd.GitScan, cmd.Limits
+	s.callSpec = cmd.callSpec
 	if nfds != 4+cmd.Cgroups || cmd.Cgroups < 0 || cmd.Cgroups > 4 {
 		return s, fmt.Errorf("command %d: %d descriptors for %d cgroup files", cmd.ID, nfds, cmd.Cgroups)
 	}
@@ -140,7 +137,7 @@ func (sv *serverState) commandSpec(cmd serverCommand, nfds int) (helperSpec, err
 
 // layers lists what one command's init enforces, in the order the helper
 // reports them.
-func (sv *serverState) layers(spec helperSpec, devpts bool, done uint32) []string {
+func (sv *serverState) layers(spec Spec, devpts bool, done uint32) []string {
 	l := []string{fmt.Sprintf("landlock:v%d", sv.abi), LayerSeccomp, LayerCaps}
 	if spec.NS.User {
 		l = append(l, LayerUserNS)

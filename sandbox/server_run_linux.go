@@ -31,7 +31,7 @@ func (s *Servers) launch(ctx context.Context, c call) (events.ExecOutcome, error
 // cannot be one, the namespaces were refused): the caller then starts a
 // helper of the command's own, which is as strong. Once a server took
 // the command, any failure is this call's error, never a weaker retry.
-func (s *Servers) runViaServer(ctx context.Context, req Request, p prepared, spec helperSpec, root bool) (out events.ExecOutcome, ok bool, err error) {
+func (s *Servers) runViaServer(ctx context.Context, req Request, p prepared, spec Spec, root bool) (out events.ExecOutcome, ok bool, err error) {
 	base := serverBase(spec, root)
 	sv, err := s.get(req, base)
 	req.trace.mark("server.get")
@@ -107,7 +107,7 @@ func (s *Servers) runViaServer(ctx context.Context, req Request, p prepared, spe
 }
 
 // runOnServer sends the command with its streams and waits for its end.
-func runOnServer(ctx context.Context, req Request, sv *server, spec helperSpec, env []string, cgFiles []*os.File) (events.ExecOutcome, error) {
+func runOnServer(ctx context.Context, req Request, sv *server, spec Spec, env []string, cgFiles []*os.File) (events.ExecOutcome, error) {
 	var out events.ExecOutcome
 	// Every descriptor handed over is ours to close once sent.
 	var handed []*os.File
@@ -145,11 +145,11 @@ func runOnServer(ctx context.Context, req Request, sv *server, spec helperSpec, 
 	for _, f := range cgFiles {
 		fds = append(fds, int(f.Fd()))
 	}
-	cmd := serverCommand{Path: spec.Path, Argv: req.Argv, Env: env, Cwd: spec.Cwd,
-		Protected: spec.Protected, Scanned: spec.Scanned, UnixSockets: spec.UnixSockets,
-		UnixSocketsPartial: spec.UnixSocketsPartial, GitScan: spec.GitScan,
-		Limits:  limitsSpec{CPUSeconds: spec.Limits.CPUSeconds, FileSizeBytes: spec.Limits.FileSizeBytes, Cgroup: spec.Limits.Cgroup},
-		Cgroups: len(cgFiles), NoLifeline: lifelineDisabled()}
+	cs := spec.callSpec
+	// The cgroup files travel as descriptors, and a command of a server
+	// has no RLIMIT_NPROC (its user namespace is the session's).
+	cs.Limits = limitsSpec{CPUSeconds: spec.Limits.CPUSeconds, FileSizeBytes: spec.Limits.FileSizeBytes, Cgroup: spec.Limits.Cgroup}
+	cmd := serverCommand{callSpec: cs, Argv: req.Argv, Env: env, Cgroups: len(cgFiles), NoLifeline: lifelineDisabled()}
 	start := time.Now()
 	req.trace.mark("spawn.prepare")
 	id, call, err := sv.send(cmd, fds)

@@ -20,20 +20,14 @@ const serverFD = 3
 // order: stdin, stdout, stderr, the exit pipe's write end, then one
 // cgroup file per Cgroups.
 type serverCommand struct {
-	ID   uint64   `json:"id"`
-	Path string   `json:"path"`
-	Argv []string `json:"argv"`
-	Env  []string `json:"env"`
-	Cwd  string   `json:"cwd"`
-	// Protected are bound read-only in the command's own mount namespace;
-	// Scanned are those the git walk found (skipped if they vanished).
-	Protected          []string   `json:"protected,omitempty"`
-	Scanned            []string   `json:"scanned,omitempty"`
-	UnixSockets        []string   `json:"unix_sockets,omitempty"`
-	UnixSocketsPartial bool       `json:"unix_sockets_partial,omitempty"`
-	GitScan            string     `json:"git_scan,omitempty"`
-	Limits             limitsSpec `json:"limits"`
-	Cgroups            int        `json:"cgroups,omitempty"`
+	ID uint64 `json:"id"`
+	// callSpec is the command's part of the call's Spec, encoded as this
+	// message's own fields: Protected are bound read-only in the command's
+	// own mount namespace, Scanned skipped if they vanished.
+	callSpec
+	Argv    []string `json:"argv"`
+	Env     []string `json:"env"`
+	Cgroups int      `json:"cgroups,omitempty"`
 	// NoLifeline asks the init not to end the command when docket goes
 	// (lifelineDisabled); a server honours it only in the docketfault build.
 	NoLifeline bool `json:"no_lifeline,omitempty"`
