@@ -63,7 +63,7 @@
 // PerCall starts the helper above for each call; Servers keeps a session's
 // sandbox servers: the helper started once per plan, which builds the
 // plan's namespaces and mount layout and clones each command's init (C,
-// server_spawn_linux.c) from there, with a PID, IPC and mount namespace, a
+// sandbox/internal/initc) from there, with a PID, IPC and mount namespace, a
 // devpts, a Landlock domain and a seccomp filter of its own, confined
 // before the command is handed to it; the command starts only after docket
 // has the layers. Servers falls back to PerCall where the machine cannot

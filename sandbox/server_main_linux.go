@@ -9,13 +9,15 @@ import (
 	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/docket-engine/docket/sandbox/internal/initc"
 )
 
 // The sandbox server: a helper started once per session and plan, in the
 // mount, network, IPC and UTS namespaces docket created for it, that has
 // built the plan's mount layout and forks each command's init from there.
 // Each command still gets a PID and IPC namespace, a mount namespace, a
-// Landlock domain and a seccomp filter of its own (server_spawn_linux.c);
+// Landlock domain and a seccomp filter of its own (sandbox/internal/initc);
 // what the commands share is what the plan gives them all (the layout of
 // the roots, the empty network namespace, the host name).
 
@@ -78,7 +80,7 @@ func serveSandbox(spec Spec) int {
 // (without the per-command paths), the Landlock ruleset, the capability
 // count.
 func (sv *serverState) setup() error {
-	if !serverCanSpawn {
+	if !initc.CanSpawn {
 		return &layerError{layer: "server", err: errors.New("this binary was built without cgo")}
 	}
 	// The layers each command gets are its own (see layers).
@@ -160,13 +162,13 @@ func (sv *serverState) layers(spec Spec, devpts bool, done uint32) []string {
 	if devpts {
 		l = append(l, LayerDevpts)
 	}
-	if done&statusCgroup != 0 && spec.Limits.Cgroup != "" {
+	if done&initc.StatusCgroup != 0 && spec.Limits.Cgroup != "" {
 		l = append(l, spec.Limits.Cgroup)
 	}
 	var set []string
 	for i, r := range commandRlimits(spec) {
-		if done&(statusRlimit0<<i) != 0 {
-			set = append(set, r.name)
+		if done&(initc.StatusRlimit0<<i) != 0 {
+			set = append(set, r.Name)
 		}
 	}
 	if len(set) > 0 {
