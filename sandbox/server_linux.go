@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/docket-engine/docket/sandbox/internal/wire"
 )
 
 // server is one running sandbox server, from docket's side.
@@ -190,7 +192,7 @@ func startServer(req Request, binary string, base Spec) (*server, error) {
 		return nil, fmt.Errorf("sandbox server: socketpair: %w", err)
 	}
 	// A command's argv and environment travel as one datagram.
-	_ = unix.SetsockoptInt(fds[0], unix.SOL_SOCKET, unix.SO_SNDBUFFORCE, maxServerMessage+64<<10)
+	_ = unix.SetsockoptInt(fds[0], unix.SOL_SOCKET, unix.SO_SNDBUFFORCE, wire.MaxMessage+64<<10)
 	peer := os.NewFile(uintptr(fds[1]), "sandbox-server")
 	defer func() { _ = peer.Close() }() // the server has its copy; ours must go for EOF to mean the server is gone
 	bin, err := openHelperBinary(req.Caps, binary)
@@ -244,8 +246,8 @@ func startServer(req Request, binary string, base Spec) (*server, error) {
 	_ = peer.Close() // the server has its copy; ours must go for EOF to mean the server is gone
 	var first serverReply
 	buf := make([]byte, 64<<10)
-	oob := make([]byte, unix.CmsgSpace(maxServerFDs*4))
-	got, err := recvMessage(sv.sock, buf, oob, &first)
+	oob := make([]byte, wire.OOBSpace())
+	got, err := wire.Recv(sv.sock, buf, oob, &first)
 	closeFDs(got)
 	switch {
 	case err != nil:
@@ -267,7 +269,7 @@ func startServer(req Request, binary string, base Spec) (*server, error) {
 func (sv *server) read(buf, oob []byte) {
 	for {
 		var r serverReply
-		fds, err := recvMessage(sv.sock, buf, oob, &r)
+		fds, err := wire.Recv(sv.sock, buf, oob, &r)
 		if err != nil {
 			sv.fail(fmt.Errorf("sandbox server: %w", err))
 			return
@@ -345,7 +347,7 @@ func (sv *server) send(cmd serverCommand, fds []int) (uint64, *serverCall, error
 	sv.mu.Unlock()
 	cmd.ID = id
 	sv.sendMu.Lock()
-	err := sendMessage(sv.sock, cmd, fds...)
+	err := wire.Send(sv.sock, cmd, fds...)
 	sv.sendMu.Unlock()
 	if err != nil {
 		sv.forget(id)

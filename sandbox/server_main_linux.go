@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/docket-engine/docket/sandbox/internal/initc"
+	"github.com/docket-engine/docket/sandbox/internal/wire"
 )
 
 // The sandbox server: a helper started once per session and plan, in the
@@ -58,12 +59,12 @@ func serveSandbox(spec Spec) int {
 		return exitSetup
 	}
 	sv.prepare()
-	buf := make([]byte, maxServerMessage)
-	oob := make([]byte, unix.CmsgSpace(maxServerFDs*4))
+	buf := make([]byte, wire.MaxMessage)
+	oob := make([]byte, wire.OOBSpace())
 	for {
 		var cmd serverCommand
-		fds, err := recvMessage(sv.sock, buf, oob, &cmd)
-		if errors.Is(err, errPeerGone) || errors.Is(err, unix.EBADF) || errors.Is(err, unix.ECONNRESET) {
+		fds, err := wire.Recv(sv.sock, buf, oob, &cmd)
+		if errors.Is(err, wire.ErrPeerGone) || errors.Is(err, unix.EBADF) || errors.Is(err, unix.ECONNRESET) {
 			// docket is gone. Each init watches its exit pipe and takes
 			// its namespace down on its own.
 			return 0
@@ -113,7 +114,7 @@ func (sv *serverState) setup() error {
 func (sv *serverState) send(r serverReply, fds ...int) error {
 	sv.sendMu.Lock()
 	defer sv.sendMu.Unlock()
-	return sendMessage(sv.sock, r, fds...)
+	return wire.Send(sv.sock, r, fds...)
 }
 
 // commandSpec is the session's spec with one command's fields, checked as
