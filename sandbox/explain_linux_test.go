@@ -52,7 +52,7 @@ func testNames(t *testing.T) []string {
 	return names
 }
 
-// TestLayerWordsNameRealAttacks keeps every claim in layerWords tied to an
+// TestLayerWordsNameRealAttacks keeps every claim in layers.All tied to an
 // attack the escape suite runs: a proof that names no case or test fails.
 func TestLayerWordsNameRealAttacks(t *testing.T) {
 	known := testNames(t)
