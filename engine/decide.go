@@ -8,7 +8,6 @@ import (
 
 	"github.com/docket-engine/docket/engine/rulesfile"
 	"github.com/docket-engine/docket/events"
-	"github.com/docket-engine/docket/sandbox"
 	"github.com/docket-engine/docket/states"
 	"github.com/docket-engine/docket/states/approval"
 	"github.com/docket-engine/docket/states/cmdsafety"
@@ -221,7 +220,7 @@ func (d *Decider) RetryAllowed(p *PreparedCall) (bool, string) {
 // whatever a runner reports is cleared), so a replay with a changed
 // classifier shows the difference at the exec_outcome record.
 func (d *Decider) Classify(out events.ExecOutcome, plan events.SandboxPlan, cwd string) *events.DenialEvidence {
-	return sandbox.ClassifyAt(out, plan, cwd)
+	return policy.ClassifyDenial(out, plan, cwd)
 }
 
 // Parsed splits a simple shell script into its commands, for display.

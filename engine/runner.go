@@ -49,10 +49,10 @@ type ProcessRunner struct {
 	// under the writable roots between calls (sandbox.GitWalkCache); its
 	// owner closes it at the end of the session.
 	GitWalks *sandbox.GitWalkCache
-	// Servers, when set, runs sandboxed calls through the session's
-	// sandbox servers (sandbox.Servers); its owner closes it at the end of
-	// the session.
-	Servers *sandbox.Servers
+	// Launcher starts the sandboxed calls: the session's sandbox servers
+	// (a *sandbox.Servers, whose owner closes it at the end of the
+	// session), or nil for a helper per call (sandbox.PerCall).
+	Launcher sandbox.Launcher
 
 	// probeOnce fills probed when Caps is nil: a probe builds two seccomp
 	// filters (about 0.7 ms), and both Check and sandbox.Run would
@@ -112,7 +112,7 @@ func (r *ProcessRunner) Run(ctx context.Context, req RunRequest) (events.ExecOut
 	sr := sandbox.Request{Cwd: req.Cwd, Env: r.Env, KeepSecretEnv: r.KeepSecretEnv, Plan: req.Sandbox,
 		Timeout: time.Duration(req.TimeoutMs) * time.Millisecond, OutputCap: req.OutputCap,
 		OnOutput: req.OnOutput, HelperPath: helper, Caps: r.Caps, PlaceholderRecords: r.PlaceholderRecords,
-		GitWalks: r.GitWalks, Servers: r.Servers}
+		GitWalks: r.GitWalks, Launcher: r.Launcher}
 	if req.Sandbox.Sandboxed() {
 		sr.Caps = r.caps()
 	}

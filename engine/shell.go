@@ -10,7 +10,6 @@ import (
 
 	"github.com/docket-engine/docket/engine/model"
 	"github.com/docket-engine/docket/events"
-	"github.com/docket-engine/docket/sandbox"
 )
 
 // DefaultShellTimeoutMs is the shell tool's time limit when the model gives
@@ -159,6 +158,6 @@ func shapeExec(o events.ExecOutcome, max int64) (string, bool) {
 		b.WriteString("Output was truncated at capture.\n")
 	}
 	b.WriteString("Output:\n")
-	b.WriteString(sandbox.ShapeForModel(strings.ToValidUTF8(o.Output, "\uFFFD"), int(max)))
+	b.WriteString(shapeForModel(strings.ToValidUTF8(o.Output, "\uFFFD"), int(max)))
 	return b.String(), o.ExitCode == 0 && !o.TimedOut && o.Signal == ""
 }

@@ -83,11 +83,3 @@ func BenchmarkRunTrueLeanHelperWorkspaceWriteFreshPlaceholders(b *testing.B) {
 		}
 	}
 }
-
-func BenchmarkClassify(b *testing.B) {
-	out := events.ExecOutcome{ExitCode: 1, Stderr: "touch: cannot touch '/etc/x': Permission denied\n"}
-	plan := events.SandboxPlan{Mode: ModeWorkspaceWrite, WritableRoots: []string{"/w"}}
-	for b.Loop() {
-		Classify(out, plan)
-	}
-}

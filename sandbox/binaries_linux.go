@@ -105,7 +105,7 @@ func docketBinaries(helper, exe string, writable []string) (present, absent []st
 // directory between its root and the file becomes a mount point (rename
 // and rmdir refuse to move one: EBUSY), and the file is bound read-only
 // over itself (writes give EROFS; unlink and rename over it, EBUSY).
-func protectBinaries(spec helperSpec) error {
+func protectBinaries(spec Spec) error {
 	pinned := map[string]bool{}
 	for _, b := range spec.Binaries {
 		root := innermostRoot(b, spec.Writable)

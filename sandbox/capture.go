@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"sync"
+
+	"github.com/docket-engine/docket/internal/elide"
 )
 
 // headTail keeps the first and the last bytes of a stream within a cap,
@@ -72,9 +74,9 @@ func (h *headTail) String() string {
 	if !h.truncated() {
 		return string(h.head) + string(tail)
 	}
-	head := trimRuneEnd(string(h.head))
-	t := trimRuneStart(string(tail))
-	return head + elisionMarker(h.total-int64(len(head))-int64(len(t))) + t
+	head := elide.TrimRuneEnd(string(h.head))
+	t := elide.TrimRuneStart(string(tail))
+	return head + elide.Marker(h.total-int64(len(head))-int64(len(t))) + t
 }
 
 // collector gathers a process's output: each stream and their interleaving,

@@ -56,14 +56,25 @@
 // existing mount point, so the parent creates an empty placeholder
 // directory (mode 0555) that the helper binds read-only; see Placeholders.
 //
-// Servers keeps a session's sandbox servers: the helper started once per
-// plan, which builds the plan's namespaces and mount layout and clones
-// each command's init (C, server_spawn_linux.c) from there, with a PID,
-// IPC and mount namespace, a devpts, a Landlock domain and a seccomp
-// filter of its own, confined before the command is handed to it; the
-// command starts only after docket has the layers. Run uses it when
-// Request.Servers is set and the machine gives the strongest setup (root,
-// or user namespaces), and starts a helper per call otherwise.
+// Run reads what the host says about the plan once (hostFacts: the roots
+// that exist, docket's binaries under a root, the git walk, the host's unix
+// sockets), builds the call's Spec from that and the plan alone (specFor,
+// pure), and hands it to a Launcher, which the caller chooses:
+// PerCall starts the helper above for each call; Servers keeps a session's
+// sandbox servers: the helper started once per plan, which builds the
+// plan's namespaces and mount layout and clones each command's init (C,
+// sandbox/internal/initc) from there, with a PID, IPC and mount namespace, a
+// devpts, a Landlock domain and a seccomp filter of its own, confined
+// before the command is handed to it; the command starts only after docket
+// has the layers. Servers falls back to PerCall where the machine cannot
+// give a server the strongest setup (root, or user namespaces). The engine
+// gives its session's Servers to its calls and hooks; `docket sandbox`
+// runs one call per process and uses PerCall.
+//
+// Whether an outcome is a sandbox denial (policy.ClassifyDenial), how
+// output is shaped for the model (package engine) and what each layer
+// stops (package layers, which the audit links without this package) are
+// decided outside this package.
 //
 // Command builds the same helper process without running it, for callers
 // that own a long-running process and its stdio (MCP servers over pipes):
@@ -73,9 +84,8 @@
 //
 // The package also owns process handling (own session and process group,
 // stdin from /dev/null for Run, timeout with SIGTERM then SIGKILL, output capture
-// with head-and-tail caps streamed to a callback), environment filtering,
-// the denial classifier (ClassifyAt), output shaping for the model
-// (ShapeForModel) and the macOS Seatbelt profile text (SeatbeltProfile),
+// with head-and-tail caps streamed to a callback), environment filtering
+// and the macOS Seatbelt profile text (SeatbeltProfile),
 // which DESIGN asks for and the tests check as text; no binary runs on
 // macOS yet, so deadcode lists it as unreachable on purpose.
 //

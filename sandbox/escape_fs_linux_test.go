@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/states/policy"
 	"golang.org/x/sys/unix"
 )
 
@@ -296,7 +297,7 @@ func fsEscapeCases() []escapeCase {
 					if out.Killed != KilledMemory {
 						t.Errorf("Killed = %q, want %q (signal %q)", out.Killed, KilledMemory, out.Signal)
 					}
-					if ev := Classify(out, f.plan(vWW)); ev != nil {
+					if ev := policy.ClassifyDenial(out, f.plan(vWW), ""); ev != nil {
 						t.Errorf("a memory-limit kill classified as a denial: %+v", ev)
 					}
 				}

@@ -17,6 +17,7 @@ import (
 	"unsafe"
 
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/states/policy"
 )
 
 // Plan variants every escape case runs under. "none" proves the attack
@@ -97,27 +98,27 @@ func escapeCases() []escapeCase {
 	all := variantNames[:]
 	return []escapeCase{
 		// Writes outside the writable roots.
-		{name: "write new file outside the roots", works: onlyNone, denial: ReasonWriteDenied,
+		{name: "write new file outside the roots", works: onlyNone, denial: policy.DenialWriteDenied,
 			argv:   func(t *testing.T, f *fixture) []string { return attackArgv(t, "write", filepath.Join(f.O, "pwned")) },
 			effect: func(t *testing.T, f *fixture, _ events.ExecOutcome) bool { return exists(filepath.Join(f.O, "pwned")) }},
-		{name: "append to a file outside the roots", works: onlyNone, denial: ReasonWriteDenied,
+		{name: "append to a file outside the roots", works: onlyNone, denial: policy.DenialWriteDenied,
 			argv: func(t *testing.T, f *fixture) []string {
 				return attackArgv(t, "append", filepath.Join(f.O, "target.txt"))
 			},
 			effect: func(t *testing.T, f *fixture, _ events.ExecOutcome) bool {
 				return fileHas(filepath.Join(f.O, "target.txt"), "pwned")
 			}},
-		{name: "mkdir outside the roots", works: onlyNone, denial: ReasonWriteDenied,
+		{name: "mkdir outside the roots", works: onlyNone, denial: policy.DenialWriteDenied,
 			argv:   func(t *testing.T, f *fixture) []string { return attackArgv(t, "mkdir", filepath.Join(f.O, "newdir")) },
 			effect: func(t *testing.T, f *fixture, _ events.ExecOutcome) bool { return exists(filepath.Join(f.O, "newdir")) }},
-		{name: "remove a file outside the roots", works: onlyNone, denial: ReasonWriteDenied,
+		{name: "remove a file outside the roots", works: onlyNone, denial: policy.DenialWriteDenied,
 			argv: func(t *testing.T, f *fixture) []string {
 				return attackArgv(t, "remove", filepath.Join(f.O, "target.txt"))
 			},
 			effect: func(t *testing.T, f *fixture, _ events.ExecOutcome) bool {
 				return !exists(filepath.Join(f.O, "target.txt"))
 			}},
-		{name: "chmod a file outside the roots", works: onlyNone, denial: ReasonWriteDenied,
+		{name: "chmod a file outside the roots", works: onlyNone, denial: policy.DenialWriteDenied,
 			argv: func(t *testing.T, f *fixture) []string {
 				return attackArgv(t, "chmod", filepath.Join(f.O, "target.txt"))
 			},
@@ -135,19 +136,19 @@ func escapeCases() []escapeCase {
 				return exists(p)
 			}},
 		// Writes inside the root, and into its protected subpaths.
-		{name: "write a new file in the workspace", works: writers, denial: ReasonWriteDenied,
+		{name: "write a new file in the workspace", works: writers, denial: policy.DenialWriteDenied,
 			argv: func(t *testing.T, f *fixture) []string { return attackArgv(t, "write", filepath.Join(f.W, "new.txt")) },
 			effect: func(t *testing.T, f *fixture, _ events.ExecOutcome) bool {
 				return exists(filepath.Join(f.W, "new.txt"))
 			}},
-		{name: "append to .git/config", works: onlyNone, denial: ReasonReadOnlyPath,
+		{name: "append to .git/config", works: onlyNone, denial: policy.DenialReadOnlyPath,
 			argv: func(t *testing.T, f *fixture) []string {
 				return attackArgv(t, "append", filepath.Join(f.W, ".git", "config"))
 			},
 			effect: func(t *testing.T, f *fixture, _ events.ExecOutcome) bool {
 				return fileHas(filepath.Join(f.W, ".git", "config"), "pwned")
 			}},
-		{name: "plant a .git hook", works: onlyNone, denial: ReasonReadOnlyPath,
+		{name: "plant a .git hook", works: onlyNone, denial: policy.DenialReadOnlyPath,
 			argv: func(t *testing.T, f *fixture) []string {
 				return attackArgv(t, "write", filepath.Join(f.W, ".git", "hooks", "pre-commit"))
 			},
@@ -199,7 +200,7 @@ func escapeCases() []escapeCase {
 			},
 			effect: func(t *testing.T, f *fixture, _ events.ExecOutcome) bool { return exists(filepath.Join(f.W, ".git")) }},
 		// Links and renames that lead out of the root.
-		{name: "write through a symlink out of the root", works: onlyNone, denial: ReasonWriteDenied,
+		{name: "write through a symlink out of the root", works: onlyNone, denial: policy.DenialWriteDenied,
 			argv: func(t *testing.T, f *fixture) []string {
 				return attackArgv(t, "symlink-write", filepath.Join(f.O, "target.txt"), filepath.Join(f.W, "link"))
 			},
@@ -235,7 +236,7 @@ func escapeCases() []escapeCase {
 				return exists(filepath.Join(f.W, "sub", "file.txt"))
 			}},
 		// Network.
-		{name: "TCP connect to 127.0.0.1", works: networked, denial: ReasonNetwork,
+		{name: "TCP connect to 127.0.0.1", works: networked, denial: policy.DenialNetwork,
 			argv:   func(t *testing.T, f *fixture) []string { return attackArgv(t, "tcp-connect", f.listenTCP(t)) },
 			effect: func(t *testing.T, f *fixture, _ events.ExecOutcome) bool { return f.waitReceived() }},
 		{name: "UDP send to 127.0.0.1", works: networked,
@@ -256,15 +257,15 @@ func escapeCases() []escapeCase {
 			},
 			effect: func(t *testing.T, f *fixture, out events.ExecOutcome) bool { return out.ExitCode == 0 }},
 		// Other processes and the kernel.
-		{name: "ptrace a process outside", works: onlyNone, needs: "root", denial: ReasonSyscall,
+		{name: "ptrace a process outside", works: onlyNone, needs: "root", denial: policy.DenialSyscall,
 			argv: func(t *testing.T, f *fixture) []string {
 				return attackArgv(t, "ptrace-attach", strconv.Itoa(f.startVictim(t).Process.Pid))
 			},
 			effect: func(t *testing.T, f *fixture, out events.ExecOutcome) bool { return out.ExitCode == 0 }},
-		{name: "ptrace TRACEME", works: onlyNone, denial: ReasonSyscall,
+		{name: "ptrace TRACEME", works: onlyNone, denial: policy.DenialSyscall,
 			argv:   func(t *testing.T, f *fixture) []string { return attackArgv(t, "ptrace-traceme") },
 			effect: func(t *testing.T, f *fixture, out events.ExecOutcome) bool { return out.ExitCode == 0 }},
-		{name: "io_uring_setup", works: onlyNone, needs: "io_uring", denial: ReasonSyscall,
+		{name: "io_uring_setup", works: onlyNone, needs: "io_uring", denial: policy.DenialSyscall,
 			argv:   func(t *testing.T, f *fixture) []string { return attackArgv(t, "io-uring") },
 			effect: func(t *testing.T, f *fixture, out events.ExecOutcome) bool { return out.ExitCode == 0 }},
 		{name: "write the parent's memory through /proc/PID/mem", works: onlyNone, needs: "root",
@@ -446,11 +447,11 @@ func runCases(t *testing.T, cases []escapeCase, helper string, caps, needsCaps C
 				}
 				if v != vNone && !want && c.denial != "" {
 					wantReason := c.denial
-					if plan.Mode == ModeReadOnly && wantReason == ReasonReadOnlyPath {
+					if plan.Mode == ModeReadOnly && wantReason == policy.DenialReadOnlyPath {
 						// Read-only plans protect nothing in particular.
-						wantReason = ReasonWriteDenied
+						wantReason = policy.DenialWriteDenied
 					}
-					ev := ClassifyAt(out, plan, f.W)
+					ev := policy.ClassifyDenial(out, plan, f.W)
 					if ev == nil || ev.Reason != wantReason {
 						t.Errorf("%s: Classify = %+v, want reason %q: %s", v, ev, wantReason, detail)
 					}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/docket-engine/docket/sandbox/layers"
 )
 
 // testNames lists what a proof may cite: the Test functions of this
@@ -50,14 +52,14 @@ func testNames(t *testing.T) []string {
 	return names
 }
 
-// TestLayerWordsNameRealAttacks keeps every claim in layerWords tied to an
+// TestLayerWordsNameRealAttacks keeps every claim in layers.All tied to an
 // attack the escape suite runs: a proof that names no case or test fails.
 func TestLayerWordsNameRealAttacks(t *testing.T) {
 	known := testNames(t)
 	if !slices.Contains(known, "plant a .git hook") {
 		t.Fatalf("the parser does not find the escape cases' names (%d names found)", len(known))
 	}
-	for _, w := range layerWords() {
+	for _, w := range layers.All() {
 		for _, p := range append(slices.Clone(w.Proofs), w.Lost...) {
 			if !slices.Contains(known, p) {
 				t.Errorf("layer %q cites %q, which is no escape case or Test function", w.Layer, p)
@@ -84,10 +86,10 @@ func TestMissingNamespacesCostWhatExplainSays(t *testing.T) {
 	noNS.Root, noNS.UserNamespaces = false, false
 	f0 := newFixture(t)
 	plan := f0.plan(vWW)
-	e := Explain(plan, noNS.Layers(plan.Network))
+	e := layers.Explain(plan, noNS.Layers(plan.Network))
 	var lost []string
 	for _, m := range e.Missing {
-		w, _ := DescribeLayer(m.Layer)
+		w, _ := layers.Describe(m.Layer)
 		lost = append(lost, w.Lost...)
 	}
 	if len(e.Missing) < 3 || len(lost) == 0 {
@@ -135,10 +137,18 @@ func TestMissingNamespacesCostWhatExplainSays(t *testing.T) {
 			want := slices.Contains(lost, c.name)
 			switch {
 			case want && !got:
-				t.Errorf("the words say this attack works without %v, but it was blocked (layers %v, output %q); fix layerWords' Lost", layersOf(e.Missing), out.Layers, out.Output)
+				t.Errorf("the words say this attack works without %v, but it was blocked (layers %v, output %q); fix the Lost words in sandbox/layers", layersOf(e.Missing), out.Layers, out.Output)
 			case !want && got:
 				t.Errorf("the attack works without %v, and no missing layer's words say so (layers %v); add it to a Lost list or block it", layersOf(e.Missing), out.Layers)
 			}
 		})
 	}
+}
+
+func layersOf(ls []layers.Line) []string {
+	var out []string
+	for _, l := range ls {
+		out = append(out, l.Layer)
+	}
+	return out
 }

@@ -106,7 +106,7 @@ func HelperMain(args []string) int {
 
 // execInit re-executes the verified helper binary as the init stage, from
 // this (capability-free) thread, handing it the layers to report.
-func execInit(spec helperSpec, argv, layers []string, ch *channels) int {
+func execInit(spec Spec, argv, layers []string, ch *channels) int {
 	fail := func(err error) int {
 		fmt.Fprintln(os.Stderr, "docket sandbox: starting the init stage:", err)
 		ch.sendSetup(reportLine{Kind: reportSetupError, Layer: "init", Error: err.Error()})
@@ -140,7 +140,7 @@ func execInit(spec helperSpec, argv, layers []string, ch *channels) int {
 //
 // everyThread says whether every thread of the helper holds no capability
 // now; when it is false and the helper stays as init, it must re-exec.
-func confine(spec helperSpec, tr *tracer) (layers []string, everyThread bool, err error) {
+func confine(spec Spec, tr *tracer) (layers []string, everyThread bool, err error) {
 	// Before the mounts make /sys read-only.
 	limits := applyLimits(spec)
 	tr.mark("limits")

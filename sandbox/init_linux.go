@@ -23,7 +23,7 @@ var forwarded = [...]os.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, 
 // (including ones that left the process group), reports how the command
 // ended on the exit pipe, and when the command exits, its own exit makes
 // the kernel kill whatever is left.
-func runInit(spec helperSpec, argv, env []string, ch *channels, tr *tracer) int {
+func runInit(spec Spec, argv, env []string, ch *channels, tr *tracer) int {
 	// The first stage dropped them on the thread that exec'ed this one;
 	// check rather than trust, while a refusal is still a setup error.
 	if err := holdsNoCaps(); err != nil {

@@ -23,7 +23,7 @@ var landlockConfigs = [...]landlock.Config{
 // The configuration is built for the kernel's exact ABI rather than with
 // BestEffort, because go-landlock's best effort silently enforces nothing
 // when a rule cannot be downgraded; here a mismatch is an error.
-func applyLandlock(spec helperSpec) (int, error) {
+func applyLandlock(spec Spec) (int, error) {
 	abi, err := ll.LandlockGetABIVersion()
 	if err != nil {
 		return 0, fmt.Errorf("landlock not available: %w", err)

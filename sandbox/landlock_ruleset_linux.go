@@ -14,7 +14,7 @@ import (
 // restricts each command's init on its own (landlock_restrict_self from
 // the one thread of a fresh process), where go-landlock restricts every
 // thread of the calling process. It returns the descriptor and the ABI.
-func landlockRuleset(spec helperSpec) (int, int, error) {
+func landlockRuleset(spec Spec) (int, int, error) {
 	abi, err := ll.LandlockGetABIVersion()
 	if err != nil {
 		return -1, 0, fmt.Errorf("landlock not available: %w", err)

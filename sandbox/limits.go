@@ -12,15 +12,6 @@ const (
 	sigXFSZ = 25
 )
 
-// Layers for resource limits.
-const (
-	// LayerRlimit is "rlimit:" followed by the rlimits set (cpu, fsize, nproc).
-	LayerRlimit = "rlimit"
-	// LayerCgroup is "cgroup-v1:" or "cgroup-v2:" followed by the
-	// controllers the command's cgroup limits (memory, pids).
-	LayerCgroup = "cgroup"
-)
-
 // Values of events.ExecOutcome.Killed.
 const (
 	KilledMemory   = "memory_limit"

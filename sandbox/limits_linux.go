@@ -27,7 +27,7 @@ import (
 
 // applyLimits joins the call's cgroup and sets the rlimits, in the helper,
 // before the mounts make /sys read-only. It returns the layers enforced.
-func applyLimits(spec helperSpec) []string {
+func applyLimits(spec Spec) []string {
 	var layers []string
 	l := spec.Limits
 	joined := len(l.CgroupProcs) > 0

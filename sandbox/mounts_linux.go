@@ -19,7 +19,7 @@ import (
 // cover outside the roots: chmod, chown, utimes and extended attributes.
 // It returns the optional layers it set up (LayerDevpts, LayerUnixSockets,
 // the git directory layer).
-func setupMounts(spec helperSpec) ([]string, error) {
+func setupMounts(spec Spec) ([]string, error) {
 	// Nothing done here may propagate back to the host's mount table.
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return nil, fmt.Errorf("making / private: %w", err)

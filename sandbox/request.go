@@ -14,21 +14,6 @@ const (
 	ModeNone           = events.SandboxNone
 )
 
-// Layer names reported in events.ExecOutcome.Layers. Landlock is reported as
-// "landlock:vN" with the ABI actually used.
-const (
-	LayerSeccomp = "seccomp"
-	LayerCaps    = "caps" // the command holds no capability, bounding set included
-	LayerUserNS  = "userns"
-	LayerMountNS = "mountns"
-	LayerPIDNS   = "pidns"
-	LayerNetNS   = "netns"
-	// LayerIPCNS: SysV IPC and POSIX message queues of the sandbox's own.
-	LayerIPCNS = "ipcns"
-	// LayerUTSNS: a host name of the sandbox's own.
-	LayerUTSNS = "utsns"
-)
-
 // Defaults used when the corresponding Request field is zero.
 const (
 	DefaultKillGrace = 2 * time.Second
@@ -83,9 +68,9 @@ type Request struct {
 	// writable roots between runs (see GitWalkCache) instead of walking on
 	// every run. A session keeps one and closes it at its end.
 	GitWalks *GitWalkCache
-	// Servers, when set, runs sandboxed commands through the session's
-	// sandbox servers (see Servers) instead of starting a helper for each.
-	Servers *Servers
+	// Launcher starts the sandboxed command: the session's *Servers, or
+	// PerCall (a helper for this call); nil means PerCall. See Launcher.
+	Launcher Launcher
 
 	// trace records the phases of a sandboxed start when TraceEnv is set.
 	trace *tracer

@@ -16,7 +16,7 @@ import (
 // Run runs req.Argv under req.Plan and reports what happened. A command that
 // fails (non-zero exit, killed, timed out, not found) is an outcome, not an
 // error. Denial is left empty: whether a failure was the sandbox's doing is
-// the caller's call (the engine asks ClassifyAt, once). The error is non-nil only when the command could not be run as
+// the caller's call (the engine asks policy.ClassifyDenial, once). The error is non-nil only when the command could not be run as
 // asked: an *UnavailableError when the plan needs a layer this machine
 // cannot give (the command did not run), or a wrapped context error when ctx
 // ended the run (the outcome then says how far it got).
@@ -46,14 +46,6 @@ func Run(ctx context.Context, req Request) (events.ExecOutcome, error) {
 		return out, err
 	}
 	return runSandboxed(ctx, req, p)
-}
-
-// prepared is a Request checked and resolved for launching.
-type prepared struct {
-	plan events.SandboxPlan
-	cwd  string   // absolute working directory
-	env  []string // the command's filtered environment
-	path string   // the resolved executable
 }
 
 // prepare normalises the plan, resolves the working directory, filters the
@@ -134,26 +126,26 @@ func normalizePlan(p events.SandboxPlan) (events.SandboxPlan, error) {
 	return p, nil
 }
 
-// runSandboxed starts the helper with the strongest namespace setup the
-// machine allows, falling back to weaker ones only where the plan permits
-// and only on a refusal that came before the command could exist: clone
-// refusing the namespaces, or the helper's setup pipe (closed before the
-// command starts) saying the mount namespace could not be built. Each
-// fallback is recorded in the outcome.
+// runSandboxed builds the call's spec and hands it to req's launcher.
 func runSandboxed(ctx context.Context, req Request, p prepared) (events.ExecOutcome, error) {
 	var out events.ExecOutcome
-	plan := p.plan
 	caps, helper, spec, err := helperSetup(req, p)
 	if err != nil {
 		return out, err
 	}
-	if req.Servers != nil && (caps.Root || caps.UserNamespaces) {
-		// The strongest setup namespaceAttempts would try first, made once
-		// per session and plan by the server.
-		if out, ok, err := runViaServer(ctx, req, p, spec, caps.Root); ok {
-			return out, err
-		}
-	}
+	return launcherOf(req).launch(ctx, call{req: req, p: p, caps: caps, helper: helper, spec: spec})
+}
+
+// launch starts a helper for the call with the strongest namespace setup
+// the machine allows, falling back to weaker ones only where the plan
+// permits and only on a refusal that came before the command could exist:
+// clone refusing the namespaces, or the helper's setup pipe (closed before
+// the command starts) saying the mount namespace could not be built. Each
+// fallback is recorded in the outcome.
+func (PerCall) launch(ctx context.Context, c call) (events.ExecOutcome, error) {
+	var out events.ExecOutcome
+	req, p, caps, helper, spec := c.req, c.p, c.caps, c.helper, c.spec
+	plan := p.plan
 	var lastErr error
 	var fallbacks []string
 	for _, ns := range namespaceAttempts(caps, plan.Network) {
@@ -190,9 +182,10 @@ func binariesHint(bins []string) string {
 }
 
 // helperSetup checks that the machine can enforce a sandboxed plan and
-// returns its capabilities, the helper binary and the helper spec, without
-// namespaces yet.
-func helperSetup(req Request, p prepared) (Capabilities, string, helperSpec, error) {
+// returns its capabilities, the helper binary and the call's spec, without
+// namespaces yet: what the host says is read here, once (hostFacts), and
+// the spec built from it and the plan alone (specFor).
+func helperSetup(req Request, p prepared) (Capabilities, string, Spec, error) {
 	plan := p.plan
 	caps := req.Caps
 	if caps == nil {
@@ -204,13 +197,13 @@ func helperSetup(req Request, p prepared) (Capabilities, string, helperSpec, err
 	noProtect := plan
 	noProtect.RequireProtectedPaths = false
 	if err := caps.Check(noProtect); err != nil {
-		return *caps, "", helperSpec{}, err
+		return *caps, "", Spec{}, err
 	}
 	helper := req.HelperPath
 	if helper == "" {
 		exe, err := DefaultHelperPath()
 		if err != nil {
-			return *caps, "", helperSpec{}, err
+			return *caps, "", Spec{}, err
 		}
 		helper = exe
 	}
@@ -218,34 +211,24 @@ func helperSetup(req Request, p prepared) (Capabilities, string, helperSpec, err
 	if filter == nil {
 		f, err := buildSeccompFilter(plan.Network)
 		if err != nil {
-			return *caps, "", helperSpec{}, &UnavailableError{Missing: []string{LayerSeccomp}, Hint: hintSeccomp, Err: err}
+			return *caps, "", Spec{}, &UnavailableError{Missing: []string{LayerSeccomp}, Hint: hintSeccomp, Err: err}
 		}
 		filter = f
 		req.trace.mark("seccomp.compile")
 	}
-	spec := helperSpec{V: specVersion, Mode: plan.Mode, Network: plan.Network, Cwd: p.cwd, Path: p.path, Seccomp: filter}
+	facts := hostFacts{cwd: p.cwd, path: p.path, seccomp: filter}
 	if plan.Mode == ModeWorkspaceWrite {
 		for _, r := range plan.WritableRoots {
 			if st, err := os.Stat(r); err == nil && st.IsDir() {
-				spec.Writable = append(spec.Writable, r)
-			}
-		}
-		for _, p := range plan.ReadOnlySubpaths {
-			if underAny(p, spec.Writable) {
-				spec.Protected = append(spec.Protected, p)
+				facts.roots = append(facts.roots, r)
 			}
 		}
 	}
 	exe, _ := os.Executable()
-	var absent []string
-	spec.Binaries, absent = docketBinaries(helper, exe, spec.Writable)
-	for _, p := range absent {
-		if !contains(spec.Protected, p) {
-			spec.Protected = append(spec.Protected, p)
-		}
-	}
+	facts.binaries, facts.absentBinaries = docketBinaries(helper, exe, facts.roots)
 	req.trace.mark("plan")
-	addFSAndLimitsWith(&spec, plan, req.GitWalks, req.trace)
+	readHostFacts(&facts, plan, req.GitWalks, req.trace)
+	spec := specFor(plan, facts)
 	return *caps, helper, spec, nil
 }
 
@@ -293,7 +276,7 @@ func (e *retryableError) Unwrap() error { return e.err }
 // a clone refusal, or a mount namespace failure reported on the setup pipe,
 // is retryable: both come before the command exists. Anything after the
 // helper reported its layers is this call's outcome or error.
-func launchHelper(ctx context.Context, req Request, helper string, spec helperSpec, env []string) (events.ExecOutcome, error) {
+func launchHelper(ctx context.Context, req Request, helper string, spec Spec, env []string) (events.ExecOutcome, error) {
 	var out events.ExecOutcome
 	spec, release, err := holdPlaceholders(req, spec)
 	if err != nil {
@@ -412,7 +395,7 @@ func launchHelper(ctx context.Context, req Request, helper string, spec helperSp
 // holdPlaceholders makes placeholders for the spec's missing protected
 // paths and returns the spec binding what could be held, plus the release to
 // call once the sandbox has exited (a no-op when req.Placeholders keeps them).
-func holdPlaceholders(req Request, spec helperSpec) (helperSpec, func(), error) {
+func holdPlaceholders(req Request, spec Spec) (Spec, func(), error) {
 	release := func() {}
 	if len(spec.Protected) == 0 {
 		return spec, release, nil

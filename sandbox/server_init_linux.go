@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -9,11 +8,13 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/docket-engine/docket/sandbox/internal/initc"
 )
 
 // The inits of the sandbox server: each is cloned, confined, from a thread
 // of the server whose mount namespace it shares, waits for its one command
-// (server_spawn_linux.c), and is given it by that thread, which first
+// (sandbox/internal/initc), and is given it by that thread, which first
 // binds the command's protected paths in their shared namespace. One is
 // kept ready ahead of the next command.
 
@@ -37,7 +38,7 @@ func (sv *serverState) run(cmd serverCommand, fds []int) {
 // initJob is one command for an init.
 type initJob struct {
 	cmd  serverCommand
-	spec helperSpec
+	spec Spec
 	fds  []int
 }
 
@@ -154,26 +155,24 @@ func (sv *serverState) initThread(r *readyInit) {
 		}
 	}
 	if !spec.Network {
-		var fresh []string
-		for _, s := range spec.UnixSockets {
-			if !sv.sockets[s] {
-				fresh = append(fresh, s)
-			}
-		}
-		if err := coverSockets(fresh); err != nil {
+		// Every socket the call found, not only those bound since the
+		// server started: one the server covered may have been unlinked on
+		// the host since (which takes the cover away) and bound again.
+		// A socket still covered is /dev/null here and is skipped.
+		if err := coverSockets(spec.UnixSockets); err != nil {
 			refuse(layerProtectedPaths, err)
 			return
 		}
 	}
-	msg, err := encodeCommand(initCommand{path: spec.Path, cwd: spec.Cwd, argv: job.cmd.Argv, env: job.cmd.Env,
-		ncgroup: job.cmd.Cgroups, rlimits: commandRlimits(spec),
+	msg, err := initc.Encode(initc.Command{Path: spec.Path, Cwd: spec.Cwd, Argv: job.cmd.Argv, Env: job.cmd.Env,
+		NCgroup: job.cmd.Cgroups, Rlimits: commandRlimits(spec),
 		// Only a docketfault build's crash test turns the lifeline off.
-		lifeline: !(job.cmd.NoLifeline && faultBuild)})
+		Lifeline: !(job.cmd.NoLifeline && faultBuild)})
 	if err != nil {
 		refuse("spec", err)
 		return
 	}
-	if err := sendCommand(in.ctl, msg, job.fds); err != nil {
+	if err := initc.SendCommand(in.ctl, msg, job.fds); err != nil {
 		if !handOff() {
 			refuse("init", err)
 		}
@@ -183,15 +182,15 @@ func (sv *serverState) initThread(r *readyInit) {
 	// is docket's word that the init is gone.
 	closeFDs(job.fds)
 	job.fds = nil
-	st, err := readStatus(in.ctl)
-	if err == nil && st.step != 0 {
-		err = fmt.Errorf("%s: %w", stepName(st.step), syscall.Errno(st.err))
+	st, err := initc.ReadStatus(in.ctl)
+	if err == nil && st.Step != 0 {
+		err = fmt.Errorf("%s: %w", initc.StepName(st.Step), syscall.Errno(st.Err))
 	}
 	if err != nil {
-		refuse(stepLayer(st.step), err)
+		refuse(initc.StepLayer(st.Step), err)
 		return
 	}
-	if err := sv.send(serverReply{Kind: serverStarted, ID: job.cmd.ID, Layers: sv.layers(spec, in.devpts, st.done)}, in.pidfd); err != nil {
+	if err := sv.send(serverReply{Kind: serverStarted, ID: job.cmd.ID, Layers: sv.layers(spec, in.devpts, st.Done)}, in.pidfd); err != nil {
 		// docket cannot hear of it: no go, and the init exits unstarted.
 		return
 	}
@@ -240,10 +239,10 @@ func (sv *serverState) spawnReadyInit() (*initProc, string, error) {
 	if err != nil {
 		return nil, "init", fmt.Errorf("socketpair: %w", err)
 	}
-	pid, pidfd, err := spawnInit(spawnArgs{
-		fds:    []int{devnull, devnull, devnull, devnull, ctl[1], ruleset},
-		filter: sv.spec.Seccomp, lastCap: sv.lastCap,
-		cloneFlags: unix.CLONE_NEWPID | unix.CLONE_NEWIPC,
+	pid, pidfd, err := initc.Spawn(initc.Args{
+		FDs:    []int{devnull, devnull, devnull, devnull, ctl[1], ruleset},
+		Filter: sv.spec.Seccomp, LastCap: sv.lastCap, Securebits: lockedSecurebits,
+		CloneFlags: unix.CLONE_NEWPID | unix.CLONE_NEWIPC,
 	})
 	_ = unix.Close(ctl[1]) // the init has its copy
 	if err != nil {
@@ -251,13 +250,13 @@ func (sv *serverState) spawnReadyInit() (*initProc, string, error) {
 		return nil, LayerPIDNS, err
 	}
 	in := &initProc{pid: pid, pidfd: pidfd, ctl: ctl[0], devpts: devpts}
-	st, err := readStatus(in.ctl)
-	if err == nil && st.step != 0 {
-		err = fmt.Errorf("%s: %w", stepName(st.step), syscall.Errno(st.err))
+	st, err := initc.ReadStatus(in.ctl)
+	if err == nil && st.Step != 0 {
+		err = fmt.Errorf("%s: %w", initc.StepName(st.Step), syscall.Errno(st.Err))
 	}
 	if err != nil {
 		in.close()
-		return nil, stepLayer(st.step), err
+		return nil, initc.StepLayer(st.Step), err
 	}
 	return in, "", nil
 }
@@ -274,155 +273,24 @@ func (in *initProc) reap() int {
 		return -1
 	}
 	in.reaped = true
-	return reapInit(in.pid)
-}
-
-// sendCommand sends an encoded command with its descriptors on the
-// control socket (a stream: the descriptors ride on the header).
-func sendCommand(ctl int, msg []byte, fds []int) error {
-	head, rest := msg[:commandHeaderSize], msg[commandHeaderSize:]
-	for {
-		n, err := unix.SendmsgN(ctl, head, unix.UnixRights(fds...), nil, 0)
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("sending the command to the init: %w", err)
-		}
-		head = head[n:]
-		break
-	}
-	rest = append(head, rest...)
-	for len(rest) > 0 {
-		n, err := unix.Write(ctl, rest)
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("sending the command to the init: %w", err)
-		}
-		rest = rest[n:]
-	}
-	return nil
-}
-
-// spawnArgs is one init's start, for spawnInit.
-type spawnArgs struct {
-	fds        []int
-	filter     []byte
-	lastCap    int
-	cloneFlags int
-}
-
-// initCommand is the command an init is given.
-type initCommand struct {
-	path, cwd string
-	argv, env []string
-	ncgroup   int
-	rlimits   []rlimitSpec
-	lifeline  bool
-}
-
-// rlimitSpec is one rlimit the init sets on itself (lowering needs no
-// capability), for the command to inherit.
-type rlimitSpec struct {
-	name       string
-	resource   int
-	soft, hard uint64
+	return initc.Reap(in.pid)
 }
 
 // commandRlimits are the rlimits applyLimits would set for spec:
 // RLIMIT_NPROC only in a user namespace of the server's own, where it
 // counts only the sandbox (outside one it would count every process of
 // the uid on the host).
-func commandRlimits(spec helperSpec) []rlimitSpec {
-	var out []rlimitSpec
+func commandRlimits(spec Spec) []initc.Rlimit {
+	var out []initc.Rlimit
 	l := spec.Limits
 	if l.CPUSeconds > 0 {
-		out = append(out, rlimitSpec{"cpu", unix.RLIMIT_CPU, uint64(l.CPUSeconds), uint64(l.CPUSeconds) + 1})
+		out = append(out, initc.Rlimit{Name: "cpu", Resource: unix.RLIMIT_CPU, Soft: uint64(l.CPUSeconds), Hard: uint64(l.CPUSeconds) + 1})
 	}
 	if l.FileSizeBytes > 0 {
-		out = append(out, rlimitSpec{"fsize", unix.RLIMIT_FSIZE, uint64(l.FileSizeBytes), uint64(l.FileSizeBytes)})
+		out = append(out, initc.Rlimit{Name: "fsize", Resource: unix.RLIMIT_FSIZE, Soft: uint64(l.FileSizeBytes), Hard: uint64(l.FileSizeBytes)})
 	}
 	if l.Processes > 0 && spec.NS.User {
-		out = append(out, rlimitSpec{"nproc", unix.RLIMIT_NPROC, uint64(l.Processes), uint64(l.Processes)})
+		out = append(out, initc.Rlimit{Name: "nproc", Resource: unix.RLIMIT_NPROC, Soft: uint64(l.Processes), Hard: uint64(l.Processes)})
 	}
 	return out
-}
-
-// The status bits and steps of server_spawn_linux.h.
-const (
-	statusCgroup  = 1 << 0
-	statusRlimit0 = 1 << 1
-)
-
-// initStatus is the init's one message before its go.
-type initStatus struct {
-	step, err int32
-	done      uint32
-}
-
-// readStatus reads one of the init's status messages; an init that died
-// first is an error.
-func readStatus(fd int) (initStatus, error) {
-	var st initStatus
-	b := make([]byte, 12)
-	for got := 0; got < len(b); {
-		n, err := unix.Read(fd, b[got:])
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if err != nil {
-			return st, fmt.Errorf("reading the init's status: %w", err)
-		}
-		if n == 0 {
-			return st, errors.New("the init exited before it was confined")
-		}
-		got += n
-	}
-	st.step = int32(binary.NativeEndian.Uint32(b[0:4]))
-	st.err = int32(binary.NativeEndian.Uint32(b[4:8]))
-	st.done = binary.NativeEndian.Uint32(b[8:12])
-	return st, nil
-}
-
-// stepName and stepLayer name a failed step of the init's setup.
-func stepName(step int32) string {
-	names := map[int32]string{1: "descriptors", 2: "mounting /proc", 3: "dropping capabilities", 4: "entering the working directory",
-		5: "no_new_privs", 6: "landlock", 7: "seccomp", 8: "checking the confinement", 9: "signals", 10: "receiving the command"}
-	if n, ok := names[step]; ok {
-		return n
-	}
-	return "init"
-}
-
-func stepLayer(step int32) string {
-	switch step {
-	case 2:
-		return LayerPIDNS
-	case 3, 8:
-		return LayerCaps
-	case 4:
-		return "cwd"
-	case 6:
-		return "landlock"
-	case 7:
-		return LayerSeccomp
-	}
-	return "init"
-}
-
-// reapInit waits for the init and returns its raw wait status.
-func reapInit(pid int) int {
-	for {
-		var ws unix.WaitStatus
-		_, err := unix.Wait4(pid, &ws, 0, nil)
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if err != nil {
-			return -1
-		}
-		return int(ws)
-	}
 }

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/docket-engine/docket/sandbox/internal/wire"
 )
 
 // server is one running sandbox server, from docket's side.
@@ -46,11 +48,15 @@ type serverMessage struct {
 	fds   []int
 }
 
-// serverKey names what a server built: every field of the base spec, and
-// which directory (device and inode) each writable root is. A root removed
-// and made again is another directory: the server's layout holds the old
-// one, so the plan gets a new server.
-func serverKey(base helperSpec) string {
+// serverKey names what a server built: every field of the base spec but
+// the host's unix sockets, and which directory (device and inode) each
+// writable root is. A root removed and made again is another directory:
+// the server's layout holds the old one, so the plan gets a new server.
+// The sockets are not the plan's: any program on the host binds and closes
+// them, and each command covers the ones its call found (server_init_linux.go),
+// so keying on them started a server whenever a socket came or went.
+func serverKey(base Spec) string {
+	base.UnixSockets = nil
 	b, _ := json.Marshal(base) // a struct of strings, bools and bytes: cannot fail
 	h := sha256.New()
 	h.Write(b)
@@ -66,21 +72,20 @@ func serverKey(base helperSpec) string {
 // serverBase is spec without anything one command brings: what a server
 // for it builds once. Without root the server's namespaces are made
 // through a user namespace, as the helper's are.
-func serverBase(spec helperSpec, root bool) helperSpec {
+func serverBase(spec Spec, root bool) Spec {
 	b := spec
 	b.Server = true
 	b.NS = namespaces{User: !root, Mount: true, Net: !spec.Network, IPC: true, UTS: true}
-	b.Cwd, b.Path = "", ""
-	b.Protected, b.Scanned = nil, nil
-	b.UnixSocketsPartial, b.GitScan = false, ""
-	b.Limits = limitsSpec{}
+	// The host's sockets known now are covered in the server's layout
+	// (each command covers what its call finds, see server_init_linux.go).
+	b.callSpec = callSpec{UnixSockets: spec.UnixSockets}
 	b.LoaderEnv, b.Trace, b.Init, b.Layers = nil, false, false, nil
 	return b
 }
 
 // get returns the running server for base, starting one when there is
 // none (or the last one died).
-func (s *Servers) get(req Request, base helperSpec) (*server, error) {
+func (s *Servers) get(req Request, base Spec) (*server, error) {
 	key := serverKey(base)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -181,13 +186,13 @@ func (s *Servers) retireAllLocked() {
 
 // startServer starts a server for base and waits until it has built the
 // session's namespaces.
-func startServer(req Request, binary string, base helperSpec) (*server, error) {
+func startServer(req Request, binary string, base Spec) (*server, error) {
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox server: socketpair: %w", err)
 	}
 	// A command's argv and environment travel as one datagram.
-	_ = unix.SetsockoptInt(fds[0], unix.SOL_SOCKET, unix.SO_SNDBUFFORCE, maxServerMessage+64<<10)
+	_ = unix.SetsockoptInt(fds[0], unix.SOL_SOCKET, unix.SO_SNDBUFFORCE, wire.MaxMessage+64<<10)
 	peer := os.NewFile(uintptr(fds[1]), "sandbox-server")
 	defer func() { _ = peer.Close() }() // the server has its copy; ours must go for EOF to mean the server is gone
 	bin, err := openHelperBinary(req.Caps, binary)
@@ -241,8 +246,8 @@ func startServer(req Request, binary string, base helperSpec) (*server, error) {
 	_ = peer.Close() // the server has its copy; ours must go for EOF to mean the server is gone
 	var first serverReply
 	buf := make([]byte, 64<<10)
-	oob := make([]byte, unix.CmsgSpace(maxServerFDs*4))
-	got, err := recvMessage(sv.sock, buf, oob, &first)
+	oob := make([]byte, wire.OOBSpace())
+	got, err := wire.Recv(sv.sock, buf, oob, &first)
 	closeFDs(got)
 	switch {
 	case err != nil:
@@ -264,7 +269,7 @@ func startServer(req Request, binary string, base helperSpec) (*server, error) {
 func (sv *server) read(buf, oob []byte) {
 	for {
 		var r serverReply
-		fds, err := recvMessage(sv.sock, buf, oob, &r)
+		fds, err := wire.Recv(sv.sock, buf, oob, &r)
 		if err != nil {
 			sv.fail(fmt.Errorf("sandbox server: %w", err))
 			return
@@ -342,7 +347,7 @@ func (sv *server) send(cmd serverCommand, fds []int) (uint64, *serverCall, error
 	sv.mu.Unlock()
 	cmd.ID = id
 	sv.sendMu.Lock()
-	err := sendMessage(sv.sock, cmd, fds...)
+	err := wire.Send(sv.sock, cmd, fds...)
 	sv.sendMu.Unlock()
 	if err != nil {
 		sv.forget(id)

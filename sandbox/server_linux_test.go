@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/sandbox/internal/initc"
 )
 
 // viaServers returns a run function that sends every call through one
@@ -25,7 +26,7 @@ func viaServers(t testing.TB) (*Servers, func(context.Context, Request) (events.
 	s := &Servers{Binary: testBinary(t)}
 	t.Cleanup(func() { _ = s.Close() })
 	return s, func(ctx context.Context, req Request) (events.ExecOutcome, error) {
-		req.Servers = s
+		req.Launcher = s
 		return Run(ctx, req)
 	}
 }
@@ -112,7 +113,7 @@ func requireServer(t *testing.T) {
 	if !c.Root || c.LandlockABI < 1 || !c.Seccomp {
 		t.Skip("the sandbox server runs for root with Landlock and seccomp")
 	}
-	if !serverCanSpawn {
+	if !initc.CanSpawn {
 		t.Skip("built without cgo")
 	}
 }
@@ -333,8 +334,8 @@ func TestInitWaitsForTheGo(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st.step != 0 {
-			t.Fatalf("setup failed at step %d (errno %d)", st.step, st.err)
+		if st.Step != 0 {
+			t.Fatalf("setup failed at step %d (errno %d)", st.Step, st.Err)
 		}
 		_, serr := os.Stat(marker)
 		ws := unix.WaitStatus(status)
@@ -351,10 +352,10 @@ func TestInitWaitsForTheGo(t *testing.T) {
 // spawnTestInit clones an init from a throw-away thread of this process in
 // a private mount namespace, reads its status, gives (or not) the go, and
 // returns its wait status.
-func spawnTestInit(t *testing.T, f *fixture, argv []string, give bool) (int, initStatus, error) {
+func spawnTestInit(t *testing.T, f *fixture, argv []string, give bool) (int, initc.Status, error) {
 	type result struct {
 		status int
-		st     initStatus
+		st     initc.Status
 		err    error
 	}
 	res := make(chan result, 1)
@@ -384,7 +385,7 @@ func spawnTestInit(t *testing.T, f *fixture, argv []string, give bool) (int, ini
 		if r.err = unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); r.err != nil {
 			return
 		}
-		spec := helperSpec{Writable: []string{f.W}}
+		spec := Spec{Writable: []string{f.W}}
 		ruleset, _, err := landlockRuleset(spec)
 		if err != nil {
 			r.err = err
@@ -408,8 +409,8 @@ func spawnTestInit(t *testing.T, f *fixture, argv []string, give bool) (int, ini
 		last, _ := os.ReadFile("/proc/sys/kernel/cap_last_cap")
 		lastCap, _ := strconv.Atoi(strings.TrimSpace(string(last)))
 		d := int(devnull.Fd())
-		pid, pidfd, err := spawnInit(spawnArgs{fds: []int{d, d, d, d, ctl[1], ruleset}, filter: filter, lastCap: lastCap,
-			cloneFlags: unix.CLONE_NEWPID | unix.CLONE_NEWIPC})
+		pid, pidfd, err := initc.Spawn(initc.Args{FDs: []int{d, d, d, d, ctl[1], ruleset}, Filter: filter, LastCap: lastCap,
+			Securebits: lockedSecurebits, CloneFlags: unix.CLONE_NEWPID | unix.CLONE_NEWIPC})
 		unix.Close(ctl[1])
 		if err != nil {
 			r.err = err
@@ -417,26 +418,26 @@ func spawnTestInit(t *testing.T, f *fixture, argv []string, give bool) (int, ini
 			return
 		}
 		defer unix.Close(pidfd)
-		if r.st, r.err = readStatus(ctl[0]); r.err != nil || r.st.step != 0 {
+		if r.st, r.err = initc.ReadStatus(ctl[0]); r.err != nil || r.st.Step != 0 {
 			unix.Close(ctl[0])
-			r.status = reapInit(pid)
+			r.status = initc.Reap(pid)
 			return
 		}
-		msg, err := encodeCommand(initCommand{path: argv[0], cwd: f.W, argv: argv, env: []string{"PATH=/usr/bin:/bin"}, lifeline: true})
+		msg, err := initc.Encode(initc.Command{Path: argv[0], Cwd: f.W, Argv: argv, Env: []string{"PATH=/usr/bin:/bin"}, Lifeline: true})
 		if err != nil {
 			r.err = err
 			return
 		}
-		r.err = sendCommand(ctl[0], msg, []int{d, d, d, int(exitW.Fd())})
+		r.err = initc.SendCommand(ctl[0], msg, []int{d, d, d, int(exitW.Fd())})
 		exitW.Close()
 		if r.err == nil {
-			r.st, r.err = readStatus(ctl[0])
+			r.st, r.err = initc.ReadStatus(ctl[0])
 		}
 		if give {
 			_, _ = unix.Write(ctl[0], []byte{'g'})
 		}
 		unix.Close(ctl[0])
-		r.status = reapInit(pid)
+		r.status = initc.Reap(pid)
 	}()
 	r := <-res
 	return r.status, r.st, r.err

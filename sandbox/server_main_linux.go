@@ -9,24 +9,25 @@ import (
 	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/docket-engine/docket/sandbox/internal/initc"
+	"github.com/docket-engine/docket/sandbox/internal/wire"
 )
 
 // The sandbox server: a helper started once per session and plan, in the
 // mount, network, IPC and UTS namespaces docket created for it, that has
 // built the plan's mount layout and forks each command's init from there.
 // Each command still gets a PID and IPC namespace, a mount namespace, a
-// Landlock domain and a seccomp filter of its own (server_spawn_linux.c);
+// Landlock domain and a seccomp filter of its own (sandbox/internal/initc);
 // what the commands share is what the plan gives them all (the layout of
 // the roots, the empty network namespace, the host name).
 
 // serverState is what the server keeps for the session.
 type serverState struct {
-	spec    helperSpec
+	spec    Spec
 	sock    int
 	abi     int
 	lastCap int
-	// sockets are the host's unix sockets covered in the base layout.
-	sockets map[string]bool
 	sendMu  sync.Mutex
 
 	readyMu   sync.Mutex
@@ -37,7 +38,7 @@ type serverState struct {
 
 // serveSandbox runs the server until docket closes its socket, and returns
 // the exit status.
-func serveSandbox(spec helperSpec) int {
+func serveSandbox(spec Spec) int {
 	sv := &serverState{spec: spec, sock: serverFD}
 	sv.readyCond = sync.NewCond(&sv.readyMu)
 	if _, err := unix.FcntlInt(serverFD, unix.F_GETFD, 0); err != nil {
@@ -58,12 +59,12 @@ func serveSandbox(spec helperSpec) int {
 		return exitSetup
 	}
 	sv.prepare()
-	buf := make([]byte, maxServerMessage)
-	oob := make([]byte, unix.CmsgSpace(maxServerFDs*4))
+	buf := make([]byte, wire.MaxMessage)
+	oob := make([]byte, wire.OOBSpace())
 	for {
 		var cmd serverCommand
-		fds, err := recvMessage(sv.sock, buf, oob, &cmd)
-		if errors.Is(err, errPeerGone) || errors.Is(err, unix.EBADF) || errors.Is(err, unix.ECONNRESET) {
+		fds, err := wire.Recv(sv.sock, buf, oob, &cmd)
+		if errors.Is(err, wire.ErrPeerGone) || errors.Is(err, unix.EBADF) || errors.Is(err, unix.ECONNRESET) {
 			// docket is gone. Each init watches its exit pipe and takes
 			// its namespace down on its own.
 			return 0
@@ -80,7 +81,7 @@ func serveSandbox(spec helperSpec) int {
 // (without the per-command paths), the Landlock ruleset, the capability
 // count.
 func (sv *serverState) setup() error {
-	if !serverCanSpawn {
+	if !initc.CanSpawn {
 		return &layerError{layer: "server", err: errors.New("this binary was built without cgo")}
 	}
 	// The layers each command gets are its own (see layers).
@@ -91,10 +92,6 @@ func (sv *serverState) setup() error {
 	}
 	if err != nil {
 		return &layerError{layer: LayerMountNS, err: err}
-	}
-	sv.sockets = map[string]bool{}
-	for _, s := range sv.spec.UnixSockets {
-		sv.sockets[s] = true
 	}
 	// Each command gets a ruleset of its own (its devpts is its own); one
 	// built here checks Landlock and fixes the ABI the layers name.
@@ -117,19 +114,16 @@ func (sv *serverState) setup() error {
 func (sv *serverState) send(r serverReply, fds ...int) error {
 	sv.sendMu.Lock()
 	defer sv.sendMu.Unlock()
-	return sendMessage(sv.sock, r, fds...)
+	return wire.Send(sv.sock, r, fds...)
 }
 
 // commandSpec is the session's spec with one command's fields, checked as
 // the helper checks its own.
-func (sv *serverState) commandSpec(cmd serverCommand, nfds int) (helperSpec, error) {
+func (sv *serverState) commandSpec(cmd serverCommand, nfds int) (Spec, error) {
 	s := sv.spec
 	s.Server = false
 	s.NS.PID = true
-	s.Path, s.Cwd = cmd.Path, cmd.Cwd
-	s.Protected, s.Scanned = cmd.Protected, cmd.Scanned
-	s.UnixSockets, s.UnixSocketsPartial = cmd.UnixSockets, cmd.UnixSocketsPartial
-	s.GitScan, s.Limits = cmd.GitScan, cmd.Limits
+	s.callSpec = cmd.callSpec
 	if nfds != 4+cmd.Cgroups || cmd.Cgroups < 0 || cmd.Cgroups > 4 {
 		return s, fmt.Errorf("command %d: %d descriptors for %d cgroup files", cmd.ID, nfds, cmd.Cgroups)
 	}
@@ -146,7 +140,7 @@ func (sv *serverState) commandSpec(cmd serverCommand, nfds int) (helperSpec, err
 
 // layers lists what one command's init enforces, in the order the helper
 // reports them.
-func (sv *serverState) layers(spec helperSpec, devpts bool, done uint32) []string {
+func (sv *serverState) layers(spec Spec, devpts bool, done uint32) []string {
 	l := []string{fmt.Sprintf("landlock:v%d", sv.abi), LayerSeccomp, LayerCaps}
 	if spec.NS.User {
 		l = append(l, LayerUserNS)
@@ -169,13 +163,13 @@ func (sv *serverState) layers(spec helperSpec, devpts bool, done uint32) []strin
 	if devpts {
 		l = append(l, LayerDevpts)
 	}
-	if done&statusCgroup != 0 && spec.Limits.Cgroup != "" {
+	if done&initc.StatusCgroup != 0 && spec.Limits.Cgroup != "" {
 		l = append(l, spec.Limits.Cgroup)
 	}
 	var set []string
 	for i, r := range commandRlimits(spec) {
-		if done&(statusRlimit0<<i) != 0 {
-			set = append(set, r.name)
+		if done&(initc.StatusRlimit0<<i) != 0 {
+			set = append(set, r.Name)
 		}
 	}
 	if len(set) > 0 {

@@ -13,10 +13,11 @@ import (
 // sandbox server"). A command whose plan differs in anything the server
 // built (mode, roots, network, filter) goes to another server, started on
 // first use; a change of docket's mount table stops them all, so that no
-// command sees an older layout than the host has. Run uses it for a sandboxed plan when Request.Servers is set
-// and the machine gives the strongest setup (root, or user namespaces);
-// otherwise, and when a server cannot be started, each call starts its own
-// helper as before.
+// command sees an older layout than the host has. It is a Launcher: Run
+// uses it for a sandboxed plan when it is Request.Launcher and the machine
+// gives the strongest setup (root, or user namespaces); otherwise, and
+// when a server cannot be started, the call goes to PerCall. The host's
+// unix sockets are not part of what a server built (serverKey).
 //
 // The zero value is ready to use; Close stops every server.
 type Servers struct {

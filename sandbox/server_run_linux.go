@@ -13,14 +13,27 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// launch runs the call on the session's server for its plan where the
+// machine gives a server its strongest setup (root, or user namespaces),
+// and through PerCall otherwise: a nil Servers, a server that could not
+// be had, a command too large for one message.
+func (s *Servers) launch(ctx context.Context, c call) (events.ExecOutcome, error) {
+	if s != nil && (c.caps.Root || c.caps.UserNamespaces) {
+		if out, ok, err := s.runViaServer(ctx, c.req, c.p, c.spec, c.caps.Root); ok {
+			return out, err
+		}
+	}
+	return PerCall{}.launch(ctx, c)
+}
+
 // runViaServer runs one command through the session's server for its
 // plan. ok is false when no server could be had for the plan (this binary
 // cannot be one, the namespaces were refused): the caller then starts a
 // helper of the command's own, which is as strong. Once a server took
 // the command, any failure is this call's error, never a weaker retry.
-func runViaServer(ctx context.Context, req Request, p prepared, spec helperSpec, root bool) (out events.ExecOutcome, ok bool, err error) {
+func (s *Servers) runViaServer(ctx context.Context, req Request, p prepared, spec Spec, root bool) (out events.ExecOutcome, ok bool, err error) {
 	base := serverBase(spec, root)
-	sv, err := req.Servers.get(req, base)
+	sv, err := s.get(req, base)
 	req.trace.mark("server.get")
 	if err != nil {
 		return out, false, nil
@@ -44,7 +57,7 @@ func runViaServer(ctx context.Context, req Request, p prepared, spec helperSpec,
 	defer func() {
 		release()
 		req.trace.mark("placeholders.release")
-		req.Servers.later(func() {
+		s.later(func() {
 			_ = cg.remove() // a leaf left behind holds no process and no limit that matters
 		})
 	}()
@@ -81,7 +94,7 @@ func runViaServer(ctx context.Context, req Request, p prepared, spec helperSpec,
 		// The server died between calls (nothing was started): one more
 		// try, with a fresh one.
 		req.trace.mark("server.retry")
-		if sv2, gerr := req.Servers.get(req, base); gerr == nil {
+		if sv2, gerr := s.get(req, base); gerr == nil {
 			defer sv2.use(-1)
 			out, err = runOnServer(ctx, req, sv2, spec, p.env, cgFiles)
 		}
@@ -94,7 +107,7 @@ func runViaServer(ctx context.Context, req Request, p prepared, spec helperSpec,
 }
 
 // runOnServer sends the command with its streams and waits for its end.
-func runOnServer(ctx context.Context, req Request, sv *server, spec helperSpec, env []string, cgFiles []*os.File) (events.ExecOutcome, error) {
+func runOnServer(ctx context.Context, req Request, sv *server, spec Spec, env []string, cgFiles []*os.File) (events.ExecOutcome, error) {
 	var out events.ExecOutcome
 	// Every descriptor handed over is ours to close once sent.
 	var handed []*os.File
@@ -132,11 +145,11 @@ func runOnServer(ctx context.Context, req Request, sv *server, spec helperSpec, 
 	for _, f := range cgFiles {
 		fds = append(fds, int(f.Fd()))
 	}
-	cmd := serverCommand{Path: spec.Path, Argv: req.Argv, Env: env, Cwd: spec.Cwd,
-		Protected: spec.Protected, Scanned: spec.Scanned, UnixSockets: spec.UnixSockets,
-		UnixSocketsPartial: spec.UnixSocketsPartial, GitScan: spec.GitScan,
-		Limits:  limitsSpec{CPUSeconds: spec.Limits.CPUSeconds, FileSizeBytes: spec.Limits.FileSizeBytes, Cgroup: spec.Limits.Cgroup},
-		Cgroups: len(cgFiles), NoLifeline: lifelineDisabled()}
+	cs := spec.callSpec
+	// The cgroup files travel as descriptors, and a command of a server
+	// has no RLIMIT_NPROC (its user namespace is the session's).
+	cs.Limits = limitsSpec{CPUSeconds: spec.Limits.CPUSeconds, FileSizeBytes: spec.Limits.FileSizeBytes, Cgroup: spec.Limits.Cgroup}
+	cmd := serverCommand{callSpec: cs, Argv: req.Argv, Env: env, Cgroups: len(cgFiles), NoLifeline: lifelineDisabled()}
 	start := time.Now()
 	req.trace.mark("spawn.prepare")
 	id, call, err := sv.send(cmd, fds)

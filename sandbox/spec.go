@@ -14,7 +14,7 @@ import (
 const HelperArg = "__docket_sandbox_helper"
 
 // specVersion is the helper protocol's version, bumped on any change to
-// helperSpec or the report lines.
+// Spec or the report lines.
 const specVersion = 3
 
 // IsHelper reports whether args (os.Args) ask for the sandbox helper.
@@ -32,23 +32,23 @@ type namespaces struct {
 	UTS bool `json:"uts,omitempty"`
 }
 
-// helperSpec is everything the helper needs, passed as one JSON argument.
-// Paths are absolute and clean; the parent has already resolved the command.
-type helperSpec struct {
+// Spec is the wire form of one sandboxed call: what the plan asks, with
+// the paths resolved on the host, the filter compiled and the layers to
+// build. It is built once per call, purely, by specFor (from the journaled
+// plan, the resolved roots, the git directories the walk found and the
+// stubs held) and handed to a Launcher: the per-call helper gets all of it
+// as one JSON argument; a server gets its session part once, when it
+// starts (serverBase), and each command's callSpec with the command
+// (serverCommand). Paths are absolute and clean.
+type Spec struct {
 	// V is specVersion; a helper binary from another docket version refuses
 	// the spec instead of misreading it.
 	V    int                `json:"v"`
 	Mode events.SandboxMode `json:"mode"`
 	// Writable are the roots Landlock and the mount layout let the command write.
-	Writable []string `json:"writable,omitempty"`
-	// Protected are the read-only subpaths under Writable to bind read-only;
-	// each exists (the parent created a placeholder for a missing one).
-	Protected []string   `json:"protected,omitempty"`
-	Network   bool       `json:"network,omitempty"`
-	NS        namespaces `json:"ns"`
-	Cwd       string     `json:"cwd"`
-	// Path is the resolved executable; argv follows "--" on the command line.
-	Path string `json:"path"`
+	Writable []string   `json:"writable,omitempty"`
+	Network  bool       `json:"network,omitempty"`
+	NS       namespaces `json:"ns"`
 	// Seccomp is the compiled filter (struct sock_filter array) to load.
 	Seccomp []byte `json:"seccomp"`
 	// Binaries are docket's own executables (the helper, the docket
@@ -65,12 +65,29 @@ type helperSpec struct {
 	// helper's own environment so that no library is preloaded into the
 	// helper before it is confined; the helper restores them for the command.
 	LoaderEnv []string `json:"loader_env,omitempty"`
-	// GitScan says whether the walk for other git directories under the
-	// roots (see gitdirs.go) was "complete" or "partial"; empty without roots.
-	GitScan string `json:"git_scan,omitempty"`
 	// Trace says the start-up trace's file is open at traceFD (see
 	// trace_linux.go); only docket sets it, only when TraceEnv is set.
 	Trace bool `json:"trace,omitempty"`
+	// Server starts the sandbox server (server_main_linux.go) instead of
+	// one command: the callSpec comes with each command, and the PID
+	// namespace is each command's own.
+	Server bool `json:"server,omitempty"`
+	// callSpec is what one command brings; its fields are encoded as the
+	// Spec's own.
+	callSpec
+	// privatePTY is set by the helper itself once it mounted a devpts of its own.
+	privatePTY bool
+}
+
+// callSpec is the part of a Spec that is one command's: a server built
+// everything else once for the session.
+type callSpec struct {
+	Cwd string `json:"cwd"`
+	// Path is the resolved executable; argv follows "--" on the command line.
+	Path string `json:"path"`
+	// Protected are the read-only subpaths under Writable to bind read-only;
+	// each exists (the parent held a stub for a missing one).
+	Protected []string `json:"protected,omitempty"`
 	// Scanned are the protected paths the git walk found existing (not
 	// asked for by the plan): one that vanishes before the helper binds it
 	// (another process removed its repository) is skipped, not an error.
@@ -79,14 +96,11 @@ type helperSpec struct {
 	// the network is off; UnixSocketsPartial when the list is incomplete.
 	UnixSockets        []string `json:"unix_sockets,omitempty"`
 	UnixSocketsPartial bool     `json:"unix_sockets_partial,omitempty"`
+	// GitScan says whether the walk for other git directories under the
+	// roots (see gitdirs.go) was "complete" or "partial"; empty without roots.
+	GitScan string `json:"git_scan,omitempty"`
 	// Limits are the resource limits the helper applies (limits_linux.go).
 	Limits limitsSpec `json:"limits"`
-	// Server starts the sandbox server (server_main_linux.go) instead of
-	// one command: Path, Cwd and the per-command fields come with each
-	// command, and the PID namespace is each command's own.
-	Server bool `json:"server,omitempty"`
-	// privatePTY is set by the helper itself once it mounted a devpts of its own.
-	privatePTY bool
 }
 
 // splitLoaderEnv separates the dynamic loader's variables from env.
@@ -102,7 +116,7 @@ func splitLoaderEnv(env []string) (rest, loader []string) {
 }
 
 // helperArgs builds the helper's argv: exe, HelperArg, spec, "--", argv...
-func helperArgs(exe string, spec helperSpec, argv []string) ([]string, error) {
+func helperArgs(exe string, spec Spec, argv []string) ([]string, error) {
 	b, err := json.Marshal(spec)
 	if err != nil {
 		return nil, fmt.Errorf("encoding helper spec: %w", err)
@@ -114,8 +128,8 @@ func helperArgs(exe string, spec helperSpec, argv []string) ([]string, error) {
 
 // parseHelperArgs is the inverse of helperArgs; it validates everything the
 // helper will act on, since a bad spec must not half-build a sandbox.
-func parseHelperArgs(args []string) (helperSpec, []string, error) {
-	var spec helperSpec
+func parseHelperArgs(args []string) (Spec, []string, error) {
+	var spec Spec
 	if len(args) < 5 || args[1] != HelperArg || args[3] != "--" {
 		return spec, nil, errors.New("usage: docket " + HelperArg + " SPEC -- CMD [ARG...]")
 	}
@@ -133,7 +147,7 @@ func parseHelperArgs(args []string) (helperSpec, []string, error) {
 	return spec, args[4:], nil
 }
 
-func (s helperSpec) validate() error {
+func (s Spec) validate() error {
 	if s.V != specVersion {
 		return fmt.Errorf("protocol version %d, this helper speaks %d: the helper binary and docket come from different builds", s.V, specVersion)
 	}

@@ -6,8 +6,8 @@ import (
 )
 
 func TestHelperArgsRoundTrip(t *testing.T) {
-	spec := helperSpec{V: specVersion, Seccomp: make([]byte, 16), Mode: ModeWorkspaceWrite, Writable: []string{"/w"}, Protected: []string{"/w/.git"},
-		NS: namespaces{User: true, Mount: true}, Cwd: "/w", Path: "/usr/bin/git"}
+	spec := Spec{V: specVersion, Seccomp: make([]byte, 16), Mode: ModeWorkspaceWrite, Writable: []string{"/w"},
+		NS: namespaces{User: true, Mount: true}, callSpec: callSpec{Cwd: "/w", Path: "/usr/bin/git", Protected: []string{"/w/.git"}}}
 	args, err := helperArgs("/bin/docket", spec, []string{"git", "status"})
 	if err != nil {
 		t.Fatal(err)

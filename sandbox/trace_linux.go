@@ -21,7 +21,7 @@ import (
 const TraceEnv = "DOCKET_SANDBOX_TRACE"
 
 // traceFD is the helper's descriptor for the trace file, after the
-// protocol's three (channels_linux.go), present only when helperSpec.Trace.
+// protocol's three (channels_linux.go), present only when Spec.Trace.
 const traceFD = binaryFD + 1
 
 // tracer appends phase stamps to the trace file; a nil tracer does nothing.
@@ -45,7 +45,7 @@ func openTracer() *tracer {
 
 // helperTracer is the helper's tracer on traceFD, or nil when the spec
 // does not say docket passed one.
-func helperTracer(spec helperSpec) *tracer {
+func helperTracer(spec Spec) *tracer {
 	if !spec.Trace {
 		return nil
 	}

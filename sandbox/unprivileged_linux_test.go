@@ -97,7 +97,7 @@ func unprivilegedRun(t *testing.T, ws string, servers *Servers) {
 		// bounding sets included: the user namespace's capabilities must
 		// not outlive the mounts.
 		Argv: []string{"sh", "-c", "grep -E '^Cap(Inh|Prm|Eff|Amb|Bnd)' /proc/self/status /proc/1/task/*/status; touch ok; touch .git/hook; mkdir .docket"},
-		Cwd:  ws, Plan: plan, Servers: servers,
+		Cwd:  ws, Plan: plan, Launcher: servers,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -85,7 +85,7 @@ func TestHoldingNeverRecreatesAVanishedRepository(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(gone), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	spec := helperSpec{Writable: []string{w}, Protected: []string{asked, gone}, Scanned: []string{gone}}
+	spec := Spec{Writable: []string{w}, callSpec: callSpec{Protected: []string{asked, gone}, Scanned: []string{gone}}}
 	for _, tt := range []struct {
 		name string
 		req  Request
@@ -131,8 +131,11 @@ func TestWalkFindsAreNeverHeld(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(w, "wt", ".git"), []byte("gitdir: "+dangling+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	spec := helperSpec{Writable: []string{w, ws}, Cwd: ws, Protected: []string{filepath.Join(ws, ".git")}}
-	addFSAndLimits(&spec, events.SandboxPlan{Network: true})
+	plan := events.SandboxPlan{Mode: ModeWorkspaceWrite, WritableRoots: []string{w, ws},
+		ReadOnlySubpaths: []string{filepath.Join(ws, ".git")}, Network: true}
+	facts := hostFacts{cwd: ws, roots: []string{w, ws}}
+	readHostFacts(&facts, plan, nil, nil)
+	spec := specFor(plan, facts)
 	if !contains(spec.Scanned, foreign) {
 		t.Fatalf("the walk's find %s is not scanned: %v", foreign, spec.Scanned)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/sandbox"
+	"github.com/docket-engine/docket/sandbox/layers"
 )
 
 // writeForecast prints, for `docket sandbox --explain` without a command,
@@ -27,13 +28,13 @@ func writeForecast(w io.Writer, plan events.SandboxPlan, caps sandbox.Capabiliti
 		}
 	}
 	b.WriteString("would run under (forecast; a run reports what was enforced):\n")
-	layers := caps.Layers(plan.Network)
+	forecast := caps.Layers(plan.Network)
 	if plan.Mode == sandbox.ModeWorkspaceWrite && caps.Namespaces() {
 		// The git directory walk runs for writable roots; whether it
 		// finishes within its bound (or reports gitdirs:partial) only a run says.
-		layers = append(layers, sandbox.LayerGitDirs)
+		forecast = append(forecast, layers.GitDirs)
 	}
-	e := sandbox.Explain(plan, layers)
+	e := layers.Explain(plan, forecast)
 	// How each limit is enforced (a cgroup leaf, else rlimits) is decided
 	// when the helper starts; the forecast only says what the plan asks.
 	missing := e.Missing[:0:0]
@@ -57,12 +58,12 @@ func writeForecast(w io.Writer, plan events.SandboxPlan, caps sandbox.Capabiliti
 func writeEnforced(w io.Writer, plan events.SandboxPlan, out events.ExecOutcome) error {
 	var b strings.Builder
 	b.WriteString("ran under:\n")
-	writeExplanation(&b, sandbox.Explain(plan, out.Layers))
+	writeExplanation(&b, layers.Explain(plan, out.Layers))
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-func writeExplanation(b *strings.Builder, e sandbox.Explanation) {
+func writeExplanation(b *strings.Builder, e layers.Explanation) {
 	for _, l := range e.Lines() {
 		b.WriteString("  " + l + "\n")
 	}

@@ -154,7 +154,7 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd string, o wireOpt
 	prevFinish := w.finish
 	w.finish = func() error { return errors.Join(servers.Close(), walks.Close(), prevFinish()) }
 	runner := &engine.ProcessRunner{HelperPath: helper, DocketPath: exe, Caps: &caps, PlaceholderRecords: placeholderRecords(cfg),
-		GitWalks: walks, Servers: servers}
+		GitWalks: walks, Launcher: servers}
 	runner.Env, runner.KeepSecretEnv = commandEnv(cfg)
 	tools := []engine.Tool{engine.ShellTool{}, engine.ApplyPatchTool{}}
 	if len(cfg.MCPServers) > 0 {
@@ -216,7 +216,7 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd string, o wireOpt
 	}
 	if pre, post := cfg.Hooks.Specs(); len(pre)+len(post) > 0 {
 		w.engine.Hooks = &hooks.Runner{Pre: pre, Post: post, Cwd: cwd, HelperPath: helper, Caps: &caps,
-			Env: runner.Env, KeepSecretEnv: runner.KeepSecretEnv}
+			Env: runner.Env, KeepSecretEnv: runner.KeepSecretEnv, Launcher: runner.Launcher, GitWalks: runner.GitWalks}
 	}
 	return w, nil
 }

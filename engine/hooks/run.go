@@ -22,6 +22,11 @@ type Runner struct {
 	HelperPath string
 	// Caps are the machine's sandbox capabilities; nil probes.
 	Caps *sandbox.Capabilities
+	// Launcher and GitWalks are the session's (see sandbox.Request): a
+	// sandboxed hook runs as the session's calls do, on its sandbox
+	// servers. Nil means a helper per hook and a walk per run.
+	Launcher sandbox.Launcher
+	GitWalks *sandbox.GitWalkCache
 	// Env is the hooks' environment; nil inherits docket's (secrets removed
 	// by the sandbox package unless KeepSecretEnv).
 	Env           []string
@@ -81,7 +86,8 @@ func (r *Runner) runOne(ctx context.Context, c Call, s Spec) events.HookVerdict 
 	}
 	start := time.Now()
 	o, err := sandbox.Run(ctx, sandbox.Request{Argv: s.Command, Cwd: r.Cwd, Env: r.Env, KeepSecretEnv: r.KeepSecretEnv,
-		Plan: plan, Timeout: s.timeout(), OutputCap: outputCap, HelperPath: r.HelperPath, Caps: r.Caps, Stdin: in})
+		Plan: plan, Timeout: s.timeout(), OutputCap: outputCap, HelperPath: r.HelperPath, Caps: r.Caps, Stdin: in,
+		Launcher: r.Launcher, GitWalks: r.GitWalks})
 	v.DurationNs = time.Since(start).Nanoseconds()
 	var ue *sandbox.UnavailableError
 	switch {

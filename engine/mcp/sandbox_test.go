@@ -16,6 +16,7 @@ import (
 	"github.com/docket-engine/docket/engine/mcp/internal/mcptest"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/sandbox"
+	"github.com/docket-engine/docket/sandbox/layers"
 )
 
 // Servers started with sandbox = true, under the plan the CLI gives them: the
@@ -67,12 +68,12 @@ func TestSandboxedFilesystemServerCannotWriteOutsideTheWorkspace(t *testing.T) {
 			c := cfg
 			c.Sandbox = sandboxed
 			m := mustStart(t, map[string]ServerConfig{"fs": c}, Options{Dir: ws, SandboxPlan: workspacePlan(ws)})
-			layers := statusOf(m, "fs").Layers
-			if sandboxed != slices.Contains(layers, sandbox.LayerSeccomp) {
-				t.Errorf("status layers = %v; want seccomp and the rest exactly when sandboxed", layers)
+			got := statusOf(m, "fs").Layers
+			if sandboxed != slices.Contains(got, layers.Seccomp) {
+				t.Errorf("status layers = %v; want seccomp and the rest exactly when sandboxed", got)
 			}
-			if sandboxed && !slices.Contains(layers, sandbox.LayerNetNS) {
-				t.Errorf("status layers = %v; want netns (the plan has no network)", layers)
+			if sandboxed && !slices.Contains(got, layers.NetNS) {
+				t.Errorf("status layers = %v; want netns (the plan has no network)", got)
 			}
 			tests := []struct {
 				name     string
@@ -116,9 +117,9 @@ func TestSandboxedTestServerCrashesAndRestarts(t *testing.T) {
 	m := mustStart(t, map[string]ServerConfig{"t": boxed(testServerConfig(mcptest.ModeServe))},
 		Options{Dir: ws, SandboxPlan: workspacePlan(ws)})
 	ctx := context.Background()
-	layers := statusOf(m, "t").Layers
-	if !slices.Contains(layers, sandbox.LayerPIDNS) {
-		t.Fatalf("status layers = %v; want a PID namespace", layers)
+	got := statusOf(m, "t").Layers
+	if !slices.Contains(got, layers.PIDNS) {
+		t.Fatalf("status layers = %v; want a PID namespace", got)
 	}
 	// In its own PID namespace the server sees another pid than the host does.
 	if inside, outside := pidOf(t, m, "t"), serverHostPID(t, m, "t"); inside == outside {
@@ -139,8 +140,8 @@ func TestSandboxedTestServerCrashesAndRestarts(t *testing.T) {
 	if res, err := m.Call(ctx, "t", mcptest.EchoTool, json.RawMessage(`{"text":"again"}`)); err != nil || res.Text != "echo: again" {
 		t.Fatalf("echo after the crash = %+v, %v; want a restarted server", res, err)
 	}
-	if st := statusOf(m, "t"); st.State != StateRunning || st.Restarts != 1 || !slices.Equal(st.Layers, layers) {
-		t.Errorf("status after restart = %+v; want running, one restart, layers %v", st, layers)
+	if st := statusOf(m, "t"); st.State != StateRunning || st.Restarts != 1 || !slices.Equal(st.Layers, got) {
+		t.Errorf("status after restart = %+v; want running, one restart, layers %v", st, got)
 	}
 
 	// Close stops the sandboxed process and reaps it.

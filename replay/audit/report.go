@@ -3,7 +3,7 @@ package audit
 import (
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/journal"
-	"github.com/docket-engine/docket/sandbox"
+	"github.com/docket-engine/docket/sandbox/layers"
 )
 
 // Outcomes of a call, as the report spells them.
@@ -176,11 +176,11 @@ type Sandbox struct {
 	// InForce says, for each reported layer, what it stops; Missing, for
 	// each layer the plan wanted but the run did not get, what that cost
 	// (sandbox.Explain). Both are empty until the run reported its layers.
-	InForce []sandbox.ExplainedLayer `json:"in_force,omitempty"`
-	Missing []sandbox.ExplainedLayer `json:"missing,omitempty"`
+	InForce []layers.Line `json:"in_force,omitempty"`
+	Missing []layers.Line `json:"missing,omitempty"`
 	// Limits says, for each resource limit the run was under, how much and
 	// what held it.
-	Limits []sandbox.ExplainedLayer `json:"limits,omitempty"`
+	Limits []layers.Line `json:"limits,omitempty"`
 }
 
 // Attempt is one execution of the call: its write-ahead record and, when

@@ -9,7 +9,7 @@ import (
 
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/events/safetext"
-	"github.com/docket-engine/docket/sandbox/proctree"
+	"github.com/docket-engine/docket/sandbox/layers"
 )
 
 // NewTextWriter returns a Sink that writes the human-readable audit. With
@@ -229,7 +229,7 @@ func sandboxNote(s *Sandbox) string {
 			// more: without a sandbox a process may leave it.
 			var notes []string
 			for _, l := range s.Layers {
-				notes = append(notes, l+treeKillCaveat(l))
+				notes = append(notes, l+layers.TreeKillCaveat(l))
 			}
 			return "NO SANDBOX (" + strings.Join(notes, " ") + ")"
 		}
@@ -240,18 +240,6 @@ func sandboxNote(s *Sandbox) string {
 		layers = "layers " + strings.Join(s.Layers, " ")
 	}
 	return fmt.Sprintf("sandbox %s, %s, network %s", s.Mode, layers, onOff(s.Network))
-}
-
-// treeKillCaveat says how a process of an unsandboxed run can escape the
-// tree kill the layer names: the audit does not print it as a guarantee.
-func treeKillCaveat(layer string) string {
-	switch {
-	case layer == proctree.ProcessGroup.Layer():
-		return ", which a process leaves with setsid"
-	case strings.HasPrefix(layer, proctree.LayerPrefix):
-		return ", which a process that may write the cgroup file system (root) can leave"
-	}
-	return ""
 }
 
 func resultNote(at Attempt) string {

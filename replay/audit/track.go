@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/docket-engine/docket/events"
-	"github.com/docket-engine/docket/sandbox"
+	"github.com/docket-engine/docket/sandbox/layers"
 	"github.com/docket-engine/docket/states"
 	"github.com/docket-engine/docket/states/policy"
 )
@@ -255,17 +255,17 @@ func userSource(source events.DecisionSource) bool {
 	return false
 }
 
-func sandboxOf(p events.SandboxPlan, layers []string) Sandbox {
+func sandboxOf(p events.SandboxPlan, reported []string) Sandbox {
 	mode := p.Mode
 	if mode == "" {
 		mode = events.SandboxNone
 	}
-	if layers == nil {
-		layers = []string{}
+	if reported == nil {
+		reported = []string{}
 	}
-	sb := Sandbox{Mode: mode, Layers: layers, Network: p.Network || !p.Sandboxed()}
-	if len(layers) > 0 && p.Sandboxed() {
-		e := sandbox.Explain(p, layers)
+	sb := Sandbox{Mode: mode, Layers: reported, Network: p.Network || !p.Sandboxed()}
+	if len(reported) > 0 && p.Sandboxed() {
+		e := layers.Explain(p, reported)
 		sb.InForce, sb.Missing, sb.Limits = e.InForce, e.Missing, e.Limits
 	}
 	return sb

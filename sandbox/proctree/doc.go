@@ -21,6 +21,8 @@
 // stops that.
 package proctree
 
+import "github.com/docket-engine/docket/sandbox/layers"
+
 // Mechanism is how a Tree finds every process of its command.
 type Mechanism string
 
@@ -33,7 +35,7 @@ const (
 
 // LayerPrefix starts the layer name a run reports for its tree
 // ("tree-kill:cgroup-v2").
-const LayerPrefix = "tree-kill:"
+const LayerPrefix = layers.TreeKillPrefix
 
 // Layer is the name an outcome's Layers report for the mechanism that held.
 func (m Mechanism) Layer() string { return LayerPrefix + string(m) }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docket-engine/docket/sandbox/layers"
 	"github.com/docket-engine/docket/sandbox/proctree"
 	"github.com/docket-engine/docket/sandbox/proctree/proctreetest"
 )
@@ -135,5 +136,13 @@ func TestTreeKillsAForkingStorm(t *testing.T) {
 				t.Fatalf("the storm survived: %v", err)
 			}
 		})
+	}
+}
+
+// TestLayerNamesAreTheVocabularys keeps the mechanisms' layer names equal
+// to the ones the audit explains (package layers).
+func TestLayerNamesAreTheVocabularys(t *testing.T) {
+	if got := proctree.ProcessGroup.Layer(); got != layers.TreeKillPGroup {
+		t.Errorf("ProcessGroup.Layer() = %q, the audit knows %q", got, layers.TreeKillPGroup)
 	}
 }

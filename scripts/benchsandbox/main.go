@@ -239,11 +239,11 @@ func inProcess(o options, truebin string) ([]*candidate, error) {
 	// sandbox servers (sandbox.Servers; this binary is the server).
 	served := req
 	served.GitWalks = &sandbox.GitWalkCache{}
-	served.Servers = &sandbox.Servers{}
+	served.Launcher = &sandbox.Servers{}
 	return []*candidate{
 		{name: "in-process sandbox.Run, workspace-write, walk per call", cmd: desc + ", a fresh walk for git directories on every call", run: func() error { return call(req) }},
 		{name: "in-process sandbox.Run, workspace-write, session walk cache", cmd: desc + ", Request.GitWalks kept across calls", run: func() error { return call(session) }},
-		{name: "in-process sandbox.Run, workspace-write, session walk cache and sandbox server", cmd: desc + ", Request.GitWalks and Request.Servers kept across calls", run: func() error { return call(served) }},
+		{name: "in-process sandbox.Run, workspace-write, session walk cache and sandbox server", cmd: desc + ", Request.GitWalks and Request.Launcher (sandbox.Servers) kept across calls", run: func() error { return call(served) }},
 	}, nil
 }
 

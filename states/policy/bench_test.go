@@ -56,3 +56,11 @@ func BenchmarkExecRequirementDynamicScriptNewGoroutine(b *testing.B) {
 		}
 	}
 }
+
+func BenchmarkClassify(b *testing.B) {
+	out := events.ExecOutcome{ExitCode: 1, Stderr: "touch: cannot touch '/etc/x': Permission denied\n"}
+	plan := events.SandboxPlan{Mode: events.SandboxWorkspaceWrite, WritableRoots: []string{"/w"}}
+	for b.Loop() {
+		ClassifyDenial(out, plan, "")
+	}
+}

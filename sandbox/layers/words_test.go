@@ -1,4 +1,4 @@
-package sandbox
+package layers
 
 import (
 	"fmt"
@@ -15,16 +15,12 @@ import (
 	"github.com/docket-engine/docket/events"
 )
 
-// layerConstants finds, in this package's non-test sources, every constant
-// named Layer* with a string value: the names Run can report. Parsing the
+// layerConstants finds, in names.go, every string constant: the names Run can report. Parsing the
 // source means a new constant fails TestEveryLayerHasWords until it is
 // described, with no list to keep in step by hand.
 func layerConstants(t *testing.T) map[string]string {
 	t.Helper()
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
+	files := []string{"names.go"}
 	consts := map[string]string{}
 	fset := token.NewFileSet()
 	for _, f := range files {
@@ -47,7 +43,7 @@ func layerConstants(t *testing.T) map[string]string {
 			for _, spec := range gd.Specs {
 				vs := spec.(*ast.ValueSpec)
 				for i, name := range vs.Names {
-					if !strings.HasPrefix(name.Name, "Layer") || i >= len(vs.Values) {
+					if i >= len(vs.Values) {
 						continue
 					}
 					lit, ok := vs.Values[i].(*ast.BasicLit)
@@ -76,9 +72,9 @@ func TestEveryLayerHasWords(t *testing.T) {
 		names = append(names, v)
 	}
 	for _, n := range names {
-		w, ok := DescribeLayer(n)
+		w, ok := Describe(n)
 		if !ok {
-			t.Errorf("layer %q has no words in layerWords (sandbox/explain.go)", n)
+			t.Errorf("layer %q has no words in layerWords (sandbox/layers/words.go)", n)
 			continue
 		}
 		if w.Stops == "" || w.Missing == "" || len(w.Proofs) == 0 {
@@ -86,21 +82,21 @@ func TestEveryLayerHasWords(t *testing.T) {
 		}
 	}
 	seen := map[string]bool{}
-	for _, w := range layerWords() {
+	for _, w := range All() {
 		if seen[w.Layer] {
 			t.Errorf("layer %q described twice", w.Layer)
 		}
 		seen[w.Layer] = true
-		if w.Layer != landlockLayer && !slices.Contains(names, w.Layer) && !slices.Contains(names, layerBase(w.Layer)) {
+		if w.Layer != Landlock && !slices.Contains(names, w.Layer) && !slices.Contains(names, Base(w.Layer)) {
 			t.Errorf("words for %q, which no Layer constant names", w.Layer)
 		}
 	}
 }
 
 func TestExplain(t *testing.T) {
-	full := []string{"landlock:v7", LayerSeccomp, LayerCaps, LayerMountNS, LayerPIDNS, LayerNetNS, LayerIPCNS, LayerUTSNS,
-		LayerUnixSockets, LayerDevpts}
-	ro := events.SandboxPlan{Mode: ModeReadOnly}
+	full := []string{"landlock:v7", Seccomp, Caps, MountNS, PIDNS, NetNS, IPCNS, UTSNS,
+		UnixSockets, Devpts}
+	ro := events.SandboxPlan{Mode: events.SandboxReadOnly}
 	tests := []struct {
 		name        string
 		plan        events.SandboxPlan
@@ -112,32 +108,32 @@ func TestExplain(t *testing.T) {
 		{name: "everything in force misses nothing", plan: ro, layers: full, wantInForce: full,
 			wantText: []string{"with the network off, TCP connect and bind", "abstract unix sockets and signals"}},
 		{name: "the fallback without namespaces names each one lost", plan: ro,
-			layers:      []string{"landlock:v7", LayerSeccomp, LayerCaps},
-			wantInForce: []string{"landlock:v7", LayerSeccomp, LayerCaps},
-			wantMissing: []string{LayerMountNS, LayerPIDNS, LayerNetNS, LayerIPCNS, LayerUTSNS, LayerDevpts, LayerUnixSockets},
+			layers:      []string{"landlock:v7", Seccomp, Caps},
+			wantInForce: []string{"landlock:v7", Seccomp, Caps},
+			wantMissing: []string{MountNS, PIDNS, NetNS, IPCNS, UTSNS, Devpts, UnixSockets},
 			wantText:    []string{"a planted hook runs unsandboxed"}},
 		{name: "network on wants no network namespace, no TCP rules and no socket covering",
-			plan:        events.SandboxPlan{Mode: ModeWorkspaceWrite, Network: true},
-			layers:      []string{"landlock:v7", LayerSeccomp, LayerCaps, LayerMountNS, LayerPIDNS, LayerIPCNS, LayerUTSNS, LayerDevpts, LayerGitDirs},
-			wantInForce: []string{"landlock:v7", LayerSeccomp, LayerCaps, LayerMountNS, LayerPIDNS, LayerIPCNS, LayerUTSNS, LayerDevpts, LayerGitDirs}},
+			plan:        events.SandboxPlan{Mode: events.SandboxWorkspaceWrite, Network: true},
+			layers:      []string{"landlock:v7", Seccomp, Caps, MountNS, PIDNS, IPCNS, UTSNS, Devpts, GitDirs},
+			wantInForce: []string{"landlock:v7", Seccomp, Caps, MountNS, PIDNS, IPCNS, UTSNS, Devpts, GitDirs}},
 		{name: "workspace-write wants the other git directories; a partial walk says what it left",
-			plan:        events.SandboxPlan{Mode: ModeWorkspaceWrite},
-			layers:      append(slices.Clone(full), LayerGitDirsPartial, LayerUnixSockets+":partial"),
-			wantInForce: append(slices.Clone(full), LayerGitDirsPartial, LayerUnixSockets+":partial"),
+			plan:        events.SandboxPlan{Mode: events.SandboxWorkspaceWrite},
+			layers:      append(slices.Clone(full), GitDirsPartial, UnixSockets+":partial"),
+			wantInForce: append(slices.Clone(full), GitDirsPartial, UnixSockets+":partial"),
 			wantText:    []string{"repositories it did not reach are NOT protected", "the sockets past it are NOT covered"}},
 		{name: "workspace-write without the git directory walk lists it",
-			plan: events.SandboxPlan{Mode: ModeWorkspaceWrite}, layers: full, wantInForce: full,
-			wantMissing: []string{LayerGitDirs}},
+			plan: events.SandboxPlan{Mode: events.SandboxWorkspaceWrite}, layers: full, wantInForce: full,
+			wantMissing: []string{GitDirs}},
 		{name: "Landlock ABI 9 covers unix sockets itself", plan: ro,
-			layers:      []string{"landlock:v9", LayerSeccomp, LayerCaps, LayerMountNS, LayerPIDNS, LayerNetNS, LayerIPCNS, LayerUTSNS, LayerDevpts},
-			wantInForce: []string{"landlock:v9", LayerSeccomp, LayerCaps, LayerMountNS, LayerPIDNS, LayerNetNS, LayerIPCNS, LayerUTSNS, LayerDevpts}},
+			layers:      []string{"landlock:v9", Seccomp, Caps, MountNS, PIDNS, NetNS, IPCNS, UTSNS, Devpts},
+			wantInForce: []string{"landlock:v9", Seccomp, Caps, MountNS, PIDNS, NetNS, IPCNS, UTSNS, Devpts}},
 		{name: "an old Landlock lists its gaps", plan: ro,
-			layers:      []string{"landlock:v3", LayerSeccomp, LayerCaps, LayerUserNS, LayerMountNS, LayerPIDNS, LayerNetNS, LayerIPCNS, LayerUTSNS, LayerUnixSockets, LayerDevpts},
-			wantInForce: []string{"landlock:v3", LayerSeccomp, LayerCaps, LayerUserNS, LayerMountNS, LayerPIDNS, LayerNetNS, LayerIPCNS, LayerUTSNS, LayerUnixSockets, LayerDevpts},
+			layers:      []string{"landlock:v3", Seccomp, Caps, UserNS, MountNS, PIDNS, NetNS, IPCNS, UTSNS, UnixSockets, Devpts},
+			wantInForce: []string{"landlock:v3", Seccomp, Caps, UserNS, MountNS, PIDNS, NetNS, IPCNS, UTSNS, UnixSockets, Devpts},
 			wantMissing: []string{"landlock:tcp (ABI 4)", "landlock:scope (ABI 6)"}},
 		{name: "an unknown layer is shown, not hidden", plan: ro, layers: append(slices.Clone(full), "future"),
 			wantInForce: append(slices.Clone(full), "future"), wantText: []string{"is not described by this version"}},
-		{name: "no sandbox says so", plan: events.SandboxPlan{Mode: ModeNone},
+		{name: "no sandbox says so", plan: events.SandboxPlan{Mode: events.SandboxNone},
 			wantText: []string{"no sandbox (mode none): the command runs with docket's own rights"}},
 	}
 	for _, tt := range tests {
@@ -162,7 +158,7 @@ func TestExplain(t *testing.T) {
 	}
 }
 
-func layersOf(ls []ExplainedLayer) []string {
+func layersOf(ls []Line) []string {
 	var out []string
 	for _, l := range ls {
 		out = append(out, l.Layer)
@@ -173,11 +169,11 @@ func layersOf(ls []ExplainedLayer) []string {
 // TestThreatModelNamesEveryLayer keeps docs/sandbox.md in step with the
 // vocabulary: every layer with words has a row there.
 func TestThreatModelNamesEveryLayer(t *testing.T) {
-	doc, err := os.ReadFile(filepath.Join("..", "docs", "sandbox.md"))
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "sandbox.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range layerWords() {
+	for _, w := range All() {
 		if !strings.Contains(string(doc), "`"+w.Layer) {
 			t.Errorf("docs/sandbox.md does not describe the layer %q", w.Layer)
 		}

@@ -1,4 +1,4 @@
-package sandbox
+package layers
 
 import (
 	"fmt"
@@ -8,12 +8,11 @@ import (
 	"github.com/docket-engine/docket/events"
 )
 
-// LayerWords says, for one layer, what it stops and what its absence
-// costs. Every claim in Stops is backed by an attack in this package's
-// escape tests (Proofs), and every cost in Missing by a run of those
-// attacks with the layer left out (Lost); explain_linux_test.go checks
-// both, so the words cannot drift from what the sandbox does under attack.
-type LayerWords struct {
+// Words says, for one layer, what it stops and what its absence costs.
+// Every claim in Stops is backed by an attack in package sandbox's escape
+// tests (Proofs), and every cost in Missing by a run of those attacks with
+// the layer left out (Lost); sandbox/explain_linux_test.go checks both, so the words cannot drift from what the sandbox does under attack.
+type Words struct {
 	// Layer is the name ExecOutcome.Layers reports ("landlock" for every
 	// "landlock:vN").
 	Layer string
@@ -27,7 +26,7 @@ type LayerWords struct {
 	// Required layers are never missing from a sandboxed run: without
 	// them Run fails closed with an *UnavailableError.
 	Required bool
-	// Proofs name escape cases (or Test functions) of this package whose
+	// Proofs name escape cases (or Test functions) of package sandbox whose
 	// attack the layer blocks.
 	Proofs []string
 	// Lost name escape cases that succeed when the sandbox runs without
@@ -36,15 +35,12 @@ type LayerWords struct {
 	Lost []string
 }
 
-// landlockLayer is the name of the Landlock layer without its ABI suffix.
-const landlockLayer = "landlock"
-
-// layerWords is the vocabulary, one entry per layer Run can report. Stops
+// All is the vocabulary, one entry per layer the sandbox can report. Stops
 // reads as a sentence after the layer's name.
-func layerWords() []LayerWords {
-	return []LayerWords{
+func All() []Words {
+	return []Words{
 		{
-			Layer: landlockLayer, Required: true,
+			Layer: Landlock, Required: true,
 			Stops: "refuses writes outside the writable roots and /dev/null, also through symlinks, " +
 				"hard links and renames out of a root, and device nodes made in a root",
 			Missing: "docket refuses to run the command sandboxed (sandbox_unavailable): nothing else confines writes to the roots",
@@ -53,7 +49,7 @@ func layerWords() []LayerWords {
 				"make a block device in the workspace", "a second Landlock ruleset cannot add rights"},
 		},
 		{
-			Layer: LayerSeccomp, Required: true,
+			Layer: Seccomp, Required: true,
 			Stops: "refuses ptrace, io_uring (whose operations bypass seccomp), mount calls, opening files by handle " +
 				"(Shocker), reaching into another process (process_vm_readv/writev, pidfd_getfd, kcmp) and the " +
 				"other calls docs/sandbox.md lists",
@@ -64,7 +60,7 @@ func layerWords() []LayerWords {
 				"UDP send to 127.0.0.1", "netlink socket"},
 		},
 		{
-			Layer: LayerCaps,
+			Layer: Caps,
 			Stops: "leaves the command, and every thread of the helper that outlives its start, no capability in any " +
 				"set, bounding set included: no set-uid program gains one, root cannot open files by handle or act " +
 				"as CAP_SYS_ADMIN",
@@ -74,14 +70,14 @@ func layerWords() []LayerWords {
 				"Shocker: append to a file outside the roots by its handle", "use root's CAP_SYS_ADMIN on the host (sethostname)"},
 		},
 		{
-			Layer: LayerUserNS,
+			Layer: UserNS,
 			Stops: "keeps the power to build the sandbox inside a new user namespace: docket is not root, " +
 				"and the command holds no capability on the host",
 			Missing: "not needed when docket runs as root; for anyone else its absence means no other namespace",
 			Proofs:  []string{"TestEscapeSuiteUserNamespace", "TestEscapeSuiteProcessUserNamespace"},
 		},
 		{
-			Layer: LayerMountNS,
+			Layer: MountNS,
 			Stops: "makes everything but the roots read-only at the mount level, so metadata changes such as chmod, " +
 				"which Landlock does not cover, fail too; keeps .git, .docket, .agents, $DOCKET_HOME and docket's own " +
 				"binaries read-only even under a root, not removable, not renamable; makes device nodes in a root unusable",
@@ -98,7 +94,7 @@ func layerWords() []LayerWords {
 				"rewrite $DOCKET_HOME/config.toml under a writable root"},
 		},
 		{
-			Layer: LayerPIDNS,
+			Layer: PIDNS,
 			Stops: "kills everything the command started when it exits or times out (daemons, setsid, double forks)",
 			Missing: "a process the command leaves behind (a daemon, or a child still running at a time-out) outlives " +
 				"the call with the sandbox's rights; the host's processes are visible (PID 1 is the host's init)",
@@ -107,7 +103,7 @@ func layerWords() []LayerWords {
 				"a thread of PID 1 (the helper) holds a capability"},
 		},
 		{
-			Layer: LayerNetNS,
+			Layer: NetNS,
 			Stops: "leaves the command no network but a loopback of its own, a wall behind seccomp and Landlock's " +
 				"TCP rules: no address of the host or the internet, none of the host's abstract unix sockets",
 			Missing: "network off rests on seccomp (no socket but AF_UNIX) and Landlock's TCP rules (ABI 4+); " +
@@ -115,28 +111,28 @@ func layerWords() []LayerWords {
 			Proofs: []string{"TCP connect to 127.0.0.1", "TCP listen on 127.0.0.1", "abstract unix socket outside the sandbox"},
 		},
 		{
-			Layer:   LayerIPCNS,
+			Layer:   IPCNS,
 			Stops:   "gives the command SysV IPC and POSIX message queues of its own: the host's are out of reach",
 			Missing: "the host's SysV shared memory, semaphores and POSIX message queues can be read, written and created",
 			Proofs:  []string{"write a host SysV shared memory segment", "create a POSIX message queue on the host"},
 			Lost:    []string{"write a host SysV shared memory segment", "create a POSIX message queue on the host"},
 		},
 		{
-			Layer: LayerUTSNS,
+			Layer: UTSNS,
 			Stops: "gives the command a host name of its own; on its own it stops nothing, since without capabilities " +
 				"the host name cannot be changed anyway",
 			Missing: "nothing while caps holds: the host name stays unchangeable",
 			Proofs:  []string{"use root's CAP_SYS_ADMIN on the host (sethostname)"},
 		},
 		{
-			Layer: LayerDevpts,
+			Layer: Devpts,
 			Stops: "gives the command a pty instance of its own: it can open ptys (script, expect, ssh -t) and " +
 				"write to none of the host's",
 			Missing: "ptys cannot be opened inside (openpty fails); the host's stay unwritable (Landlock)",
 			Proofs:  []string{"openpty works", "script(1) gets a tty", "write to a host pty"},
 		},
 		{
-			Layer: LayerGitDirs,
+			Layer: GitDirs,
 			Stops: "keeps read-only the git directories of nested repositories and of the repository around a " +
 				"workspace given as a subdirectory, puts placeholders where a repository could be planted above a root, " +
 				"and makes every root its own mount, so none can be renamed away and replanted",
@@ -150,14 +146,14 @@ func layerWords() []LayerWords {
 				"rename the directory above a nested workspace and replant it", "plant a repository above a nested workspace"},
 		},
 		{
-			Layer: LayerGitDirsPartial,
+			Layer: GitDirsPartial,
 			Stops: "protects the git directories the bounded walk of the roots reached; it stopped early, so " +
 				"repositories it did not reach are NOT protected",
 			Missing: "as gitdirs",
 			Proofs:  []string{"plant a hook in a nested repository"},
 		},
 		{
-			Layer: LayerUnixSockets,
+			Layer: UnixSockets,
 			Stops: "with the network off, covers every pathname unix socket bound in docket's network namespace when " +
 				"the call started (docker.sock, ssh-agent, D-Bus), so none can be connected to",
 			Missing: "pathname unix sockets outside the sandbox (docker.sock, ssh-agent, D-Bus) can be connected to: " +
@@ -168,20 +164,20 @@ func layerWords() []LayerWords {
 				"connect to a host process's unix socket inside the workspace"},
 		},
 		{
-			Layer: LayerUnixSockets + ":partial",
+			Layer: UnixSockets + ":partial",
 			Stops: "with the network off, covers the pathname unix sockets bound in docket's network namespace up to " +
 				"its bound; the list was cut short, so the sockets past it are NOT covered",
 			Missing: "as unix-sockets-covered",
 			Proofs:  []string{"connect to a unix socket outside the roots"},
 		},
 		{
-			Layer:   LayerRlimit,
+			Layer:   Rlimit,
 			Stops:   "sets kernel limits on every process of the call (the limit: lines say which and how much)",
 			Missing: "see the limit: lines",
 			Proofs:  []string{"spin past the CPU limit", "write a file past the size limit"},
 		},
 		{
-			Layer:   LayerCgroup,
+			Layer:   Cgroup,
 			Stops:   "puts the call in a cgroup of its own, which bounds the memory and the tasks of the whole call",
 			Missing: "see the limit: lines",
 			Proofs:  []string{"allocate past the memory limit", "fork bomb past the process limit"},
@@ -189,25 +185,25 @@ func layerWords() []LayerWords {
 	}
 }
 
-// DescribeLayer returns the words for a reported layer name ("landlock:v7",
+// Describe returns the words for a reported layer name ("landlock:v7",
 // "seccomp", ...); ok is false for a name this version has no words for.
-func DescribeLayer(layer string) (LayerWords, bool) {
-	words := layerWords()
+func Describe(layer string) (Words, bool) {
+	words := All()
 	// A variant with words of its own ("gitdirs:partial") wins over its base.
-	for _, name := range []string{layer, layerBase(layer)} {
+	for _, name := range []string{layer, Base(layer)} {
 		for _, w := range words {
 			if w.Layer == name {
 				return w, true
 			}
 		}
 	}
-	return LayerWords{}, false
+	return Words{}, false
 }
 
-// layerBase strips what a reported name adds to the layer: the details
+// Base strips what a reported name adds to the layer: the details
 // after a colon ("landlock:v7", "rlimit:cpu,fsize") and a version suffix
 // ("cgroup-v2").
-func layerBase(layer string) string {
+func Base(layer string) string {
 	if i := strings.IndexByte(layer, ':'); i >= 0 {
 		layer = layer[:i]
 	}
@@ -222,7 +218,7 @@ func layerBase(layer string) string {
 // landlockABI reads N from "landlock:vN"; 0 when layers has no Landlock.
 func landlockABI(layers []string) int {
 	for _, l := range layers {
-		if v, ok := strings.CutPrefix(l, landlockLayer+":v"); ok {
+		if v, ok := strings.CutPrefix(l, Landlock+":v"); ok {
 			if n, err := strconv.Atoi(v); err == nil {
 				return n
 			}
@@ -231,8 +227,8 @@ func landlockABI(layers []string) int {
 	return 0
 }
 
-// ExplainedLayer is one line of an Explanation: a layer and its words.
-type ExplainedLayer struct {
+// Line is one line of an Explanation: a layer and its words.
+type Line struct {
 	Layer string `json:"layer"`
 	Words string `json:"words"`
 }
@@ -245,12 +241,12 @@ type Explanation struct {
 	// Sandboxed is false for a plan that runs the command unconfined.
 	Sandboxed bool `json:"sandboxed"`
 	// InForce lists each reported layer and what it stops.
-	InForce []ExplainedLayer `json:"in_force,omitempty"`
+	InForce []Line `json:"in_force,omitempty"`
 	// Missing lists each layer this plan would want but did not get, and
 	// each limit it sets that nothing enforced, and what that costs.
-	Missing []ExplainedLayer `json:"missing,omitempty"`
+	Missing []Line `json:"missing,omitempty"`
 	// Limits lists each resource limit in force: how much, and how enforced.
-	Limits []ExplainedLayer `json:"limits,omitempty"`
+	Limits []Line `json:"limits,omitempty"`
 }
 
 // Explain puts into words the layers a run reported (ExecOutcome.Layers, or
@@ -263,24 +259,24 @@ func Explain(plan events.SandboxPlan, layers []string) Explanation {
 	}
 	have := map[string]bool{}
 	for _, l := range layers {
-		have[layerBase(l)] = true
+		have[Base(l)] = true
 		words := "is not described by this version of docket"
-		if w, ok := DescribeLayer(l); ok {
+		if w, ok := Describe(l); ok {
 			words = w.Stops
 			if w.NetworkOff != "" && !plan.Network {
 				words += "; with the network off, " + w.NetworkOff
 			}
 		}
-		if base := layerBase(l); base == landlockLayer {
+		if base := Base(l); base == Landlock {
 			words += landlockExtras(landlockABI([]string{l}), plan.Network)
 		}
-		e.InForce = append(e.InForce, ExplainedLayer{Layer: l, Words: words})
+		e.InForce = append(e.InForce, Line{Layer: l, Words: words})
 	}
-	for _, w := range layerWords() {
+	for _, w := range All() {
 		if have[w.Layer] || !wanted(w.Layer, plan, landlockABI(layers)) {
 			continue
 		}
-		e.Missing = append(e.Missing, ExplainedLayer{Layer: w.Layer, Words: w.Missing})
+		e.Missing = append(e.Missing, Line{Layer: w.Layer, Words: w.Missing})
 	}
 	if abi := landlockABI(layers); abi > 0 {
 		e.Missing = append(e.Missing, landlockGaps(abi, plan.Network)...)
@@ -294,21 +290,21 @@ func Explain(plan events.SandboxPlan, layers []string) Explanation {
 // wanted says whether a sandboxed run under plan should have layer.
 func wanted(layer string, plan events.SandboxPlan, abi int) bool {
 	switch layer {
-	case LayerNetNS:
+	case NetNS:
 		return !plan.Network
-	case LayerUnixSockets:
+	case UnixSockets:
 		// Landlock refuses pathname unix sockets itself from ABI 9.
 		return !plan.Network && abi < 9
-	case LayerGitDirs:
-		return plan.Mode == ModeWorkspaceWrite
-	case LayerGitDirsPartial, LayerUnixSockets + ":partial", LayerRlimit, LayerCgroup:
+	case GitDirs:
+		return plan.Mode == events.SandboxWorkspaceWrite
+	case GitDirsPartial, UnixSockets + ":partial", Rlimit, Cgroup:
 		// Variants of a layer, and the limits, which have lines of their own.
 		return false
-	case LayerUserNS:
+	case UserNS:
 		// Only the way an unprivileged docket gets the other namespaces;
 		// their absence is what counts.
 		return false
-	case LayerCaps:
+	case Caps:
 		// Reported when docket runs as root, which always cuts them (a
 		// failure stops the run); a non-root docket has none to cut. The
 		// journal does not say which, so its absence is never a gap.
@@ -331,14 +327,14 @@ func landlockExtras(abi int, network bool) string {
 
 // landlockGaps lists the Landlock features an older kernel lacks, as
 // missing layers.
-func landlockGaps(abi int, network bool) []ExplainedLayer {
-	var gaps []ExplainedLayer
+func landlockGaps(abi int, network bool) []Line {
+	var gaps []Line
 	if abi < 4 && !network {
-		gaps = append(gaps, ExplainedLayer{Layer: "landlock:tcp (ABI 4)",
+		gaps = append(gaps, Line{Layer: "landlock:tcp (ABI 4)",
 			Words: "network off rests on seccomp and the network namespace alone"})
 	}
 	if abi < 6 {
-		gaps = append(gaps, ExplainedLayer{Layer: "landlock:scope (ABI 6)",
+		gaps = append(gaps, Line{Layer: "landlock:scope (ABI 6)",
 			Words: "abstract unix sockets and signals outside are kept out only by the network and PID namespaces"})
 	}
 	return gaps

@@ -1,4 +1,4 @@
-package sandbox
+package policy
 
 import (
 	"path/filepath"
@@ -9,11 +9,11 @@ import (
 
 // Denial reasons in events.DenialEvidence.Reason.
 const (
-	ReasonSignal       = "signal"         // killed by SIGSYS (seccomp)
-	ReasonWriteDenied  = "write_denied"   // a write outside the writable roots
-	ReasonReadOnlyPath = "read_only_path" // a write into a protected subpath
-	ReasonNetwork      = "network"        // network use with the network off
-	ReasonSyscall      = "syscall_denied" // a syscall the filter refuses (ptrace, io_uring)
+	DenialSignal       = "signal"         // killed by SIGSYS (seccomp)
+	DenialWriteDenied  = "write_denied"   // a write outside the writable roots
+	DenialReadOnlyPath = "read_only_path" // a write into a protected subpath
+	DenialNetwork      = "network"        // network use with the network off
+	DenialSyscall      = "syscall_denied" // a syscall the filter refuses (ptrace, io_uring)
 )
 
 // errnoPhrases maps the C library's messages to errno names.
@@ -51,7 +51,7 @@ var networkPhrases = [...]string{
 // syscallWords name operations the seccomp filter refuses.
 var syscallWords = [...]string{"ptrace", "io_uring", "perf_event_open", "bpf(", "keyctl", "userfaultfd"}
 
-// ClassifyAt reports whether a failed sandboxed run of a command that ran in
+// ClassifyDenial reports whether a failed sandboxed run of a command that ran in
 // cwd was denied by the sandbox, with the evidence, or nil for an ordinary
 // result. It fires on SIGSYS,
 // or on an EROFS/EACCES/EPERM message (in message position, not inside a
@@ -59,13 +59,13 @@ var syscallWords = [...]string{"ptrace", "io_uring", "perf_event_open", "bpf(", 
 // with the network off, or on EPERM from a syscall the filter refuses. A
 // successful or timed-out run is never a denial, and an exit status alone
 // (2, 126, 127) is not evidence.
-func ClassifyAt(out events.ExecOutcome, plan events.SandboxPlan, cwd string) *events.DenialEvidence {
+func ClassifyDenial(out events.ExecOutcome, plan events.SandboxPlan, cwd string) *events.DenialEvidence {
 	if !plan.Sandboxed() || out.TimedOut || out.Killed != "" {
 		// A resource limit that ended the command is its own outcome.
 		return nil
 	}
 	if out.Signal == "SIGSYS" {
-		return &events.DenialEvidence{Reason: ReasonSignal, Signal: "SIGSYS", Message: "killed by SIGSYS (seccomp)"}
+		return &events.DenialEvidence{Reason: DenialSignal, Signal: "SIGSYS", Message: "killed by SIGSYS (seccomp)"}
 	}
 	if out.ExitCode == 0 && out.Signal == "" {
 		return nil
@@ -95,7 +95,7 @@ func classifyLine(line string, exitCode int, plan events.SandboxPlan, cwd string
 	if !plan.Network {
 		for _, p := range networkPhrases {
 			if strings.Contains(lower, p) {
-				return &events.DenialEvidence{Reason: ReasonNetwork, Errno: errnoOf(lower), Message: message}
+				return &events.DenialEvidence{Reason: DenialNetwork, Errno: errnoOf(lower), Message: message}
 			}
 		}
 	}
@@ -111,7 +111,7 @@ func classifyLine(line string, exitCode int, plan events.SandboxPlan, cwd string
 	if errno == "EPERM" {
 		for _, w := range syscallWords {
 			if strings.Contains(lower, w) {
-				return &events.DenialEvidence{Reason: ReasonSyscall, Errno: errno, Message: message}
+				return &events.DenialEvidence{Reason: DenialSyscall, Errno: errno, Message: message}
 			}
 		}
 	}
@@ -119,22 +119,22 @@ func classifyLine(line string, exitCode int, plan events.SandboxPlan, cwd string
 		abs := p
 		if !filepath.IsAbs(abs) {
 			if cwd == "" {
-				if plan.Mode == ModeReadOnly {
-					return &events.DenialEvidence{Reason: ReasonWriteDenied, Errno: errno, Path: p, Message: message}
+				if plan.Mode == events.SandboxReadOnly {
+					return &events.DenialEvidence{Reason: DenialWriteDenied, Errno: errno, Path: p, Message: message}
 				}
 				continue
 			}
 			abs = filepath.Join(cwd, abs)
 		}
 		abs = filepath.Clean(abs)
-		if reason := forbidden(abs, plan); reason != "" {
+		if reason := forbiddenWrite(abs, plan); reason != "" {
 			return &events.DenialEvidence{Reason: reason, Errno: errno, Path: abs, Message: message}
 		}
 		if errno == "EROFS" && abs != "/dev/null" {
 			// Inside a writable root nothing is read-only but the
 			// protected paths, so EROFS there means a link that leads
 			// out of the root (or into a protected path).
-			return &events.DenialEvidence{Reason: ReasonWriteDenied, Errno: errno, Path: abs, Message: message}
+			return &events.DenialEvidence{Reason: DenialWriteDenied, Errno: errno, Path: abs, Message: message}
 		}
 	}
 	return nil
@@ -273,22 +273,22 @@ func quoted(line string) []string {
 }
 
 // forbidden says why the plan forbids writing p, or "" if it allows it.
-func forbidden(p string, plan events.SandboxPlan) string {
+func forbiddenWrite(p string, plan events.SandboxPlan) string {
 	if p == "/dev/null" {
 		return ""
 	}
 	for _, ro := range plan.ReadOnlySubpaths {
-		if within(p, filepath.Clean(ro)) {
-			return ReasonReadOnlyPath
+		if events.Within(p, filepath.Clean(ro)) {
+			return DenialReadOnlyPath
 		}
 	}
-	if plan.Mode == ModeReadOnly {
-		return ReasonWriteDenied
+	if plan.Mode == events.SandboxReadOnly {
+		return DenialWriteDenied
 	}
 	for _, r := range plan.WritableRoots {
-		if within(p, filepath.Clean(r)) {
+		if events.Within(p, filepath.Clean(r)) {
 			return ""
 		}
 	}
-	return ReasonWriteDenied
+	return DenialWriteDenied
 }

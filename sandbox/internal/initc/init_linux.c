@@ -44,7 +44,7 @@
 #include <linux/capability.h>
 #include <linux/seccomp.h>
 
-#include "server_spawn_linux.h"
+#include "init_linux.h"
 
 #ifndef SYS_landlock_restrict_self
 #define SYS_landlock_restrict_self 446

@@ -1,4 +1,4 @@
-package sandbox
+package layers
 
 import (
 	"fmt"
@@ -50,15 +50,15 @@ type limitKind struct {
 
 // explainLimits returns a line per limit the plan sets: enforced (with the
 // mechanism from layers) or missing.
-func explainLimits(l events.ResourceLimits, layers []string) (inForce, missing []ExplainedLayer) {
+func explainLimits(l events.ResourceLimits, layers []string) (inForce, missing []Line) {
 	cgroups, rlimits := map[string]string{}, map[string]bool{}
 	for _, layer := range layers {
 		base, detail, _ := strings.Cut(layer, ":")
 		for _, d := range strings.Split(detail, ",") {
-			switch layerBase(base) {
-			case LayerCgroup:
+			switch Base(base) {
+			case Cgroup:
 				cgroups[d] = base
-			case LayerRlimit:
+			case Rlimit:
 				rlimits[d] = true
 			}
 		}
@@ -79,10 +79,10 @@ func explainLimits(l events.ResourceLimits, layers []string) (inForce, missing [
 		}
 		name := "limit:" + strings.ReplaceAll(k.name, " ", "-")
 		if how == "" {
-			missing = append(missing, ExplainedLayer{Layer: name, Words: fmt.Sprintf("the plan asks for %d%s, but nothing enforced it: %s", k.value, k.unit, k.missing)})
+			missing = append(missing, Line{Layer: name, Words: fmt.Sprintf("the plan asks for %d%s, but nothing enforced it: %s", k.value, k.unit, k.missing)})
 			continue
 		}
-		inForce = append(inForce, ExplainedLayer{Layer: name, Words: k.words(k.value, how)})
+		inForce = append(inForce, Line{Layer: name, Words: k.words(k.value, how)})
 	}
 	return inForce, missing
 }

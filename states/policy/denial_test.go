@@ -1,4 +1,4 @@
-package sandbox
+package policy
 
 import (
 	"testing"
@@ -7,11 +7,11 @@ import (
 )
 
 func TestClassify(t *testing.T) {
-	ww := events.SandboxPlan{Mode: ModeWorkspaceWrite, WritableRoots: []string{"/w", "/tmp"},
+	ww := events.SandboxPlan{Mode: events.SandboxWorkspaceWrite, WritableRoots: []string{"/w", "/tmp"},
 		ReadOnlySubpaths: []string{"/w/.git", "/w/.docket", "/w/.agents"}}
 	wwNet := ww
 	wwNet.Network = true
-	ro := events.SandboxPlan{Mode: ModeReadOnly}
+	ro := events.SandboxPlan{Mode: events.SandboxReadOnly}
 	failed := func(stderr string) events.ExecOutcome { return events.ExecOutcome{ExitCode: 1, Stderr: stderr} }
 	tests := []struct {
 		name   string
@@ -23,25 +23,25 @@ func TestClassify(t *testing.T) {
 		path   string
 	}{
 		// Denials.
-		{"SIGSYS", events.ExecOutcome{ExitCode: 159, Signal: "SIGSYS"}, ww, "", ReasonSignal, "", ""},
-		{"touch outside the roots", failed("touch: cannot touch '/etc/x': Permission denied\n"), ww, "", ReasonWriteDenied, "EACCES", "/etc/x"},
-		{"git lock in .git", failed("fatal: Unable to create '/w/.git/index.lock': Read-only file system.\n"), ww, "", ReasonReadOnlyPath, "EROFS", "/w/.git/index.lock"},
-		{"relative path into .git", failed("mkdir: cannot create directory ‘.git/hooks’: Read-only file system\n"), ww, "/w", ReasonReadOnlyPath, "EROFS", "/w/.git/hooks"},
-		{"python", failed("PermissionError: [Errno 13] Permission denied: '/usr/lib/x.pyc'\n"), ww, "", ReasonWriteDenied, "EACCES", "/usr/lib/x.pyc"},
-		{"node", failed("Error: EACCES: permission denied, open '/home/u/.npmrc'\n"), ww, "", ReasonWriteDenied, "EACCES", "/home/u/.npmrc"},
-		{"go", failed("open /home/u/.cache/go-build/x: permission denied\n"), ww, "", ReasonWriteDenied, "EACCES", "/home/u/.cache/go-build/x"},
-		{"java", failed("java.io.FileNotFoundException: /opt/app/log.txt (Permission denied)\n"), ww, "", ReasonWriteDenied, "EACCES", "/opt/app/log.txt"},
-		{"shell redirection in read-only mode", failed("sh: 1: cannot create out.txt: Read-only file system\n"), ro, "/w", ReasonWriteDenied, "EROFS", "/w/out.txt"},
-		{"bash redirection, bare name", failed("bash: out.txt: Permission denied\n"), ro, "/w", ReasonWriteDenied, "EACCES", "/w/out.txt"},
-		{"write through a link out of the root", failed("attack failed: open /w/link: read-only file system\n"), ww, "", ReasonWriteDenied, "EROFS", "/w/link"},
-		{"network off: DNS", failed("curl: (6) Could not resolve host: example.com\n"), ww, "", ReasonNetwork, "", ""},
-		{"network off: socket", failed("dial tcp 127.0.0.1:80: socket: operation not permitted\n"), ww, "", ReasonNetwork, "EPERM", ""},
-		{"ptrace", failed("strace: ptrace(PTRACE_TRACEME, ...): Operation not permitted\n"), ww, "", ReasonSyscall, "EPERM", ""},
-		{"message on stdout only", events.ExecOutcome{ExitCode: 1, Stdout: "cp: cannot create regular file '/etc/y': Permission denied\n"}, ww, "", ReasonWriteDenied, "EACCES", "/etc/y"},
+		{"SIGSYS", events.ExecOutcome{ExitCode: 159, Signal: "SIGSYS"}, ww, "", DenialSignal, "", ""},
+		{"touch outside the roots", failed("touch: cannot touch '/etc/x': Permission denied\n"), ww, "", DenialWriteDenied, "EACCES", "/etc/x"},
+		{"git lock in .git", failed("fatal: Unable to create '/w/.git/index.lock': Read-only file system.\n"), ww, "", DenialReadOnlyPath, "EROFS", "/w/.git/index.lock"},
+		{"relative path into .git", failed("mkdir: cannot create directory ‘.git/hooks’: Read-only file system\n"), ww, "/w", DenialReadOnlyPath, "EROFS", "/w/.git/hooks"},
+		{"python", failed("PermissionError: [Errno 13] Permission denied: '/usr/lib/x.pyc'\n"), ww, "", DenialWriteDenied, "EACCES", "/usr/lib/x.pyc"},
+		{"node", failed("Error: EACCES: permission denied, open '/home/u/.npmrc'\n"), ww, "", DenialWriteDenied, "EACCES", "/home/u/.npmrc"},
+		{"go", failed("open /home/u/.cache/go-build/x: permission denied\n"), ww, "", DenialWriteDenied, "EACCES", "/home/u/.cache/go-build/x"},
+		{"java", failed("java.io.FileNotFoundException: /opt/app/log.txt (Permission denied)\n"), ww, "", DenialWriteDenied, "EACCES", "/opt/app/log.txt"},
+		{"shell redirection in read-only mode", failed("sh: 1: cannot create out.txt: Read-only file system\n"), ro, "/w", DenialWriteDenied, "EROFS", "/w/out.txt"},
+		{"bash redirection, bare name", failed("bash: out.txt: Permission denied\n"), ro, "/w", DenialWriteDenied, "EACCES", "/w/out.txt"},
+		{"write through a link out of the root", failed("attack failed: open /w/link: read-only file system\n"), ww, "", DenialWriteDenied, "EROFS", "/w/link"},
+		{"network off: DNS", failed("curl: (6) Could not resolve host: example.com\n"), ww, "", DenialNetwork, "", ""},
+		{"network off: socket", failed("dial tcp 127.0.0.1:80: socket: operation not permitted\n"), ww, "", DenialNetwork, "EPERM", ""},
+		{"ptrace", failed("strace: ptrace(PTRACE_TRACEME, ...): Operation not permitted\n"), ww, "", DenialSyscall, "EPERM", ""},
+		{"message on stdout only", events.ExecOutcome{ExitCode: 1, Stdout: "cp: cannot create regular file '/etc/y': Permission denied\n"}, ww, "", DenialWriteDenied, "EACCES", "/etc/y"},
 		// Ordinary failures.
 		{"success is never a denial", events.ExecOutcome{ExitCode: 0, Stderr: "touch: cannot touch '/etc/x': Permission denied\n"}, ww, "", "", "", ""},
 		{"timeout is not a denial", events.ExecOutcome{ExitCode: 143, Signal: "SIGTERM", TimedOut: true, Stderr: "touch: cannot touch '/etc/x': Permission denied\n"}, ww, "", "", "", ""},
-		{"unsandboxed runs are never denied", failed("touch: cannot touch '/etc/x': Permission denied\n"), events.SandboxPlan{Mode: ModeNone}, "", "", "", ""},
+		{"unsandboxed runs are never denied", failed("touch: cannot touch '/etc/x': Permission denied\n"), events.SandboxPlan{Mode: events.SandboxNone}, "", "", "", ""},
 		{"test names with sandbox and permission", failed("--- FAIL: TestPermission (0.00s)\n    sandbox_test.go:12: permission check failed\n"), ww, "", "", "", ""},
 		{"file named permission_denied", failed("cat: sandbox/permission_denied.txt: No such file or directory\n"), ww, "", "", "", ""},
 		{"file named Permission denied", failed("cat: 'Permission denied': No such file or directory\n"), ww, "", "", "", ""},
@@ -59,7 +59,7 @@ func TestClassify(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ev := ClassifyAt(tt.out, tt.plan, tt.cwd)
+			ev := ClassifyDenial(tt.out, tt.plan, tt.cwd)
 			if tt.reason == "" {
 				if ev != nil {
 					t.Fatalf("classified as a denial: %+v", ev)
@@ -80,8 +80,8 @@ func TestClassify(t *testing.T) {
 }
 
 func TestClassifyWithoutCwdInReadOnlyMode(t *testing.T) {
-	ev := Classify(events.ExecOutcome{ExitCode: 1, Stderr: "touch: cannot touch 'x': Read-only file system\n"}, events.SandboxPlan{Mode: ModeReadOnly})
-	if ev == nil || ev.Reason != ReasonWriteDenied || ev.Path != "x" {
+	ev := ClassifyDenial(events.ExecOutcome{ExitCode: 1, Stderr: "touch: cannot touch 'x': Read-only file system\n"}, events.SandboxPlan{Mode: events.SandboxReadOnly}, "")
+	if ev == nil || ev.Reason != DenialWriteDenied || ev.Path != "x" {
 		t.Fatalf("got %+v", ev)
 	}
 }
@@ -91,8 +91,8 @@ func FuzzClassify(f *testing.F) {
 	f.Add("cat: 'Permission denied': No such file or directory", 1, true)
 	f.Add("x: : :: Read-only file system: '", 2, false)
 	f.Fuzz(func(t *testing.T, stderr string, code int, network bool) {
-		plan := events.SandboxPlan{Mode: ModeWorkspaceWrite, WritableRoots: []string{"/w"}, ReadOnlySubpaths: []string{"/w/.git"}, Network: network}
-		ev := ClassifyAt(events.ExecOutcome{ExitCode: code, Stderr: stderr}, plan, "/w")
+		plan := events.SandboxPlan{Mode: events.SandboxWorkspaceWrite, WritableRoots: []string{"/w"}, ReadOnlySubpaths: []string{"/w/.git"}, Network: network}
+		ev := ClassifyDenial(events.ExecOutcome{ExitCode: code, Stderr: stderr}, plan, "/w")
 		if ev != nil && (ev.Reason == "" || ev.Message == "") {
 			t.Fatalf("evidence without reason or message: %+v", ev)
 		}
@@ -103,11 +103,11 @@ func FuzzClassify(f *testing.F) {
 }
 
 func TestClassifyLeavesLimitKillsAlone(t *testing.T) {
-	plan := events.SandboxPlan{Mode: ModeWorkspaceWrite, WritableRoots: []string{"/w"}}
-	for _, killed := range []string{KilledMemory, KilledCPU, KilledFileSize} {
+	plan := events.SandboxPlan{Mode: events.SandboxWorkspaceWrite, WritableRoots: []string{"/w"}}
+	for _, killed := range []string{"memory_limit", "cpu_limit", "file_size_limit"} {
 		out := events.ExecOutcome{ExitCode: 137, Signal: "SIGKILL", Killed: killed,
 			Output: "cc: /etc/x: Permission denied\n"}
-		if ev := ClassifyAt(out, plan, "/w"); ev != nil {
+		if ev := ClassifyDenial(out, plan, "/w"); ev != nil {
 			t.Errorf("%s: classified as a denial: %+v", killed, ev)
 		}
 	}

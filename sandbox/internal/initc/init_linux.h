@@ -1,4 +1,4 @@
-// The per-command init of the sandbox server (server_spawn_linux.c).
+// The per-command init of the sandbox server (init_linux.c).
 #ifndef DOCKET_SERVER_SPAWN_H
 #define DOCKET_SERVER_SPAWN_H
 

@@ -1,4 +1,4 @@
-package sandbox
+package engine
 
 import (
 	"strings"
@@ -23,7 +23,7 @@ func TestShapeForModel(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := ShapeForModel(tt.in, tt.max)
+			got := shapeForModel(tt.in, tt.max)
 			if tt.want != "" && got != tt.want {
 				t.Fatalf("got %q, want %q", got, tt.want)
 			}
@@ -35,7 +35,7 @@ func TestShapeForModel(t *testing.T) {
 			}
 		})
 	}
-	got := ShapeForModel(long, 100)
+	got := shapeForModel(long, 100)
 	if !strings.Contains(got, "[... 929 bytes elided ...]") {
 		t.Errorf("marker does not count the elided bytes: %q", got)
 	}
@@ -44,7 +44,7 @@ func TestShapeForModel(t *testing.T) {
 func TestShapeForModelKeepsRunesWhole(t *testing.T) {
 	in := strings.Repeat("é", 100) + strings.Repeat("日本", 100) // 2- and 3-byte runes
 	for max := 40; max < 120; max++ {
-		got := ShapeForModel(in, max)
+		got := shapeForModel(in, max)
 		if !utf8.ValidString(got) {
 			t.Fatalf("max %d: invalid UTF-8 %q", max, got)
 		}
@@ -62,7 +62,7 @@ func FuzzShapeForModel(f *testing.F) {
 		if max > 1<<20 || max < -1 {
 			return
 		}
-		got := ShapeForModel(in, max)
+		got := shapeForModel(in, max)
 		if max <= 0 || len(in) <= max {
 			if got != in {
 				t.Fatalf("changed input that fits")
@@ -74,54 +74,6 @@ func FuzzShapeForModel(f *testing.F) {
 		}
 		if utf8.ValidString(in) && !utf8.ValidString(got) {
 			t.Fatalf("valid input became invalid: %q", got)
-		}
-	})
-}
-
-func TestHeadTail(t *testing.T) {
-	h := newHeadTail(10)
-	h.write([]byte("0123"))
-	h.write([]byte("4567"))
-	if h.truncated() || h.String() != "01234567" {
-		t.Fatalf("under the cap: %q", h.String())
-	}
-	h.write([]byte("89abcdefgh"))
-	if !h.truncated() {
-		t.Fatal("not truncated")
-	}
-	want := "01234" + elisionMarker(8) + "defgh"
-	if got := h.String(); got != want {
-		t.Fatalf("got %q, want %q", got, want)
-	}
-}
-
-func FuzzHeadTail(f *testing.F) {
-	f.Add([]byte("hello, world"), 5, 3)
-	f.Add([]byte(strings.Repeat("x", 100)), 7, 13)
-	f.Fuzz(func(t *testing.T, data []byte, limit, chunk int) {
-		if limit < 1 || limit > 4096 || chunk < 1 {
-			return
-		}
-		h := newHeadTail(limit)
-		for p := data; len(p) > 0; {
-			n := min(chunk, len(p))
-			h.write(p[:n])
-			p = p[n:]
-		}
-		got := h.String()
-		if len(data) <= limit {
-			if got != string(data) {
-				t.Fatalf("got %q, want %q", got, data)
-			}
-			return
-		}
-		if !h.truncated() || !strings.Contains(got, "bytes elided") {
-			t.Fatalf("truncation not marked: %q", got)
-		}
-		head, tail, _ := strings.Cut(got, "\n[... ")
-		_, tail, _ = strings.Cut(tail, " ...]\n")
-		if !strings.HasPrefix(string(data), head) || !strings.HasSuffix(string(data), tail) {
-			t.Fatalf("head %q / tail %q not from %q", head, tail, data)
 		}
 	})
 }
