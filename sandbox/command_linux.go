@@ -41,10 +41,10 @@ func Command(req Request) (*Process, error) {
 		if len(spec.Binaries) > 0 {
 			return nil, &UnavailableError{Missing: []string{LayerMountNS}, Hint: binariesHint(spec.Binaries)}
 		}
-		if len(spec.Protected) > 0 && p.plan.RequireProtectedPaths {
+		if (len(spec.Protected) > 0 || len(spec.Unseen) > 0) && p.plan.RequireProtectedPaths {
 			return nil, &UnavailableError{Missing: []string{LayerMountNS}, Hint: hintMountNS}
 		}
-		spec.Protected, spec.Scanned = nil, nil
+		spec.Protected, spec.Scanned, spec.Unseen = nil, nil, nil
 	}
 	spec, release, err := holdPlaceholders(req, spec)
 	if err != nil {

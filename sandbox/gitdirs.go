@@ -22,9 +22,14 @@ import (
 //   - every .git (directory, gitdir file or link) found by walking the roots,
 //     with what a gitdir file or link points to.
 //
-// The walk is bounded (gitScanMaxEntries directory entries, gitScanMaxTime);
-// a walk cut short is reported as the layer "gitdirs:partial", never
-// silently: the repositories it did not reach are then unprotected.
+// The walk is bounded (gitScanMaxEntries directory entries, gitScanMaxTime)
+// and fails closed: no part of a writable root is writable unless the walk
+// looked at it. A walk cut short is reported as the layer
+// "gitdirs:partial", and the directories it did not look into (the ones it
+// had not reached, the one it was reading, the roots it never started, any
+// it could not open) are bound read-only for the call (Unseen), so that
+// filling a root with directories can make calls fail to write there,
+// never make a repository writable.
 
 // Layers for the git directory scan.
 const (
@@ -73,11 +78,20 @@ func gitDirsLayer(scan string) string {
 // created, except a target that is missing (a dangling pointer is how a
 // repository would be planted), which gets a placeholder.
 type gitDirSet struct {
-	Held     []string
-	Found    []string
-	Targets  []string
+	Held    []string
+	Found   []string
+	Targets []string
+	// Unseen are the directories below the roots the walk did not look
+	// into, at most maxUnseen of them (see coarsenUnseen): bound
+	// read-only for the call.
+	Unseen   []string
 	Complete bool // false when the walk hit its bounds
 }
+
+// maxUnseen bounds how many directories a call binds read-only for a walk
+// cut short: each is a mount in the helper, and the attacker decides how
+// many directories the walk leaves unread.
+const maxUnseen = 64
 
 // gitDirs returns the git directories to protect for these writable roots
 // (clean, absolute), only those under a root, each list sorted. The root
@@ -108,8 +122,10 @@ func gitDirsCached(roots []string, cwd string, cache *GitWalkCache) gitDirSet {
 	if first := enclosingRootOf(cwd, roots); first != "" {
 		order = append([]string{first}, slices.DeleteFunc(order, func(r string) bool { return r == first })...)
 	}
+	var unseen []string
 	if cache != nil {
-		found, complete := cache.walk(order, roots)
+		found, cachedUnseen, complete := cache.walk(order, roots)
+		unseen = cachedUnseen
 		for _, p := range found {
 			// One gone since (say a placeholder another call held when
 			// the walk saw it) is not found now: where it is the target
@@ -124,7 +140,7 @@ func gitDirsCached(roots []string, cwd string, cache *GitWalkCache) gitDirSet {
 		}
 		set.Complete = complete
 	} else {
-		set.Complete = walkForGitDirs(order, roots, func(p string, target bool) {
+		unseen, set.Complete = walkForGitDirs(order, roots, func(p string, target bool) {
 			if target {
 				add(&set.Targets, p)
 			} else {
@@ -132,10 +148,60 @@ func gitDirsCached(roots []string, cwd string, cache *GitWalkCache) gitDirSet {
 			}
 		}, gitScanMaxEntries, time.Now().Add(gitScanMaxTime))
 	}
+	set.Unseen = coarsenUnseen(unseen, roots, maxUnseen)
 	sort.Strings(set.Held)
 	sort.Strings(set.Found)
 	sort.Strings(set.Targets)
 	return set
+}
+
+// coarsenUnseen returns unseen without the directories below another of
+// it, sorted, and with at most max entries: while there are more, the
+// deepest are replaced by their parents (a root stays itself). A parent
+// is a directory the walk did see; binding it read-only as well costs
+// the command writes there for this call, never a protection.
+func coarsenUnseen(unseen, roots []string, limit int) []string {
+	set := outermost(unseen)
+	for len(set) > limit {
+		deepest := 0
+		for _, p := range set {
+			deepest = max(deepest, strings.Count(p, "/"))
+		}
+		changed := false
+		for i, p := range set {
+			if strings.Count(p, "/") == deepest && !contains(roots, p) && p != "/" {
+				set[i] = filepath.Dir(p)
+				changed = true
+			}
+		}
+		set = outermost(set)
+		if !changed {
+			break // only roots left: one per root at most
+		}
+	}
+	return set
+}
+
+// outermost returns paths sorted, without duplicates and without any path
+// below another of them.
+func outermost(paths []string) []string {
+	in := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		in[p] = true
+	}
+	var out []string
+	for p := range in {
+		below := false
+		for d := p; d != "/" && !below; {
+			d = filepath.Dir(d)
+			below = in[d]
+		}
+		if !below {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // enclosingGitDirs looks for the repository around root the way git does,

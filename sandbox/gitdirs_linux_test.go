@@ -59,9 +59,64 @@ func TestGitWalkSpendsItsBudgetOnTheWorkspaceFirst(t *testing.T) {
 		{"big root first: the budget is gone before the workspace", []string{big, ws}, nil},
 	} {
 		var found []string
-		complete := walkForGitDirs(tc.order, []string{big, ws}, func(p string, _ bool) { found = append(found, p) }, 20, time.Now().Add(time.Minute))
+		_, complete := walkForGitDirs(tc.order, []string{big, ws}, func(p string, _ bool) { found = append(found, p) }, 20, time.Now().Add(time.Minute))
 		if complete || !slices.Equal(found, tc.wantFound) {
 			t.Errorf("%s: found %v (complete %t), want %v and a partial walk", tc.name, found, complete, tc.wantFound)
+		}
+	}
+}
+
+// TestGitWalkLeavesEveryDirectoryItDidNotOpenUnseen: whatever bound stops
+// the walk, each directory below the roots is either one it opened (and
+// watched) or lies within a directory it reports unseen.
+func TestGitWalkLeavesEveryDirectoryItDidNotOpenUnseen(t *testing.T) {
+	base := t.TempDir()
+	ws, other := filepath.Join(base, "ws"), filepath.Join(base, "other")
+	var all []string
+	for i := range 6 {
+		for j := range 5 {
+			all = append(all, filepath.Join(ws, fmt.Sprint(i), fmt.Sprint(j)), filepath.Join(other, fmt.Sprint(i), fmt.Sprint(j), "k"))
+		}
+	}
+	mkdirs(t, all...)
+	for _, budget := range []int{0, 5, 20, 60, 200, 100000} {
+		var opened []string
+		unseen, complete := walkWatched([]string{ws, other}, []string{ws, other}, func(string, bool) {},
+			func(dir string, _ int) { opened = append(opened, dir) }, budget, time.Now().Add(time.Minute))
+		if complete != (len(unseen) == 0) {
+			t.Errorf("budget %d: complete %t with unseen %v", budget, complete, unseen)
+		}
+		err := filepath.WalkDir(base, func(p string, d os.DirEntry, err error) error {
+			if err != nil || !d.IsDir() || p == base {
+				return err
+			}
+			if !slices.Contains(opened, p) && !underAny(p, unseen) {
+				t.Errorf("budget %d: %s was neither read nor left unseen (unseen %v)", budget, p, unseen)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestCoarsenUnseenBoundsTheBindsWithoutLosingAnyDirectory(t *testing.T) {
+	roots := []string{"/r", "/s"}
+	for _, tc := range []struct {
+		name   string
+		unseen []string
+		limit  int
+		want   []string
+	}{
+		{"below the bound: as they are, without those inside another", []string{"/r/a/b", "/r/a", "/r/c"}, 4, []string{"/r/a", "/r/c"}},
+		{"a sibling whose name extends another's is not inside it", []string{"/r/a", "/r/a-b", "/r/a/b"}, 4, []string{"/r/a", "/r/a-b"}},
+		{"over the bound: the deepest become their parents", []string{"/r/a/b/c", "/r/a/b/d", "/r/e"}, 2, []string{"/r/a/b", "/r/e"}},
+		{"until only the roots are left", []string{"/r/a", "/r/b", "/s/c", "/s/d"}, 1, []string{"/r", "/s"}},
+		{"a root unseen covers everything below it", []string{"/s", "/s/x", "/r/y"}, 4, []string{"/r/y", "/s"}},
+	} {
+		if got := coarsenUnseen(tc.unseen, roots, tc.limit); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: coarsenUnseen(%v, %d) = %v, want %v", tc.name, tc.unseen, tc.limit, got, tc.want)
 		}
 	}
 }

@@ -47,8 +47,10 @@ import (
 // again on every call. When the kernel refuses a watch (the
 // fs.inotify.max_user_watches limit) the walk is used for that call only.
 // A walk cut short at its bounds stays cut short ("gitdirs:partial"): the
-// directories it read are watched, the ones it did not reach are as
-// unprotected as in a fresh walk that stopped there.
+// directories it read are watched, and the ones it did not look into are
+// kept as unseen and bound read-only for every call that uses the kept
+// walk, as for a fresh walk that stopped there. An overflowed event queue
+// makes the whole walk be done again, under the same rule.
 //
 // The zero value is ready; Close releases the watches. Safe for
 // concurrent use: concurrent calls wait for one walk.
@@ -57,6 +59,7 @@ type GitWalkCache struct {
 	key      string
 	roots    []fileID // identity of each root of the walk order, when walked
 	found    []string // .git entries in walk order
+	unseen   []string // directories the walk did not look into
 	complete bool
 	ino      int              // inotify descriptor, valid when kept
 	dirs     map[int32]string // watched directory by watch descriptor
@@ -101,17 +104,18 @@ func (c *GitWalkCache) drop(async bool) {
 	if c.mounts != nil {
 		_ = c.mounts.Close() // read-only: nothing to flush
 	}
-	c.kept, c.mounts, c.found, c.roots, c.key, c.dirs = false, nil, nil, nil, "", nil
+	c.kept, c.mounts, c.found, c.unseen, c.roots, c.key, c.dirs = false, nil, nil, nil, nil, "", nil
 }
 
-// walk returns the .git entries below roots in walk order and whether the
-// walk was complete, from the kept walk when it is still valid.
-func (c *GitWalkCache) walk(order, roots []string) ([]string, bool) {
+// walk returns the .git entries below roots in walk order, the
+// directories the walk did not look into and whether the walk was
+// complete, from the kept walk when it is still valid.
+func (c *GitWalkCache) walk(order, roots []string) (found, unseen []string, complete bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	key := strings.Join(order, "\x00") + "\x01" + strings.Join(roots, "\x00")
 	if c.kept && c.key == key && c.update(order, roots) {
-		return slices.Clone(c.found), c.complete
+		return slices.Clone(c.found), slices.Clone(c.unseen), c.complete
 	}
 	c.drop(true)
 	c.walks++
@@ -121,8 +125,7 @@ func (c *GitWalkCache) walk(order, roots []string) ([]string, bool) {
 	mounts, merr := openMountTable()
 	ids, ok := rootIDs(order)
 	c.ino, c.dirs, c.lost = ino, map[int32]string{}, err != nil || merr != nil || !ok
-	var found []string
-	complete := walkWatched(order, roots, func(p string, target bool) {
+	unseen, complete = walkWatched(order, roots, func(p string, target bool) {
 		if !target {
 			found = append(found, p)
 		}
@@ -135,10 +138,10 @@ func (c *GitWalkCache) walk(order, roots []string) ([]string, bool) {
 			_ = mounts.Close() // read-only: nothing to flush
 		}
 		c.dirs = nil
-		return found, complete
+		return found, unseen, complete
 	}
-	c.key, c.roots, c.found, c.complete, c.mounts, c.kept = key, ids, found, complete, mounts, true
-	return slices.Clone(found), complete
+	c.key, c.roots, c.found, c.unseen, c.complete, c.mounts, c.kept = key, ids, found, unseen, complete, mounts, true
+	return slices.Clone(found), slices.Clone(unseen), complete
 }
 
 // watch adds an inotify watch on the directory open at fd (its path dir),
@@ -233,7 +236,7 @@ func (c *GitWalkCache) apply(b []byte, roots []string) bool {
 		default:
 			// A new directory (no watch below it yet), or one that may
 			// have been unreadable: walk it like the walk would have.
-			complete := walkWatched([]string{p}, roots, func(q string, target bool) {
+			unseen, complete := walkWatched([]string{p}, roots, func(q string, target bool) {
 				if !target && !slices.Contains(c.found, q) {
 					c.found = append(c.found, q)
 				}
@@ -241,6 +244,9 @@ func (c *GitWalkCache) apply(b []byte, roots []string) bool {
 			if c.lost {
 				return false
 			}
+			// p is looked at now (one unreadable before may be readable):
+			// what is unseen below it is what this walk left.
+			c.unseen = append(slices.DeleteFunc(c.unseen, func(u string) bool { return within(u, p) }), unseen...)
 			c.complete = c.complete && complete
 		}
 	}

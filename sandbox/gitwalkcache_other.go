@@ -9,4 +9,6 @@ type GitWalkCache struct{}
 // Close does nothing where there is no walk.
 func (c *GitWalkCache) Close() error { return nil }
 
-func (c *GitWalkCache) walk(order, roots []string) ([]string, bool) { return nil, false }
+func (c *GitWalkCache) walk(order, roots []string) (found, unseen []string, complete bool) {
+	return nil, append([]string(nil), order...), false
+}

@@ -165,8 +165,8 @@ func runSandboxed(ctx context.Context, req Request, p prepared) (events.ExecOutc
 			}
 			// Nothing is bound without a mount namespace, the walk's
 			// finds included.
-			s.Protected, s.Scanned = nil, nil
-			if len(spec.Protected) > 0 && plan.RequireProtectedPaths {
+			s.Protected, s.Scanned, s.Unseen = nil, nil, nil
+			if (len(spec.Protected) > 0 || len(spec.Unseen) > 0) && plan.RequireProtectedPaths {
 				return out, &UnavailableError{Missing: []string{LayerMountNS}, Hint: hintMountNS, Err: lastErr}
 			}
 		}

@@ -143,6 +143,10 @@ func (sv *serverState) initThread(r *readyInit) {
 	// The command's own paths, bound in the mount namespace the init
 	// shares with this thread: the placeholders docket holds for this
 	// call exist only now.
+	if err := bindUnseen(spec); err != nil {
+		refuse(layerProtectedPaths, err)
+		return
+	}
 	for _, p := range spec.Protected {
 		err := bindReadOnly(p)
 		if errors.Is(err, unix.ENOENT) && contains(spec.Scanned, p) {

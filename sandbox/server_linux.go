@@ -71,7 +71,7 @@ func serverBase(spec helperSpec, root bool) helperSpec {
 	b.Server = true
 	b.NS = namespaces{User: !root, Mount: true, Net: !spec.Network, IPC: true, UTS: true}
 	b.Cwd, b.Path = "", ""
-	b.Protected, b.Scanned = nil, nil
+	b.Protected, b.Scanned, b.Unseen = nil, nil, nil
 	b.UnixSocketsPartial, b.GitScan = false, ""
 	b.Limits = limitsSpec{}
 	b.LoaderEnv, b.Trace, b.Init, b.Layers = nil, false, false, nil

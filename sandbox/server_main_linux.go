@@ -127,7 +127,7 @@ func (sv *serverState) commandSpec(cmd serverCommand, nfds int) (helperSpec, err
 	s.Server = false
 	s.NS.PID = true
 	s.Path, s.Cwd = cmd.Path, cmd.Cwd
-	s.Protected, s.Scanned = cmd.Protected, cmd.Scanned
+	s.Protected, s.Scanned, s.Unseen = cmd.Protected, cmd.Scanned, cmd.Unseen
 	s.UnixSockets, s.UnixSocketsPartial = cmd.UnixSockets, cmd.UnixSocketsPartial
 	s.GitScan, s.Limits = cmd.GitScan, cmd.Limits
 	if nfds != 4+cmd.Cgroups || cmd.Cgroups < 0 || cmd.Cgroups > 4 {

@@ -133,7 +133,7 @@ func runOnServer(ctx context.Context, req Request, sv *server, spec helperSpec, 
 		fds = append(fds, int(f.Fd()))
 	}
 	cmd := serverCommand{Path: spec.Path, Argv: req.Argv, Env: env, Cwd: spec.Cwd,
-		Protected: spec.Protected, Scanned: spec.Scanned, UnixSockets: spec.UnixSockets,
+		Protected: spec.Protected, Scanned: spec.Scanned, Unseen: spec.Unseen, UnixSockets: spec.UnixSockets,
 		UnixSocketsPartial: spec.UnixSocketsPartial, GitScan: spec.GitScan,
 		Limits:  limitsSpec{CPUSeconds: spec.Limits.CPUSeconds, FileSizeBytes: spec.Limits.FileSizeBytes, Cgroup: spec.Limits.Cgroup},
 		Cgroups: len(cgFiles), NoLifeline: lifelineDisabled()}

@@ -29,6 +29,7 @@ type serverCommand struct {
 	// Scanned are those the git walk found (skipped if they vanished).
 	Protected          []string   `json:"protected,omitempty"`
 	Scanned            []string   `json:"scanned,omitempty"`
+	Unseen             []string   `json:"unseen,omitempty"`
 	UnixSockets        []string   `json:"unix_sockets,omitempty"`
 	UnixSocketsPartial bool       `json:"unix_sockets_partial,omitempty"`
 	GitScan            string     `json:"git_scan,omitempty"`

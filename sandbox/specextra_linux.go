@@ -44,6 +44,7 @@ func addFSAndLimitsWith(spec *helperSpec, plan events.SandboxPlan, walks *GitWal
 				spec.Scanned = append(spec.Scanned, d)
 			}
 		}
+		spec.Unseen = set.Unseen
 		spec.GitScan = gitScanComplete
 		if !set.Complete {
 			spec.GitScan = gitScanPartial
