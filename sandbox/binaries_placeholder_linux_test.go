@@ -18,20 +18,20 @@ func TestAnotherRunsLeanHelperPlaceholderIsHeldNotBound(t *testing.T) {
 	if err := os.WriteFile(docket, []byte("x"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Mkdir(lean, placeholderMode); err != nil {
-		t.Fatal(err)
+	records := filepath.Join(t.TempDir(), "placeholders")
+	// Another run made it (and recorded it, as docket does).
+	other, ok, err := holdAt(lean, []string{w}, records, nil, 0)
+	if err != nil || !ok || other.f == nil {
+		t.Fatalf("the other run's hold: %v %v %+v", ok, err, other)
 	}
 	present, absent := docketBinaries(docket, docket, []string{w})
 	if !slices.Equal(present, []string{docket}) || !slices.Equal(absent, []string{lean}) {
 		t.Fatalf("got present %v absent %v, want [%s] and [%s]", present, absent, docket, lean)
 	}
 
-	// Held, the placeholder outlives the run that made it.
-	other, ok, err := holdAt(lean, []string{w}, "", nil, 0)
-	if err != nil || !ok || other.f == nil {
-		t.Fatalf("the other run's hold: %v %v %+v", ok, err, other)
-	}
-	keep, release, err := holdProtected(absent, []string{w}, "")
+	// Held, the placeholder outlives the run that made it; the last
+	// holder removes it, knowing from the record that docket made it.
+	keep, release, err := holdProtected(absent, []string{w}, records)
 	if err != nil || !slices.Equal(keep, []string{lean}) {
 		t.Fatalf("holdProtected: %v %v", keep, err)
 	}

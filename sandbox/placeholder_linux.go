@@ -25,7 +25,11 @@ const placeholderMode = 0o555
 //
 // Runs sharing a placeholder hold a shared flock on it; the last one out
 // (the one that gets the exclusive lock) removes it if it is still an
-// empty placeholder, so the directory does not outlive the runs.
+// empty placeholder that docket made, so the directory does not outlive
+// the runs. Docket made it when this run's mkdir did, or when a record
+// another run wrote under records names this very directory (device,
+// inode, birth); a directory found existing and recorded nowhere is the
+// user's, whatever it looks like, and is never removed.
 
 // hold is holdProtected without the release: the locks stay until Close.
 func (ph *Placeholders) hold(paths, roots []string, records string) ([]string, error) {
@@ -113,11 +117,12 @@ const maxLinkDepth = 8
 // holding it leaves a record the next start can act on: at once in a file
 // of its path's, or, when made is set, by the caller, which gets the path
 // appended to made and records the call's at once (recordCall).
-func holdAt(p string, roots []string, records string, made *[]string, depth int) (heldPath, bool, error) {
+func holdAt(p string, roots []string, records string, madeList *[]string, depth int) (heldPath, bool, error) {
 	if !underAny(p, roots) {
 		return heldPath{}, false, nil
 	}
 	for attempt := 0; attempt < 5; attempt++ {
+		made := false
 		err := unix.Mkdir(p, placeholderMode)
 		if err != nil && !errors.Is(err, unix.EEXIST) {
 			if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.EACCES) || errors.Is(err, unix.EROFS) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.EPERM) {
@@ -126,11 +131,12 @@ func holdAt(p string, roots []string, records string, made *[]string, depth int)
 			return heldPath{}, false, fmt.Errorf("creating placeholder %s: %w", p, err)
 		}
 		if err == nil {
+			made = true
 			// mkdir applies the umask; the mode is the placeholder's mark.
 			_ = unix.Chmod(p, placeholderMode)
-			if made != nil {
-				if !slices.Contains(*made, p) {
-					*made = append(*made, p)
+			if madeList != nil {
+				if !slices.Contains(*madeList, p) {
+					*madeList = append(*madeList, p)
 				}
 			} else {
 				// Best effort: without the record a placeholder a killed
@@ -146,7 +152,7 @@ func holdAt(p string, roots []string, records string, made *[]string, depth int)
 			return heldPath{}, false, fmt.Errorf("protected path %s: %w", p, err)
 		}
 		if fi.Mode()&os.ModeSymlink != 0 {
-			return holdLinkTarget(p, roots, records, made, depth)
+			return holdLinkTarget(p, roots, records, madeList, depth)
 		}
 		if !fi.IsDir() {
 			return heldPath{path: p}, true, nil
@@ -168,11 +174,8 @@ func holdAt(p string, roots []string, records string, made *[]string, depth int)
 			_ = f.Close() // not our placeholder any more: a directory fd, read-only: nothing to flush, and Linux frees the fd even when close fails
 			continue
 		}
-		h := heldPath{path: p, f: f, records: records}
-		if made != nil {
-			h.records = "" // the caller's record, dropped by the caller
-		}
-		return h, true, nil
+		// With made set the record is the caller's, dropped by the caller.
+		return heldPath{path: p, f: f, made: made, records: records, ownRecord: made && madeList == nil}, true, nil
 	}
 	return heldPath{}, false, fmt.Errorf("protected path %s keeps disappearing", p)
 }
@@ -201,7 +204,8 @@ func holdLinkTarget(p string, roots []string, records string, made *[]string, de
 }
 
 // releasePlaceholder drops the lock and removes the directory if no other
-// run holds it and it is still an empty placeholder.
+// run holds it, it is still an empty placeholder and docket made it (this
+// run, or another whose record names it).
 func releasePlaceholder(h heldPath) {
 	removed := false
 	defer func() {
@@ -231,9 +235,14 @@ func releasePlaceholder(h heldPath) {
 	if names, err := h.f.Readdirnames(1); len(names) > 0 || !errors.Is(err, io.EOF) {
 		return
 	}
+	if !h.made && !recordedAnywhere(h.records, h.f) {
+		return // found existing and recorded by no docket: the user's
+	}
 	if unix.Rmdir(h.path) == nil {
 		removed = true
-		forgetPlaceholder(h.records, h.path, fi)
+		if h.ownRecord {
+			forgetPlaceholder(h.records, h.path, fi)
+		}
 	}
 }
 

@@ -6,4 +6,4 @@ package sandbox
 func releasePlaceholder(h heldPath) { h.f.Close() }
 
 // RemoveLeftPlaceholders does nothing: placeholders are made on Linux only.
-func RemoveLeftPlaceholders(records, dir string) ([]string, error) { return nil, nil }
+func RemoveLeftPlaceholders(records string) ([]string, error) { return nil, nil }

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/docket-engine/docket/events"
 	"golang.org/x/sys/unix"
 )
 
@@ -207,13 +206,16 @@ func readRecords(file string) (recs []placeholderRecord, batch bool, err error) 
 }
 
 // RemoveLeftPlaceholders removes the placeholder directories recorded under
-// records that lie under dir (a workspace) and that no run holds any more:
-// those a killed docket left. A placeholder is removed only while it is
-// still the very directory recorded, empty, mode 0555, and unlocked (a live
-// session holds a shared lock on every placeholder it uses); a record that
-// no longer matches is dropped and its path left alone. It returns the
-// directories removed; the error joins what could not be read or removed.
-func RemoveLeftPlaceholders(records, dir string) ([]string, error) {
+// records that no run holds any more: those a killed docket left, wherever
+// they are (the workspace, an --add-dir root, beside docket's binary, /tmp).
+// A placeholder is removed only while it is still the very directory
+// recorded, empty, mode 0555, and unlocked (a live run holds a shared lock
+// on every placeholder it uses); a record that no longer matches is
+// dropped and its path left alone. The record is the proof, not the place:
+// a start in one workspace cleans what a killed run left in another. It
+// returns the directories removed; the error joins what could not be read
+// or removed.
+func RemoveLeftPlaceholders(records string) ([]string, error) {
 	if records == "" {
 		return nil, nil
 	}
@@ -245,15 +247,6 @@ func RemoveLeftPlaceholders(records, dir string) ([]string, error) {
 		}
 		done := true // every path of the file is gone or no longer ours
 		for _, rec := range recs {
-			if !events.Within(rec.Path, dir) {
-				// Another workspace's start sees to it, unless it is gone
-				// already (another run removed it: /tmp's, say, shared by
-				// sessions of many workspaces).
-				if stillThere(rec) {
-					done = false
-				}
-				continue
-			}
 			res, err := removeIfLeft(rec)
 			if err != nil {
 				errs = append(errs, err)
@@ -320,4 +313,40 @@ func removeIfLeft(rec placeholderRecord) (leftResult, error) {
 		return leftNotOurs, fmt.Errorf("removing placeholder %s: %w", rec.Path, err)
 	}
 	return leftRemoved, nil
+}
+
+// recordedAnywhere reports whether a record under records (a path's own,
+// or a call's) names the very directory open at f: one another docket run
+// made. Only a run that did not make a placeholder asks, when it is the
+// last one out, so the records are read rarely; there are few (one per
+// running call, and the left ones the next start removes).
+func recordedAnywhere(records string, f *os.File) bool {
+	if records == "" {
+		return false
+	}
+	dev, ino, birth, err := identity(int(f.Fd()), "", unix.AT_EMPTY_PATH)
+	if err != nil {
+		return false
+	}
+	d, err := os.Open(records)
+	if err != nil {
+		return false
+	}
+	names, _ := d.Readdirnames(maxPlaceholderRecords)
+	_ = d.Close() // a directory opened for reading: nothing to flush
+	for _, name := range names {
+		if !strings.HasSuffix(name, ".json") {
+			continue
+		}
+		recs, _, err := readRecords(filepath.Join(records, name))
+		if err != nil {
+			continue
+		}
+		for _, rec := range recs {
+			if rec.Dev == dev && rec.Ino == ino && rec.Birth == birth {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -71,7 +72,7 @@ func TestRemoveLeftPlaceholdersOnlyRemovesWhatDocketMade(t *testing.T) {
 			forged := filepath.Join(ws, "forged")
 			must(t, os.Mkdir(forged, 0o555))
 
-			removed, err := RemoveLeftPlaceholders(records, ws)
+			removed, err := RemoveLeftPlaceholders(records)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -90,24 +91,28 @@ func TestRemoveLeftPlaceholdersOnlyRemovesWhatDocketMade(t *testing.T) {
 	}
 }
 
-// TestRemoveLeftPlaceholdersStaysInItsWorkspace: a start in one workspace
-// leaves another's placeholders (and their records) alone.
-func TestRemoveLeftPlaceholdersStaysInItsWorkspace(t *testing.T) {
-	ws, other, records := t.TempDir(), t.TempDir(), filepath.Join(t.TempDir(), "placeholders")
-	t.Cleanup(func() { _ = os.Chmod(filepath.Join(other, ".git"), 0o755) })
-	h, ok, err := holdAt(filepath.Join(other, ".git"), []string{other}, records, nil, 0)
+// TestRemoveLeftPlaceholdersCleansEveryRootButWhatARunHolds: a start
+// removes what a killed run left in any root (another workspace, an
+// --add-dir root), and leaves what a live run holds.
+func TestRemoveLeftPlaceholdersCleansEveryRootButWhatARunHolds(t *testing.T) {
+	left, held, records := t.TempDir(), t.TempDir(), filepath.Join(t.TempDir(), "placeholders")
+	t.Cleanup(func() { _ = os.Chmod(filepath.Join(held, ".git"), 0o755) })
+	h, ok, err := holdAt(filepath.Join(left, ".git"), []string{left}, records, nil, 0)
 	if err != nil || !ok {
 		t.Fatalf("hold: %v %v", ok, err)
 	}
-	_ = h.f.Close()
-	if removed, err := RemoveLeftPlaceholders(records, ws); err != nil || len(removed) != 0 {
-		t.Fatalf("removed %v, %v", removed, err)
+	_ = h.f.Close() // the run that held it is gone
+	live, ok, err := holdAt(filepath.Join(held, ".git"), []string{held}, records, nil, 0)
+	if err != nil || !ok {
+		t.Fatalf("hold: %v %v", ok, err)
 	}
-	if _, err := os.Lstat(filepath.Join(other, ".git")); err != nil {
-		t.Fatal(err)
+	defer func() { _ = live.f.Close() }()
+	removed, err := RemoveLeftPlaceholders(records)
+	if err != nil || !slices.Equal(removed, []string{filepath.Join(left, ".git")}) {
+		t.Fatalf("removed %v, %v; want only %s", removed, err, filepath.Join(left, ".git"))
 	}
-	if removed, err := RemoveLeftPlaceholders(records, other); err != nil || len(removed) != 1 {
-		t.Fatalf("in its own workspace: removed %v, %v", removed, err)
+	if !isDir(filepath.Join(held, ".git")) {
+		t.Error("a placeholder a live run holds was removed")
 	}
 }
 
@@ -162,8 +167,8 @@ func TestACallRecordsItsPlaceholdersInOneFile(t *testing.T) {
 }
 
 // What a killed call left, recorded in its one file, is removed by the
-// next start in that workspace; the file goes only once nothing it names
-// is held or lies elsewhere.
+// next start, in whichever workspace; the file goes only once nothing it
+// names is held.
 func TestRemoveLeftPlaceholdersReadsACallsRecord(t *testing.T) {
 	for _, tc := range []struct {
 		name        string
@@ -174,7 +179,7 @@ func TestRemoveLeftPlaceholdersReadsACallsRecord(t *testing.T) {
 	}{
 		{name: "all left: all removed, the record dropped", wantRemoved: 2},
 		{name: "one still held: the other removed, the record kept", held: true, wantRemoved: 1, wantRecord: true},
-		{name: "one in another workspace: this one's removed, the record kept", other: true, wantRemoved: 1, wantRecord: true},
+		{name: "one in another workspace: both removed, the record dropped", other: true, wantRemoved: 2},
 		{name: "one in another workspace, gone since: the record dropped", other: true, gone: true, wantRemoved: 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -201,7 +206,7 @@ func TestRemoveLeftPlaceholdersReadsACallsRecord(t *testing.T) {
 			if tc.gone {
 				must(t, os.Remove(second))
 			}
-			removed, err := RemoveLeftPlaceholders(records, ws)
+			removed, err := RemoveLeftPlaceholders(records)
 			if err != nil || len(removed) != tc.wantRemoved {
 				t.Fatalf("removed %v, %v; want %d", removed, err, tc.wantRemoved)
 			}
@@ -263,7 +268,7 @@ func TestARecordOfAPlaceholderAnotherRunRemovedIsDropped(t *testing.T) {
 	if isDir(p) {
 		t.Fatal("the last holder left the placeholder")
 	}
-	if removed, err := RemoveLeftPlaceholders(records, t.TempDir()); err != nil || len(removed) != 0 {
+	if removed, err := RemoveLeftPlaceholders(records); err != nil || len(removed) != 0 {
 		t.Fatalf("a start elsewhere: removed %v, %v", removed, err)
 	}
 	if files := recordFiles(t, records); len(files) != 0 {

@@ -34,6 +34,15 @@ func (ph *Placeholders) Close() error {
 type heldPath struct {
 	path string
 	f    *os.File
-	// records is the directory where placeholders are recorded ("" for none).
+	// made is whether this run made the directory: only a directory docket
+	// made may ever be removed, and an empty 0555 directory is no proof
+	// (the user, or a command, can make one at a protected name).
+	made bool
+	// records is the directory where placeholders are recorded ("" for
+	// none): where a run that did not make a directory looks for the
+	// record of the docket run that did.
 	records string
+	// ownRecord is whether the directory's record is a file of its path's
+	// (recordPlaceholder), to drop when it is removed.
+	ownRecord bool
 }

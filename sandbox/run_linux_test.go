@@ -349,11 +349,14 @@ func TestPlaceholdersDoNotOutliveConcurrentRuns(t *testing.T) {
 		ReadOnlySubpaths: []string{filepath.Join(w, ".docket"), filepath.Join(w, ".agents")}}
 	var wg sync.WaitGroup
 	errs := make(chan string, 8)
+	// As docket's runs do: the last run out knows from the records that
+	// another made the placeholder.
+	records := filepath.Join(t.TempDir(), "placeholders")
 	for i := 0; i < 4; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out, err := Run(context.Background(), Request{Argv: []string{"sh", "-c", "test -d .docket && ! mkdir .docket/x"}, Cwd: w, Plan: plan})
+			out, err := Run(context.Background(), Request{Argv: []string{"sh", "-c", "test -d .docket && ! mkdir .docket/x"}, Cwd: w, Plan: plan, PlaceholderRecords: records})
 			if err != nil || out.ExitCode != 0 {
 				errs <- fmt.Sprintf("err=%v exit=%d stderr=%q", err, out.ExitCode, out.Stderr)
 			}

@@ -17,10 +17,11 @@ func placeholderRecords(cfg *config.Config) string {
 }
 
 // removeLeftPlaceholders removes the read-only placeholder directories a
-// killed docket left in the workspace, saying which on stderr. A failure
-// only costs a leftover empty directory, so it is reported, not fatal.
-func removeLeftPlaceholders(stderr io.Writer, cfg *config.Config, cwd string) {
-	removed, err := sandbox.RemoveLeftPlaceholders(placeholderRecords(cfg), cwd)
+// killed docket left (in any workspace, --add-dir root or beside docket's
+// binary), saying which on stderr. A failure only costs a leftover empty
+// directory, so it is reported, not fatal.
+func removeLeftPlaceholders(stderr io.Writer, cfg *config.Config) {
+	removed, err := sandbox.RemoveLeftPlaceholders(placeholderRecords(cfg))
 	for _, p := range removed {
 		fmt.Fprintf(stderr, "docket: removed %s, an empty placeholder a killed docket left\n", p)
 	}

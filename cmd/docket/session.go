@@ -143,7 +143,7 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd string, o wireOpt
 		return nil, err
 	}
 	caps := sandbox.Probe()
-	removeLeftPlaceholders(a.stderr, cfg, cwd)
+	removeLeftPlaceholders(a.stderr, cfg)
 	// One walk for git directories per session, kept while nothing it
 	// depends on changed (sandbox.GitWalkCache).
 	walks := &sandbox.GitWalkCache{}
