@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/sandbox/gitwalk"
 )
 
 // The walk's budget is the attacker's (issue 26): one sandboxed call that
@@ -113,9 +114,9 @@ func TestGitWalkFailsClosedWhenItsBudgetIsSpent(t *testing.T) {
 				plan := wwPlan(roots...)
 				caps := Probe()
 				caps.Root = caps.Root && !r.userNS
-				var walks *GitWalkCache
+				var walks *gitwalk.Cache
 				if tc.kept {
-					walks = &GitWalkCache{}
+					walks = &gitwalk.Cache{}
 					t.Cleanup(func() { _ = walks.Close() })
 				}
 				call := func(p events.SandboxPlan, argv ...string) events.ExecOutcome {
@@ -127,8 +128,8 @@ func TestGitWalkFailsClosedWhenItsBudgetIsSpent(t *testing.T) {
 					return out
 				}
 				if tc.kept {
-					if out := call(plan, "true"); out.ExitCode != 0 || walks.walks != 1 {
-						t.Fatalf("first call: exit %d, walks %d", out.ExitCode, walks.walks)
+					if out := call(plan, "true"); out.ExitCode != 0 || walks.Walks() != 1 {
+						t.Fatalf("first call: exit %d, walks %d", out.ExitCode, walks.Walks())
 					}
 				}
 				if out := call(plan, fillDirs(tc.fill)...); out.ExitCode != 0 {
@@ -136,8 +137,8 @@ func TestGitWalkFailsClosedWhenItsBudgetIsSpent(t *testing.T) {
 				}
 				// The attack's premise: the walk no longer reaches the
 				// repository, so finding it cannot be what protects it.
-				cwdRoot := enclosingRootOf(ws, roots)
-				if fresh := gitDirs(roots, cwdRoot); fresh.Complete || slices.Contains(fresh.Found, filepath.Dir(filepath.Dir(target))) || slices.Contains(fresh.Found, filepath.Dir(target)) {
+				cwdRoot := gitwalk.EnclosingRoot(ws, roots)
+				if fresh := gitwalk.Find(roots, cwdRoot, nil); fresh.Complete || slices.Contains(fresh.Found, filepath.Dir(filepath.Dir(target))) || slices.Contains(fresh.Found, filepath.Dir(target)) {
 					t.Fatalf("the fill did not spend the walk's budget: %+v", fresh)
 				}
 				attack := []string{"sh", "-c", `printf '[core]\n\tfsmonitor = "touch /tmp/pwned"\n' >> "$1" && echo ok > ws-write`, "sh", target}
@@ -148,7 +149,7 @@ func TestGitWalkFailsClosedWhenItsBudgetIsSpent(t *testing.T) {
 					t.Fatalf("unsandboxed, the write to %s failed: exit %d %s", control, out.ExitCode, out.Stderr)
 				}
 				if walks != nil {
-					t.Logf("walks %d", walks.walks)
+					t.Logf("walks %d", walks.Walks())
 				}
 				before := readFile(t, target)
 				out := call(plan, attack...)
@@ -179,4 +180,20 @@ func readFile(t *testing.T, p string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+func mkdirs(t *testing.T, paths ...string) {
+	t.Helper()
+	for _, p := range paths {
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -141,7 +141,7 @@ func (sv *serverState) initThread(r *readyInit) {
 	defer in.close()
 	spec := job.spec
 	// The command's own paths, bound in the mount namespace the init
-	// shares with this thread: the placeholders docket holds for this
+	// shares with this thread: the stubs docket holds for this
 	// call exist only now.
 	if err := bindUnseen(spec); err != nil {
 		refuse(layerProtectedPaths, err)

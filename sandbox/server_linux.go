@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/docket-engine/docket/sandbox/internal/mounttable"
 )
 
 // server is one running sandbox server, from docket's side.
@@ -157,7 +159,7 @@ func (s *Servers) evictLocked() {
 // exists before it.
 func (s *Servers) mountsChangedLocked() bool {
 	if s.mounts == nil {
-		f, err := openMountTable()
+		f, err := mounttable.Open()
 		if err != nil {
 			// Without the table no change can be seen: no server is kept.
 			return true
@@ -165,7 +167,7 @@ func (s *Servers) mountsChangedLocked() bool {
 		s.mounts = f
 		return false
 	}
-	return mountTableChanged(s.mounts)
+	return mounttable.Changed(s.mounts)
 }
 
 // retireAllLocked stops every server: the next call of each plan starts a

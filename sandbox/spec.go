@@ -42,7 +42,7 @@ type helperSpec struct {
 	// Writable are the roots Landlock and the mount layout let the command write.
 	Writable []string `json:"writable,omitempty"`
 	// Protected are the read-only subpaths under Writable to bind read-only;
-	// each exists (the parent created a placeholder for a missing one).
+	// each exists (the parent created a stub for a missing one).
 	Protected []string   `json:"protected,omitempty"`
 	Network   bool       `json:"network,omitempty"`
 	NS        namespaces `json:"ns"`

@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/sandbox/gitwalk"
 )
 
 // addFSAndLimits completes a helper spec with what the parent must find on
@@ -17,16 +18,16 @@ func addFSAndLimits(spec *helperSpec, plan events.SandboxPlan) {
 
 // addFSAndLimitsWith is addFSAndLimits with the session's walk cache (nil:
 // none) and marking its phases on tr.
-func addFSAndLimitsWith(spec *helperSpec, plan events.SandboxPlan, walks *GitWalkCache, tr *tracer) {
+func addFSAndLimitsWith(spec *helperSpec, plan events.SandboxPlan, walks *gitwalk.Cache, tr *tracer) {
 	if len(spec.Writable) > 0 {
-		set := gitDirsCached(spec.Writable, spec.Cwd, walks)
+		set := gitwalk.Find(spec.Writable, spec.Cwd, walks)
 		for _, d := range set.Held {
 			if !contains(spec.Protected, d) {
 				spec.Protected = append(spec.Protected, d)
 			}
 		}
 		// What the walk found is somebody's: if it vanished since (another
-		// session's placeholder released, a test's directory being removed),
+		// session's stub released, a test's directory being removed),
 		// holding it would create a directory in their tree. Scanned paths
 		// are bound if still there and never created.
 		for _, d := range set.Found {

@@ -9,6 +9,7 @@ import (
 	"github.com/docket-engine/docket/cmd/docket/internal/sandboxd"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/sandbox"
+	"github.com/docket-engine/docket/sandbox/gitwalk"
 )
 
 // idleEnv sets how long the sandbox daemon waits for a call before it
@@ -35,11 +36,11 @@ type sandboxDaemon struct {
 	kept map[string]*keptWalk
 	// retired are walks dropped from kept; a call still using one may
 	// walk again into it, so they are closed again at the end.
-	retired []*sandbox.GitWalkCache
+	retired []*gitwalk.Cache
 }
 
 type keptWalk struct {
-	cache *sandbox.GitWalkCache
+	cache *gitwalk.Cache
 	used  time.Time
 }
 
@@ -60,7 +61,7 @@ func (d *sandboxDaemon) caps() *sandbox.Capabilities {
 }
 
 // walks returns the kept walk for plan's roots; nil outside the daemon.
-func (d *sandboxDaemon) walks(plan events.SandboxPlan) *sandbox.GitWalkCache {
+func (d *sandboxDaemon) walks(plan events.SandboxPlan) *gitwalk.Cache {
 	if d == nil || !plan.Sandboxed() {
 		return nil
 	}
@@ -87,7 +88,7 @@ func (d *sandboxDaemon) walks(plan events.SandboxPlan) *sandbox.GitWalkCache {
 		_ = old.cache.Close()
 		d.retired = append(d.retired, old.cache)
 	}
-	w := &keptWalk{cache: &sandbox.GitWalkCache{}, used: time.Now()}
+	w := &keptWalk{cache: &gitwalk.Cache{}, used: time.Now()}
 	d.kept[key] = w
 	return w.cache
 }

@@ -1,16 +1,17 @@
-package sandbox
+package gitwalk
 
 import (
 	"bytes"
 	"errors"
 	"path/filepath"
+	"slices"
 	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
 
-// walkForGitDirs walks each root of order in turn, breadth first (shallow
+// walk walks each root of order in turn, breadth first (shallow
 // repositories first), without following links, looking into .git
 // directories or entering another of roots, calling add for every .git
 // entry (target false) and its targets (target true). The bounds are for
@@ -18,14 +19,14 @@ import (
 // directories it did not look into (see walkStop): the caller keeps them
 // read-only. It reads directories with getdents64 into one buffer and makes
 // strings only for subdirectories: the walk runs on every call, so its cost
-// per entry matters (see BenchmarkGitDirs*).
-func walkForGitDirs(order, roots []string, add func(p string, target bool), maxEntries int, deadline time.Time) (unseen []string, complete bool) {
+// per entry matters (see BenchmarkGitDirs* in sandbox).
+func walk(order, roots []string, add func(p string, target bool), maxEntries int, deadline time.Time) (unseen []string, complete bool) {
 	return walkWatched(order, roots, add, nil, maxEntries, deadline)
 }
 
-// walkWatched is walkForGitDirs calling watch (when not nil) on every
-// directory it opens, before it reads it, so that an entry made there
-// after the read cannot go unnoticed (GitWalkCache).
+// walkWatched is walk calling watch (when not nil) on every directory it
+// opens, before it reads it, so that an entry made there after the read
+// cannot go unnoticed (Cache).
 func walkWatched(order, roots []string, add func(p string, target bool), watch func(dir string, fd int), maxEntries int, deadline time.Time) (unseen []string, complete bool) {
 	w := walker{roots: roots, add: add, watch: watch, buf: make([]byte, 32<<10), maxEntries: maxEntries, deadline: deadline}
 	for i, root := range order {
@@ -115,7 +116,7 @@ func (w *walker) read(dir string, fd int, queue []string) ([]string, bool) {
 			case string(name) == ".git":
 				p := filepath.Join(dir, ".git")
 				w.add(p, false)
-				for _, t := range GitDirTargets(p) {
+				for _, t := range Targets(p) {
 					w.add(t, true)
 				}
 			case string(name) == "." || string(name) == "..":
@@ -125,7 +126,7 @@ func (w *walker) read(dir string, fd int, queue []string) ([]string, bool) {
 					p = "/" + string(name)
 				}
 				// Another root is walked as a root of its own.
-				if !contains(w.roots, p) {
+				if !slices.Contains(w.roots, p) {
 					queue = append(queue, p)
 				}
 			}

@@ -1,4 +1,4 @@
-package sandbox
+package gitwalk
 
 import (
 	"fmt"
@@ -27,10 +27,10 @@ func TestGitDirsFindsTheRepositoriesARootLiesInOrContains(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(ws, "mod", ".git"), []byte("gitdir: gitdir\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got := gitDirs([]string{ws, tmp}, ws)
+	got := Find([]string{ws, tmp}, ws, nil)
 	wantHeld := []string{
 		filepath.Join(repo, ".git"),        // the repository around the workspace
-		filepath.Join(repo, "pkg", ".git"), // a writable directory above the workspace: a placeholder
+		filepath.Join(repo, "pkg", ".git"), // a writable directory above the workspace: a stub
 	}
 	wantTargets := []string{filepath.Join(ws, "mod", "gitdir")} // what a found gitdir file names
 	wantFound := []string{
@@ -38,7 +38,7 @@ func TestGitDirsFindsTheRepositoriesARootLiesInOrContains(t *testing.T) {
 		filepath.Join(ws, "vendor", "lib", ".git"),
 	}
 	if !got.Complete || !slices.Equal(got.Held, wantHeld) || !slices.Equal(got.Found, wantFound) || !slices.Equal(got.Targets, wantTargets) {
-		t.Errorf("gitDirs = %+v\nwant held %v, found %v, targets %v", got, wantHeld, wantFound, wantTargets)
+		t.Errorf("Find = %+v\nwant held %v, found %v, targets %v", got, wantHeld, wantFound, wantTargets)
 	}
 }
 
@@ -59,7 +59,7 @@ func TestGitWalkSpendsItsBudgetOnTheWorkspaceFirst(t *testing.T) {
 		{"big root first: the budget is gone before the workspace", []string{big, ws}, nil},
 	} {
 		var found []string
-		_, complete := walkForGitDirs(tc.order, []string{big, ws}, func(p string, _ bool) { found = append(found, p) }, 20, time.Now().Add(time.Minute))
+		_, complete := walk(tc.order, []string{big, ws}, func(p string, _ bool) { found = append(found, p) }, 20, time.Now().Add(time.Minute))
 		if complete || !slices.Equal(found, tc.wantFound) {
 			t.Errorf("%s: found %v (complete %t), want %v and a partial walk", tc.name, found, complete, tc.wantFound)
 		}

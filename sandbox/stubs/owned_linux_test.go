@@ -1,4 +1,4 @@
-package sandbox
+package stubs
 
 import (
 	"os"
@@ -6,16 +6,16 @@ import (
 	"testing"
 )
 
-// TestAPlaceholderIsRemovedOnlyByWhoKnowsDocketMadeIt: an empty 0555
+// TestAStubIsRemovedOnlyByWhoKnowsDocketMadeIt: an empty 0555
 // directory found at a protected name is not docket's unless docket made
 // it: the user's stays after every run, with or without records, kept or
 // per call; one another run made and recorded is removed by the last run
 // out.
-func TestAPlaceholderIsRemovedOnlyByWhoKnowsDocketMadeIt(t *testing.T) {
+func TestAStubIsRemovedOnlyByWhoKnowsDocketMadeIt(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		records bool
-		kept    bool // through a session's Placeholders
+		kept    bool // through a session's Keeper
 		theirs  bool // another docket run made and recorded it, and left first
 		want    bool // whether the directory is there afterwards
 	}{
@@ -31,26 +31,26 @@ func TestAPlaceholderIsRemovedOnlyByWhoKnowsDocketMadeIt(t *testing.T) {
 			t.Cleanup(func() { _ = os.Chmod(p, 0o755) })
 			records := ""
 			if tc.records {
-				records = filepath.Join(t.TempDir(), "placeholders")
+				records = filepath.Join(t.TempDir(), "stubs")
 			}
 			var releaseMaker func()
 			if tc.theirs {
 				var err error
-				if _, releaseMaker, err = holdProtected([]string{p}, []string{ws}, records); err != nil {
+				if _, releaseMaker, err = Hold([]string{p}, []string{ws}, records); err != nil {
 					t.Fatal(err)
 				}
-			} else if err := os.Mkdir(p, placeholderMode); err != nil {
+			} else if err := os.Mkdir(p, Mode); err != nil {
 				t.Fatal(err)
 			}
-			must(t, os.Chmod(p, placeholderMode))
+			must(t, os.Chmod(p, Mode))
 			if tc.kept {
-				var ph Placeholders
-				if _, err := ph.hold([]string{p}, []string{ws}, records); err != nil {
+				var ph Keeper
+				if _, err := ph.Hold([]string{p}, []string{ws}, records); err != nil {
 					t.Fatal(err)
 				}
 				must(t, ph.Close())
 			} else {
-				_, release, err := holdProtected([]string{p}, []string{ws}, records)
+				_, release, err := Hold([]string{p}, []string{ws}, records)
 				if err != nil {
 					t.Fatal(err)
 				}

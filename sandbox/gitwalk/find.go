@@ -1,4 +1,27 @@
-package sandbox
+// Package gitwalk finds the git directories a sandboxed call must not be
+// able to write, and what it did not look at.
+//
+// A hooked .git (hooks, core.fsmonitor, core.pager...) runs code the next
+// time anyone uses git there, outside the sandbox. The plan protects
+// root/.git of every writable root; Find adds the git directories of the
+// other repositories a root lies in or contains:
+//
+//   - the .git of the repository around a root (a workspace given as a
+//     subdirectory of a checkout), and a stub .git in every directory
+//     above a root that is itself writable (so that no repository can be
+//     planted where git would find it from the root);
+//   - every .git (directory, gitdir file or link) found by walking the roots,
+//     with what a gitdir file or link points to.
+//
+// The walk is bounded (MaxEntries directory entries, MaxTime) and fails
+// closed: no part of a writable root is writable unless the walk looked at
+// it. A walk cut short says so (Set.Complete), and the directories it did
+// not look into (the ones it had not reached, the one it was reading, the
+// roots it never started, any it could not open) are in Set.Unseen, which
+// the sandbox binds read-only for the call: filling a root with
+// directories can make calls fail to write there, never make a repository
+// writable.
+package gitwalk
 
 import (
 	"bufio"
@@ -8,33 +31,8 @@ import (
 	"sort"
 	"strings"
 	"time"
-)
 
-// Git directory protection. A hooked .git (hooks, core.fsmonitor,
-// core.pager...) runs code the next time anyone uses git there, outside the
-// sandbox. The plan protects root/.git of every writable root; gitDirs adds
-// the git directories of the other repositories a root lies in or contains:
-//
-//   - the .git of the repository around a root (a workspace given as a
-//     subdirectory of a checkout), and a placeholder .git in every
-//     directory above a root that is itself writable (so that no repository
-//     can be planted where git would find it from the root);
-//   - every .git (directory, gitdir file or link) found by walking the roots,
-//     with what a gitdir file or link points to.
-//
-// The walk is bounded (gitScanMaxEntries directory entries, gitScanMaxTime)
-// and fails closed: no part of a writable root is writable unless the walk
-// looked at it. A walk cut short is reported as the layer
-// "gitdirs:partial", and the directories it did not look into (the ones it
-// had not reached, the one it was reading, the roots it never started, any
-// it could not open) are bound read-only for the call (Unseen), so that
-// filling a root with directories can make calls fail to write there,
-// never make a repository writable.
-
-// Layers for the git directory scan.
-const (
-	LayerGitDirs        = "gitdirs"
-	LayerGitDirsPartial = "gitdirs:partial"
+	"github.com/docket-engine/docket/events"
 )
 
 // Bounds of the walk, per call, over all roots together. The entry bound
@@ -42,18 +40,12 @@ const (
 // with slow syscalls); the time bound is a safety net for slow file
 // systems (NFS, FUSE), which makes the result depend on timing there.
 const (
-	gitScanMaxEntries = 10000
-	gitScanMaxTime    = 200 * time.Millisecond
+	MaxEntries = 10000
+	MaxTime    = 200 * time.Millisecond
 )
 
-// Values of helperSpec.GitScan.
-const (
-	gitScanComplete = "complete"
-	gitScanPartial  = "partial"
-)
-
-// enclosingRootOf returns the innermost root that holds p, or "".
-func enclosingRootOf(p string, roots []string) string {
+// EnclosingRoot returns the innermost of roots that holds p, or "".
+func EnclosingRoot(p string, roots []string) string {
 	best := ""
 	for _, r := range roots {
 		if within(p, r) && len(r) > len(best) {
@@ -63,21 +55,18 @@ func enclosingRootOf(p string, roots []string) string {
 	return best
 }
 
-func gitDirsLayer(scan string) string {
-	if scan == gitScanPartial {
-		return LayerGitDirsPartial
-	}
-	return LayerGitDirs
-}
+func within(p, root string) bool { return events.Within(p, root) }
 
-// gitDirSet is what gitDirs found. Held are the .git paths above the roots
-// (a repository around a root, or a placeholder to make in a writable
-// parent): this call's own to hold. Found are the .git entries the walk saw
-// below the roots, and Targets what a found gitdir file or link points to:
-// they belong to whoever made them, so they are bound as they are and never
+func underAny(p string, roots []string) bool { return events.WithinAny(p, roots) }
+
+// Set is what Find found. Held are the .git paths above the roots (a
+// repository around a root, or a stub to make in a writable parent): this
+// call's own to hold. Found are the .git entries the walk saw below the
+// roots, and Targets what a found gitdir file or link points to: they
+// belong to whoever made them, so they are bound as they are and never
 // created, except a target that is missing (a dangling pointer is how a
-// repository would be planted), which gets a placeholder.
-type gitDirSet struct {
+// repository would be planted), which gets a stub.
+type Set struct {
 	Held    []string
 	Found   []string
 	Targets []string
@@ -93,21 +82,17 @@ type gitDirSet struct {
 // many directories the walk leaves unread.
 const maxUnseen = 64
 
-// gitDirs returns the git directories to protect for these writable roots
-// (clean, absolute), only those under a root, each list sorted. The root
-// holding cwd is walked first, so that a large shared root (/tmp) spends the
-// budget after the workspace. The first way a path is seen decides its
-// list, and the roots' own surroundings are looked at first.
-func gitDirs(roots []string, cwd string) gitDirSet {
-	return gitDirsCached(roots, cwd, nil)
-}
-
-// gitDirsCached is gitDirs taking the walk below the roots from cache when
-// it is still valid (see GitWalkCache); nil walks every time. What lies
-// above the roots and where each found .git points are looked at again on
-// every call either way.
-func gitDirsCached(roots []string, cwd string, cache *GitWalkCache) gitDirSet {
-	var set gitDirSet
+// Find returns the git directories to protect for these writable roots
+// (clean, absolute), only those under a root, each list sorted, and what
+// the walk did not look into. The root holding cwd is walked first, so
+// that a large shared root (/tmp) spends the budget after the workspace.
+// The first way a path is seen decides its list, and the roots' own
+// surroundings are looked at first. The walk below the roots comes from
+// cache when it is still valid (see Cache); nil walks every time. What
+// lies above the roots and where each found .git points are looked at
+// again on every call either way.
+func Find(roots []string, cwd string, cache *Cache) Set {
+	var set Set
 	seen := map[string]bool{}
 	add := func(list *[]string, p string) {
 		if underAny(p, roots) && !seen[p] {
@@ -119,7 +104,7 @@ func gitDirsCached(roots []string, cwd string, cache *GitWalkCache) gitDirSet {
 		enclosingGitDirs(r, roots, func(p string) { add(&set.Held, p) })
 	}
 	order := append([]string(nil), roots...)
-	if first := enclosingRootOf(cwd, roots); first != "" {
+	if first := EnclosingRoot(cwd, roots); first != "" {
 		order = append([]string{first}, slices.DeleteFunc(order, func(r string) bool { return r == first })...)
 	}
 	var unseen []string
@@ -127,26 +112,26 @@ func gitDirsCached(roots []string, cwd string, cache *GitWalkCache) gitDirSet {
 		found, cachedUnseen, complete := cache.walk(order, roots)
 		unseen = cachedUnseen
 		for _, p := range found {
-			// One gone since (say a placeholder another call held when
+			// One gone since (say a stub another call held when
 			// the walk saw it) is not found now: where it is the target
 			// of another .git, it must be held as one.
 			if _, err := os.Lstat(p); err != nil {
 				continue
 			}
 			add(&set.Found, p)
-			for _, t := range GitDirTargets(p) {
+			for _, t := range Targets(p) {
 				add(&set.Targets, t)
 			}
 		}
 		set.Complete = complete
 	} else {
-		unseen, set.Complete = walkForGitDirs(order, roots, func(p string, target bool) {
+		unseen, set.Complete = walk(order, roots, func(p string, target bool) {
 			if target {
 				add(&set.Targets, p)
 			} else {
 				add(&set.Found, p)
 			}
-		}, gitScanMaxEntries, time.Now().Add(gitScanMaxTime))
+		}, MaxEntries, time.Now().Add(MaxTime))
 	}
 	set.Unseen = coarsenUnseen(unseen, roots, maxUnseen)
 	sort.Strings(set.Held)
@@ -169,7 +154,7 @@ func coarsenUnseen(unseen, roots []string, limit int) []string {
 		}
 		changed := false
 		for i, p := range set {
-			if strings.Count(p, "/") == deepest && !contains(roots, p) && p != "/" {
+			if strings.Count(p, "/") == deepest && !slices.Contains(roots, p) && p != "/" {
 				set[i] = filepath.Dir(p)
 				changed = true
 			}
@@ -207,14 +192,14 @@ func outermost(paths []string) []string {
 // enclosingGitDirs looks for the repository around root the way git does,
 // upwards from root's parent: the first .git found is protected with what
 // it points to; every writable directory passed on the way gets its .git
-// protected too (a placeholder where there is none).
+// protected too (a stub where there is none).
 func enclosingGitDirs(root string, roots []string, add func(string)) {
 	for dir := root; dir != "/"; {
 		dir = filepath.Dir(dir)
 		dotGit := filepath.Join(dir, ".git")
 		if _, err := os.Lstat(dotGit); err == nil {
 			add(dotGit)
-			for _, t := range GitDirTargets(dotGit) {
+			for _, t := range Targets(dotGit) {
 				add(t)
 			}
 			return
@@ -225,11 +210,11 @@ func enclosingGitDirs(root string, roots []string, add func(string)) {
 	}
 }
 
-// GitDirTargets returns where a .git entry really lives: a link's target,
-// or the directory a `gitdir:` file names and that directory's commondir,
-// symlinks resolved where they exist. A .git directory, or none, gives
-// nothing. The engine's plan and the sandbox's walk both use it.
-func GitDirTargets(dotGit string) []string {
+// Targets returns where a .git entry really lives: a link's target, or the
+// directory a `gitdir:` file names and that directory's commondir, symlinks
+// resolved where they exist. A .git directory, or none, gives nothing. The
+// engine's plan and the sandbox's walk both use it.
+func Targets(dotGit string) []string {
 	fi, err := os.Lstat(dotGit)
 	if err != nil {
 		return nil
