@@ -169,3 +169,32 @@ func TestGitWalkCacheIsSafeForConcurrentCalls(t *testing.T) {
 		t.Errorf("after concurrent calls: cached found %v, fresh %v (want 20)", got.Found, fresh.Found)
 	}
 }
+
+// TestCacheKeepsWhatAWalkCutShortDidNotSee: a kept walk that stopped at
+// its bound gives every later call the directories it did not see, not a
+// walk that looks complete. (Not compared with a fresh walk: on a loaded
+// machine the time bound may cut the two at different places.)
+func TestCacheKeepsWhatAWalkCutShortDidNotSee(t *testing.T) {
+	ws := t.TempDir()
+	var dirs []string
+	for i := range MaxEntries / 3 {
+		dirs = append(dirs, filepath.Join(ws, "a", fmt.Sprint(i)))
+	}
+	mkdirs(t, append(dirs, filepath.Join(ws, "z", "y", "x", "repo", ".git"))...)
+	c := &Cache{}
+	defer func() { _ = c.Close() }()
+	first := Find([]string{ws}, ws, c)
+	if first.Complete || len(first.Unseen) == 0 {
+		t.Fatalf("first walk = complete %t, unseen %v: the tree should be past the bound", first.Complete, first.Unseen)
+	}
+	again := Find([]string{ws}, ws, c)
+	if c.Walks() != 1 {
+		t.Errorf("walks = %d, want the kept one", c.Walks())
+	}
+	if again.Complete || !slices.Equal(again.Unseen, first.Unseen) {
+		t.Errorf("unseen: first %v, kept %v (complete %t)", first.Unseen, again.Unseen, again.Complete)
+	}
+	if !underAny(filepath.Join(ws, "z", "y", "x", "repo", ".git"), again.Unseen) {
+		t.Errorf("the repository the walk never reached is not within what it did not see: %v", again.Unseen)
+	}
+}
