@@ -141,28 +141,66 @@ func Find(roots []string, cwd string, cache *Cache) Set {
 }
 
 // coarsenUnseen returns unseen without the directories below another of
-// it, sorted, and with at most max entries: while there are more, the
-// deepest are replaced by their parents (a root stays itself). A parent
-// is a directory the walk did see; binding it read-only as well costs
-// the command writes there for this call, never a protection.
+// it, sorted, and with at most limit entries where the roots allow: while
+// there are more, the directories holding the most unseen entries take
+// their place (a node_modules rather than each package in it, so that a
+// lone unseen directory elsewhere stays alone), and when every such
+// directory holds just one, the deepest entries are lifted. A root stays
+// itself. A directory taking its unseen entries' place is one the walk
+// did see; binding it read-only as well costs the command writes there
+// for this call, never a protection.
 func coarsenUnseen(unseen, roots []string, limit int) []string {
 	set := outermost(unseen)
+	liftable := func(p string) bool { return p != "/" && !slices.Contains(roots, p) }
 	for len(set) > limit {
+		count := map[string]int{}
 		deepest := 0
 		for _, p := range set {
-			deepest = max(deepest, strings.Count(p, "/"))
+			if liftable(p) {
+				count[filepath.Dir(p)]++
+				deepest = max(deepest, strings.Count(p, "/"))
+			}
 		}
-		changed := false
+		if len(count) == 0 {
+			break // only roots left: one per root at most
+		}
+		parents := make([]string, 0, len(count))
+		for par := range count {
+			parents = append(parents, par)
+		}
+		sort.Slice(parents, func(i, j int) bool {
+			a, b := parents[i], parents[j]
+			if count[a] != count[b] {
+				return count[a] > count[b]
+			}
+			if da, db := strings.Count(a, "/"), strings.Count(b, "/"); da != db {
+				return da > db
+			}
+			return a < b
+		})
+		lift := map[string]bool{}
+		if count[parents[0]] > 1 {
+			excess := len(set) - limit
+			for _, par := range parents {
+				if excess <= 0 || count[par] < 2 {
+					break
+				}
+				lift[par] = true
+				excess -= count[par] - 1
+			}
+		} else {
+			for _, p := range set {
+				if liftable(p) && strings.Count(p, "/") == deepest {
+					lift[filepath.Dir(p)] = true
+				}
+			}
+		}
 		for i, p := range set {
-			if strings.Count(p, "/") == deepest && !slices.Contains(roots, p) && p != "/" {
+			if liftable(p) && lift[filepath.Dir(p)] {
 				set[i] = filepath.Dir(p)
-				changed = true
 			}
 		}
 		set = outermost(set)
-		if !changed {
-			break // only roots left: one per root at most
-		}
 	}
 	return set
 }

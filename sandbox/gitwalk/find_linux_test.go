@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -111,7 +112,10 @@ func TestCoarsenUnseenBoundsTheBindsWithoutLosingAnyDirectory(t *testing.T) {
 	}{
 		{"below the bound: as they are, without those inside another", []string{"/r/a/b", "/r/a", "/r/c"}, 4, []string{"/r/a", "/r/c"}},
 		{"a sibling whose name extends another's is not inside it", []string{"/r/a", "/r/a-b", "/r/a/b"}, 4, []string{"/r/a", "/r/a-b"}},
-		{"over the bound: the deepest become their parents", []string{"/r/a/b/c", "/r/a/b/d", "/r/e"}, 2, []string{"/r/a/b", "/r/e"}},
+		{"over the bound: the directory holding two takes their place", []string{"/r/a/b/c", "/r/a/b/d", "/r/e"}, 2, []string{"/r/a/b", "/r/e"}},
+		{"the crowded directory first, a lone one elsewhere stays", []string{"/r/nm/1", "/r/nm/2", "/r/nm/3", "/r/src/x"}, 2, []string{"/r/nm", "/r/src/x"}},
+		{"one each: the deepest lifted until they meet", []string{"/r/a/b/c", "/r/d/e", "/r/f"}, 2, []string{"/r"}},
+		{"a root at the deepest level does not stop the others", []string{"/s/t/u", "/r/a", "/r/b", "/r/c"}, 2, []string{"/r", "/s/t/u"}},
 		{"until only the roots are left", []string{"/r/a", "/r/b", "/s/c", "/s/d"}, 1, []string{"/r", "/s"}},
 		{"a root unseen covers everything below it", []string{"/s", "/s/x", "/r/y"}, 4, []string{"/r/y", "/s"}},
 	} {
@@ -119,4 +123,36 @@ func TestCoarsenUnseenBoundsTheBindsWithoutLosingAnyDirectory(t *testing.T) {
 			t.Errorf("%s: coarsenUnseen(%v, %d) = %v, want %v", tc.name, tc.unseen, tc.limit, got, tc.want)
 		}
 	}
+}
+
+// FuzzCoarsenUnseen: whatever the unseen list, every directory in it lies
+// within one the result keeps, and the result is within the bound unless
+// only roots are left.
+func FuzzCoarsenUnseen(f *testing.F) {
+	f.Add("a/b/c a/b/d e", uint8(2))
+	f.Add("nm/1 nm/2 nm/3 src/x", uint8(1))
+	f.Fuzz(func(t *testing.T, list string, limit uint8) {
+		roots := []string{"/r", "/r/in", "/s"}
+		var unseen []string
+		for i, w := range strings.Fields(list) {
+			p := filepath.Join(roots[i%len(roots)], w)
+			if !underAny(p, roots) {
+				continue
+			}
+			unseen = append(unseen, p)
+		}
+		got := coarsenUnseen(unseen, roots, int(limit))
+		for _, u := range unseen {
+			if !underAny(u, got) {
+				t.Fatalf("%s is within nothing coarsenUnseen(%v, %d) kept: %v", u, unseen, limit, got)
+			}
+		}
+		if len(got) > int(limit) {
+			for _, p := range got {
+				if !slices.Contains(roots, p) {
+					t.Fatalf("coarsenUnseen(%v, %d) = %v: over the bound with %s, not a root", unseen, limit, got, p)
+				}
+			}
+		}
+	})
 }
