@@ -111,7 +111,12 @@ func TestGitWalkFailsClosedWhenItsBudgetIsSpent(t *testing.T) {
 				// Made before the walk is kept, so that the kept walk
 				// watches it and the fill's events overflow its queue.
 				mkdirs(t, filepath.Join(ws, "a"))
-				plan := wwPlan(roots...)
+				// The plan protects the workspace's .git, .docket and
+				// .agents; not those of a shared /tmp, whose stubs every
+				// other sandboxed process on the machine makes and removes
+				// too: the walk is what this test is about.
+				plan := wwPlan(roots[0])
+				plan.WritableRoots = roots
 				caps := Probe()
 				caps.Root = caps.Root && !r.userNS
 				var walks *gitwalk.Cache
@@ -167,6 +172,16 @@ func TestGitWalkFailsClosedWhenItsBudgetIsSpent(t *testing.T) {
 				// below the read-only /tmp).
 				if out := call(plan, "sh", "-c", "echo ok > seen.txt"); out.ExitCode != 0 {
 					t.Errorf("a write to the workspace the walk looked at failed: exit %d: %s", out.ExitCode, out.Stderr)
+				}
+				// Once the fill is gone, the walk sees everything again and
+				// nothing of the last calls' read-only binds stays (the
+				// session server gives each command a mount table of its own).
+				if err := os.RemoveAll(filepath.Join(ws, "a")); err != nil {
+					t.Fatal(err)
+				}
+				mkdirs(t, filepath.Join(ws, "a"))
+				if out := call(plan, "sh", "-c", "echo ok > a/x"); out.ExitCode != 0 {
+					t.Errorf("after the fill was removed: exit %d, layers %v: %s", out.ExitCode, out.Layers, out.Stderr)
 				}
 			})
 		}

@@ -51,8 +51,10 @@ import (
 // A walk cut short at its bounds stays cut short ("gitdirs:partial"): the
 // directories it read are watched, and the ones it did not look into are
 // kept as unseen and bound read-only for every call that uses the kept
-// walk, as for a fresh walk that stopped there. An overflowed event queue
-// makes the whole walk be done again, under the same rule.
+// walk, as for a fresh walk that stopped there, until a directory is
+// removed or moved out of a watched one (the walk is then done again, and
+// may reach further). An overflowed event queue makes the whole walk be
+// done again, under the same rule.
 //
 // The zero value is ready; Close releases the watches. Safe for
 // concurrent use: concurrent calls wait for one walk.
@@ -75,8 +77,10 @@ type Cache struct {
 type fileID struct{ dev, ino uint64 }
 
 // gitWatchMask are the inotify events that can make a kept walk stale
-// (see Cache); IN_ONLYDIR refuses anything but a directory.
-const gitWatchMask = unix.IN_CREATE | unix.IN_MOVED_TO | unix.IN_ATTRIB | unix.IN_ONLYDIR
+// (see Cache); IN_ONLYDIR refuses anything but a directory. A directory
+// removed or moved away matters only to a walk cut short, which may now
+// reach further (see apply).
+const gitWatchMask = unix.IN_CREATE | unix.IN_MOVED_TO | unix.IN_ATTRIB | unix.IN_DELETE | unix.IN_MOVED_FROM | unix.IN_ONLYDIR
 
 // maxEventReads bounds how many reads of queued events one check does; a
 // queue still not empty then counts as a change.
@@ -212,6 +216,16 @@ func (c *Cache) apply(b []byte, roots []string) bool {
 		off += unix.SizeofInotifyEvent + int(ev.Len)
 		if ev.Mask&(unix.IN_Q_OVERFLOW|unix.IN_UNMOUNT) != 0 {
 			return false
+		}
+		if ev.Mask&(unix.IN_DELETE|unix.IN_MOVED_FROM) != 0 {
+			// A walk cut short keeps what it did not see read-only; once
+			// a directory is gone (a build's tree, a fill removed), a new
+			// walk may see all, so that the rest of a session does not
+			// stay read-only for nothing. A complete walk loses nothing.
+			if !c.complete && ev.Mask&unix.IN_ISDIR != 0 {
+				return false
+			}
+			continue
 		}
 		// Files other than .git, and a watched directory's own attributes
 		// (no name: it was read already), change nothing.

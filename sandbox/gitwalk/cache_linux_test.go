@@ -198,3 +198,32 @@ func TestCacheKeepsWhatAWalkCutShortDidNotSee(t *testing.T) {
 		t.Errorf("the repository the walk never reached is not within what it did not see: %v", again.Unseen)
 	}
 }
+
+// TestCacheWalksACutWalkAgainOnceADirectoryIsGone: a kept walk cut short
+// keeps its unseen part only while nothing was removed; once the fill is
+// gone the next call walks again and sees everything.
+func TestCacheWalksACutWalkAgainOnceADirectoryIsGone(t *testing.T) {
+	ws := t.TempDir()
+	var dirs []string
+	for i := range MaxEntries / 3 {
+		dirs = append(dirs, filepath.Join(ws, "fill", fmt.Sprint(i)))
+	}
+	mkdirs(t, append(dirs, filepath.Join(ws, "z", "repo", ".git"))...)
+	c := &Cache{}
+	defer func() { _ = c.Close() }()
+	if first := Find([]string{ws}, ws, c); first.Complete {
+		t.Fatal("the first walk should be cut short")
+	}
+	// A file removed changes nothing.
+	writeFile(t, filepath.Join(ws, "notes"), "x")
+	if Find([]string{ws}, ws, c); c.Walks() != 1 {
+		t.Fatalf("walks = %d after a file was made, want 1", c.Walks())
+	}
+	if err := os.RemoveAll(filepath.Join(ws, "fill")); err != nil {
+		t.Fatal(err)
+	}
+	got := Find([]string{ws}, ws, c)
+	if c.Walks() != 2 || !got.Complete || len(got.Unseen) != 0 || !slices.Contains(got.Found, filepath.Join(ws, "z", "repo", ".git")) {
+		t.Errorf("after the fill was removed: walks %d, %+v; want a new, complete walk finding z/repo/.git", c.Walks(), got)
+	}
+}
