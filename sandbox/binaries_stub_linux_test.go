@@ -35,7 +35,7 @@ func TestAnotherRunsLeanHelperStubIsHeldNotBound(t *testing.T) {
 	// holder removes it, knowing from the record that docket made it.
 	keep, release, err := stubs.Hold(absent, []string{w}, records)
 	if err != nil || !slices.Equal(keep, []string{lean}) {
-		t.Fatalf("holdProtected: %v %v", keep, err)
+		t.Fatalf("stubs.Hold: %v %v", keep, err)
 	}
 	if err := other.Close(); err != nil {
 		t.Fatal(err)
