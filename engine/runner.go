@@ -12,6 +12,7 @@ import (
 	"github.com/docket-engine/docket/engine/patch"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/sandbox"
+	"github.com/docket-engine/docket/sandbox/gitwalk"
 )
 
 // MCPCaller runs MCP tool calls for the runner.
@@ -37,18 +38,18 @@ type ProcessRunner struct {
 	KeepSecretEnv bool
 	// MCP handles calls whose write-ahead record names a server.
 	MCP MCPCaller
-	// PlaceholderRecords is where placeholder directories are recorded
-	// until removed (sandbox.Request.PlaceholderRecords); "" records none.
-	PlaceholderRecords string
+	// StubRecords is where stubs (empty read-only directories) are
+	// recorded until removed (sandbox.Request.StubRecords); "" records none.
+	StubRecords string
 	// AgentEnv is each external agent's own environment (its [agents.NAME]
 	// env, NAME=VALUE), added to the commands' environment for run_agent
 	// calls of that agent even when a name looks secret: the operator set
 	// it for that agent. Only the names are journaled.
 	AgentEnv map[string][]string
 	// GitWalks, when set, keeps the sandbox's walk for git directories
-	// under the writable roots between calls (sandbox.GitWalkCache); its
-	// owner closes it at the end of the session.
-	GitWalks *sandbox.GitWalkCache
+	// under the writable roots between calls (gitwalk.Cache); its owner
+	// closes it at the end of the session.
+	GitWalks *gitwalk.Cache
 	// Launcher starts the sandboxed calls: the session's sandbox servers
 	// (a *sandbox.Servers, whose owner closes it at the end of the
 	// session), or nil for a helper per call (sandbox.PerCall).
@@ -111,7 +112,7 @@ func (r *ProcessRunner) Run(ctx context.Context, req RunRequest) (events.ExecOut
 	}
 	sr := sandbox.Request{Cwd: req.Cwd, Env: r.Env, KeepSecretEnv: r.KeepSecretEnv, Plan: req.Sandbox,
 		Timeout: time.Duration(req.TimeoutMs) * time.Millisecond, OutputCap: req.OutputCap,
-		OnOutput: req.OnOutput, HelperPath: helper, Caps: r.Caps, PlaceholderRecords: r.PlaceholderRecords,
+		OnOutput: req.OnOutput, HelperPath: helper, Caps: r.Caps, StubRecords: r.StubRecords,
 		GitWalks: r.GitWalks, Launcher: r.Launcher}
 	if req.Sandbox.Sandboxed() {
 		sr.Caps = r.caps()

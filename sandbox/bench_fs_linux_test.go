@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/sandbox/gitwalk"
+	"github.com/docket-engine/docket/sandbox/stubs"
 )
 
 // What the file system, socket and limit layers add to each call, measured
@@ -39,7 +41,7 @@ func benchmarkGitDirs(b *testing.B, dirs, files int) {
 	root := benchTree(b, dirs, files)
 	partial := 0
 	for b.Loop() {
-		if !gitDirs([]string{root}, root).Complete {
+		if !gitwalk.Find([]string{root}, root, nil).Complete {
 			partial++
 		}
 	}
@@ -51,11 +53,11 @@ func BenchmarkGitDirs1kEntries(b *testing.B) { benchmarkGitDirs(b, 100, 10) }
 func BenchmarkGitDirs5kEntries(b *testing.B) { benchmarkGitDirs(b, 500, 10) }
 
 // BenchmarkGitDirsBounded is the worst case: a tree past the bound, cut
-// short at gitScanMaxEntries.
+// short at gitwalk.MaxEntries.
 func BenchmarkGitDirsBounded(b *testing.B) {
 	root := benchTree(b, 2000, 30)
 	for b.Loop() {
-		if gitDirs([]string{root}, root).Complete {
+		if gitwalk.Find([]string{root}, root, nil).Complete {
 			b.Fatal("a 62k-entry tree was walked whole, past the bounds")
 		}
 	}
@@ -69,7 +71,7 @@ func BenchmarkGitDirsThisRepository(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		gitDirs([]string{repo, "/tmp"}, repo)
+		gitwalk.Find([]string{repo, "/tmp"}, repo, nil)
 	}
 }
 
@@ -120,13 +122,13 @@ func BenchmarkRunTrueWorkspaceWriteDefaultLimits(b *testing.B) {
 	})
 }
 
-// BenchmarkPlaceholdersSix makes, records, releases and unrecords the six
-// placeholders of a call whose two roots have no .git, .docket, .agents
+// BenchmarkStubsSix makes, records, releases and unrecords the six
+// stubs of a call whose two roots have no .git, .docket, .agents
 // (a workspace and /tmp, as in a session); NoRecords without the record.
-func BenchmarkPlaceholdersSix(b *testing.B)          { benchmarkPlaceholders(b, true) }
-func BenchmarkPlaceholdersSixNoRecords(b *testing.B) { benchmarkPlaceholders(b, false) }
+func BenchmarkStubsSix(b *testing.B)          { benchmarkStubs(b, true) }
+func BenchmarkStubsSixNoRecords(b *testing.B) { benchmarkStubs(b, false) }
 
-func benchmarkPlaceholders(b *testing.B, recorded bool) {
+func benchmarkStubs(b *testing.B, recorded bool) {
 	roots := []string{b.TempDir(), b.TempDir()}
 	var paths []string
 	for _, r := range roots {
@@ -139,7 +141,7 @@ func benchmarkPlaceholders(b *testing.B, recorded bool) {
 		records = b.TempDir()
 	}
 	for b.Loop() {
-		_, release, err := holdProtected(paths, roots, records)
+		_, release, err := stubs.Hold(paths, roots, records)
 		if err != nil {
 			b.Fatal(err)
 		}

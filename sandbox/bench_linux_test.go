@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/sandbox/stubs"
 )
 
 // The Run benchmarks measure what the engine pays per call. With the
@@ -38,9 +39,9 @@ func benchmarkRun(b *testing.B, helper string, plan func(w string) events.Sandbo
 	w := b.TempDir()
 	caps := Probe()
 	// Kept for the session, as the engine does.
-	var ph Placeholders
+	var ph stubs.Keeper
 	b.Cleanup(func() { ph.Close() })
-	req := Request{Argv: []string{"true"}, Cwd: w, Plan: plan(w), Caps: &caps, HelperPath: helper, Placeholders: &ph}
+	req := Request{Argv: []string{"true"}, Cwd: w, Plan: plan(w), Caps: &caps, HelperPath: helper, Stubs: &ph}
 	for b.Loop() {
 		out, err := Run(context.Background(), req)
 		if err != nil || out.ExitCode != 0 {
@@ -69,10 +70,10 @@ func BenchmarkRunTrueLeanHelperWorkspaceWrite(b *testing.B) {
 	benchmarkRun(b, buildLeanHelper(b), workspaceWritePlan)
 }
 
-// BenchmarkRunTrueLeanHelperWorkspaceWriteFreshPlaceholders makes and
-// removes the three placeholders on every call (Request.Placeholders nil),
+// BenchmarkRunTrueLeanHelperWorkspaceWriteFreshStubs makes and
+// removes the three stubs on every call (Request.Stubs nil),
 // as `docket sandbox` does.
-func BenchmarkRunTrueLeanHelperWorkspaceWriteFreshPlaceholders(b *testing.B) {
+func BenchmarkRunTrueLeanHelperWorkspaceWriteFreshStubs(b *testing.B) {
 	helper := buildLeanHelper(b)
 	w := b.TempDir()
 	caps := Probe()

@@ -65,7 +65,7 @@ func openExecutable(path string) (*os.File, error) {
 // trusts to confine it. absent is the lean helper's path when it does not
 // exist but its directory is writable: a command could plant one there for
 // the next docket to pick, so the caller protects that path as well (a
-// placeholder bound read-only for the call).
+// stub bound read-only for the call).
 func docketBinaries(helper, exe string, writable []string) (present, absent []string) {
 	candidates := []string{helper}
 	if exe != "" {
@@ -83,7 +83,7 @@ func docketBinaries(helper, exe string, writable []string) (present, absent []st
 		if err != nil || !underAny(real, writable) {
 			continue
 		}
-		// A directory where a binary would be is another run's placeholder
+		// A directory where a binary would be is another run's stub
 		// for an absent lean helper: it goes away when that run ends, so
 		// this run holds it too (a shared lock keeps it) rather than bind
 		// it as a binary and find it gone.

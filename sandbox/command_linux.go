@@ -15,7 +15,7 @@ import (
 // spec and layers as Run: namespaces by clone flags, capability drop,
 // Landlock, seccomp, the filtered environment, and its own session and
 // process group. Of the Request it reads Argv, Cwd, Env, KeepSecretEnv,
-// Plan, HelperPath, Caps and Placeholders; the run-to-completion fields
+// Plan, HelperPath, Caps and Stubs; the run-to-completion fields
 // (Timeout, KillGrace, OutputCap, OnOutput) are Run's and are ignored.
 //
 // Unlike Run it does not fall back to weaker namespace setups when the
@@ -41,12 +41,12 @@ func Command(req Request) (*Process, error) {
 		if len(spec.Binaries) > 0 {
 			return nil, &UnavailableError{Missing: []string{LayerMountNS}, Hint: binariesHint(spec.Binaries)}
 		}
-		if len(spec.Protected) > 0 && p.plan.RequireProtectedPaths {
+		if (len(spec.Protected) > 0 || len(spec.Unseen) > 0) && p.plan.RequireProtectedPaths {
 			return nil, &UnavailableError{Missing: []string{LayerMountNS}, Hint: hintMountNS}
 		}
-		spec.Protected, spec.Scanned = nil, nil
+		spec.Protected, spec.Scanned, spec.Unseen = nil, nil, nil
 	}
-	spec, release, err := holdPlaceholders(req, spec)
+	spec, release, err := holdStubs(req, spec)
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +171,7 @@ func (p *Process) closeParentEnds() {
 	}
 }
 
-// Release closes the protocol descriptors and removes the placeholder
+// Release closes the protocol descriptors and removes the stub
 // directories made for missing protected paths. Call it once the process
 // has exited (after Cmd.Wait), or when it was never started; it is
 // idempotent.

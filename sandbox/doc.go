@@ -53,8 +53,8 @@
 //
 // Protected paths that do not exist yet (say <root>/.git in a fresh
 // directory) cannot be refused by Landlock, and a bind mount needs an
-// existing mount point, so the parent creates an empty placeholder
-// directory (mode 0555) that the helper binds read-only; see Placeholders.
+// existing mount point, so the parent creates an empty stub directory
+// (mode 0555) that the helper binds read-only; see package stubs.
 //
 // Run reads what the host says about the plan once (hostFacts: the roots
 // that exist, docket's binaries under a root, the git walk, the host's unix

@@ -182,7 +182,7 @@ func escapeCases() []escapeCase {
 			argv: func(t *testing.T, f *fixture) []string {
 				return attackArgv(t, "mkdir", filepath.Join(f.W, ".docket", "rules"))
 			},
-			// The placeholder must be gone afterwards too.
+			// The stub must be gone afterwards too.
 			effect: func(t *testing.T, f *fixture, _ events.ExecOutcome) bool {
 				return exists(filepath.Join(f.W, ".docket"))
 			}},
@@ -358,7 +358,7 @@ func TestEscapeSuiteUserNamespace(t *testing.T) {
 // TestEscapeSuiteLeanHelper runs the suite again with the stand-alone helper
 // built without cgo, whose Landlock goes through psx's pure-Go path. It
 // runs under -race too: the helper itself cannot be instrumented (the race
-// detector needs cgo), but the parent side (Run, the pipes, the placeholders)
+// detector needs cgo), but the parent side (Run, the pipes, the stubs)
 // is, and the lean helper's re-exec as init is a path of its own.
 func TestEscapeSuiteLeanHelper(t *testing.T) {
 	if testing.Short() {

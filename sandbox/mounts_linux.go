@@ -78,6 +78,9 @@ func setupMounts(spec Spec) ([]string, error) {
 			return nil, pathError(fmt.Errorf("mounting writable root %s: %w", r, err))
 		}
 	}
+	if err := bindUnseen(spec); err != nil {
+		return nil, &pathSetupError{err}
+	}
 	for _, p := range spec.Protected {
 		err := bindReadOnly(p)
 		if errors.Is(err, unix.ENOENT) && contains(spec.Scanned, p) {

@@ -4,7 +4,9 @@ import (
 	"time"
 
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/sandbox/gitwalk"
 	"github.com/docket-engine/docket/sandbox/proctree"
+	"github.com/docket-engine/docket/sandbox/stubs"
 )
 
 // Plan modes: the events.SandboxMode values, under this package's names.
@@ -54,20 +56,21 @@ type Request struct {
 	HelperPath string
 	// Caps, when set, is used instead of probing the machine again.
 	Caps *Capabilities
-	// Placeholders, when set, keeps the placeholder directories made for
-	// missing protected paths (see placeholder_linux.go) until its Close,
+	// Stubs, when set, keeps the stubs (empty read-only directories) made
+	// for missing protected paths (see package stubs) until its Close,
 	// instead of making and removing them on every run. A long-lived caller
 	// can keep one per session; the engine does not yet.
-	Placeholders *Placeholders
-	// PlaceholderRecords, when set, is a directory no sandboxed command can
-	// write (docket keeps it under $DOCKET_HOME) where each placeholder
-	// directory made for this run is recorded until it is removed, so that
-	// RemoveLeftPlaceholders can clean up after a docket that was killed.
-	PlaceholderRecords string
+	Stubs *stubs.Keeper
+	// StubRecords, when set, is a directory no sandboxed command can write
+	// (docket keeps it under $DOCKET_HOME) where each stub made for this
+	// run is recorded until it is removed, so that stubs.RemoveLeft can
+	// clean up after a docket that was killed, and a run that did not make
+	// a stub knows another docket run did.
+	StubRecords string
 	// GitWalks, when set, keeps the walk for git directories below the
-	// writable roots between runs (see GitWalkCache) instead of walking on
+	// writable roots between runs (see gitwalk.Cache) instead of walking on
 	// every run. A session keeps one and closes it at its end.
-	GitWalks *GitWalkCache
+	GitWalks *gitwalk.Cache
 	// Launcher starts the sandboxed command: the session's *Servers, or
 	// PerCall (a helper for this call); nil means PerCall. See Launcher.
 	Launcher Launcher

@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/sandbox/stubs"
 	"golang.org/x/sys/unix"
 )
 
@@ -157,8 +158,8 @@ func (PerCall) launch(ctx context.Context, c call) (events.ExecOutcome, error) {
 			}
 			// Nothing is bound without a mount namespace, the walk's
 			// finds included.
-			s.Protected, s.Scanned = nil, nil
-			if len(spec.Protected) > 0 && plan.RequireProtectedPaths {
+			s.Protected, s.Scanned, s.Unseen = nil, nil, nil
+			if (len(spec.Protected) > 0 || len(spec.Unseen) > 0) && plan.RequireProtectedPaths {
 				return out, &UnavailableError{Missing: []string{LayerMountNS}, Hint: hintMountNS, Err: lastErr}
 			}
 		}
@@ -278,14 +279,14 @@ func (e *retryableError) Unwrap() error { return e.err }
 // helper reported its layers is this call's outcome or error.
 func launchHelper(ctx context.Context, req Request, helper string, spec Spec, env []string) (events.ExecOutcome, error) {
 	var out events.ExecOutcome
-	spec, release, err := holdPlaceholders(req, spec)
+	spec, release, err := holdStubs(req, spec)
 	if err != nil {
 		return out, err
 	}
-	req.trace.mark("placeholders.hold")
+	req.trace.mark("stubs.hold")
 	defer func() {
 		release()
-		req.trace.mark("placeholders.release")
+		req.trace.mark("stubs.release")
 	}()
 	helperEnv, loader := splitLoaderEnv(env)
 	spec.LoaderEnv = loader
@@ -392,16 +393,16 @@ func launchHelper(ctx context.Context, req Request, helper string, spec Spec, en
 	return out, err
 }
 
-// holdPlaceholders makes placeholders for the spec's missing protected
-// paths and returns the spec binding what could be held, plus the release to
-// call once the sandbox has exited (a no-op when req.Placeholders keeps them).
-func holdPlaceholders(req Request, spec Spec) (Spec, func(), error) {
+// holdStubs makes stubs for the spec's missing protected paths and returns
+// the spec binding what could be held, plus the release to call once the
+// sandbox has exited (a no-op when req.Stubs keeps them).
+func holdStubs(req Request, spec Spec) (Spec, func(), error) {
 	release := func() {}
 	if len(spec.Protected) == 0 {
 		return spec, release, nil
 	}
 	// What the git walk found existing is bound as it is, never held: a
-	// placeholder made for one that vanished since would be a directory
+	// stub made for one that vanished since would be a directory
 	// created in somebody else's tree (another session's, or a test's
 	// being removed), and the helper skips a vanished one anyway.
 	var toHold []string
@@ -414,10 +415,10 @@ func holdPlaceholders(req Request, spec Spec) (Spec, func(), error) {
 	var err error
 	switch {
 	case len(toHold) == 0:
-	case req.Placeholders != nil:
-		keep, err = req.Placeholders.hold(toHold, spec.Writable, req.PlaceholderRecords)
+	case req.Stubs != nil:
+		keep, err = req.Stubs.Hold(toHold, spec.Writable, req.StubRecords)
 	default:
-		keep, release, err = holdProtected(toHold, spec.Writable, req.PlaceholderRecords)
+		keep, release, err = stubs.Hold(toHold, spec.Writable, req.StubRecords)
 	}
 	if err != nil {
 		return spec, func() {}, fmt.Errorf("sandbox: %w", err)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/sandbox/stubs"
 )
 
 // testPlans are the plans process handling must behave the same under.
@@ -343,17 +344,20 @@ func TestWorkingDirectoryInsideAProtectedPath(t *testing.T) {
 	}
 }
 
-func TestPlaceholdersDoNotOutliveConcurrentRuns(t *testing.T) {
+func TestStubsDoNotOutliveConcurrentRuns(t *testing.T) {
 	w := t.TempDir()
 	plan := events.SandboxPlan{Mode: ModeWorkspaceWrite, WritableRoots: []string{w},
 		ReadOnlySubpaths: []string{filepath.Join(w, ".docket"), filepath.Join(w, ".agents")}}
 	var wg sync.WaitGroup
 	errs := make(chan string, 8)
+	// As docket's runs do: the last run out knows from the records that
+	// another made the stub.
+	records := filepath.Join(t.TempDir(), "stubs")
 	for i := 0; i < 4; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out, err := Run(context.Background(), Request{Argv: []string{"sh", "-c", "test -d .docket && ! mkdir .docket/x"}, Cwd: w, Plan: plan})
+			out, err := Run(context.Background(), Request{Argv: []string{"sh", "-c", "test -d .docket && ! mkdir .docket/x"}, Cwd: w, Plan: plan, StubRecords: records})
 			if err != nil || out.ExitCode != 0 {
 				errs <- fmt.Sprintf("err=%v exit=%d stderr=%q", err, out.ExitCode, out.Stderr)
 			}
@@ -366,7 +370,7 @@ func TestPlaceholdersDoNotOutliveConcurrentRuns(t *testing.T) {
 	}
 	for _, p := range []string{".docket", ".agents"} {
 		if exists(filepath.Join(w, p)) {
-			t.Errorf("placeholder %s left behind", p)
+			t.Errorf("stub %s left behind", p)
 		}
 	}
 }
@@ -423,7 +427,7 @@ func TestDanglingSymlinkAsProtectedPath(t *testing.T) {
 		t.Errorf("created the target of a protected symlink: exit=%d stderr=%q", out.ExitCode, out.Stderr)
 	}
 	if exists(outside) {
-		t.Error("docket created a placeholder outside the writable roots")
+		t.Error("docket created a stub outside the writable roots")
 	}
 }
 
@@ -450,32 +454,32 @@ func TestHelperRefusesABadSpec(t *testing.T) {
 	}
 }
 
-func TestPlaceholdersKeptForTheSession(t *testing.T) {
+func TestStubsKeptForTheSession(t *testing.T) {
 	w := t.TempDir()
 	docket := filepath.Join(w, ".docket")
 	plan := events.SandboxPlan{Mode: ModeWorkspaceWrite, WritableRoots: []string{w}, ReadOnlySubpaths: []string{docket}}
-	var ph Placeholders
+	var ph stubs.Keeper
 	for i := 0; i < 2; i++ {
-		out := mustRun(t, Request{Argv: []string{"mkdir", ".docket/rules"}, Cwd: w, Plan: plan, Placeholders: &ph})
+		out := mustRun(t, Request{Argv: []string{"mkdir", ".docket/rules"}, Cwd: w, Plan: plan, Stubs: &ph})
 		if out.ExitCode == 0 {
 			t.Fatalf("run %d created .docket/rules", i)
 		}
 		st, err := os.Stat(docket)
-		if err != nil || st.Mode().Perm() != placeholderMode {
-			t.Fatalf("run %d: placeholder not kept between runs: %v %v", i, st, err)
+		if err != nil || st.Mode().Perm() != stubs.Mode {
+			t.Fatalf("run %d: stub not kept between runs: %v %v", i, st, err)
 		}
 	}
 	// Someone on the host removes it between runs: the next run makes it again.
 	if err := os.Remove(docket); err != nil {
 		t.Fatal(err)
 	}
-	if out := mustRun(t, Request{Argv: []string{"mkdir", ".docket"}, Cwd: w, Plan: plan, Placeholders: &ph}); out.ExitCode == 0 {
-		t.Fatal("created .docket after the placeholder was removed on the host")
+	if out := mustRun(t, Request{Argv: []string{"mkdir", ".docket"}, Cwd: w, Plan: plan, Stubs: &ph}); out.ExitCode == 0 {
+		t.Fatal("created .docket after the stub was removed on the host")
 	}
 	if err := ph.Close(); err != nil {
 		t.Fatal(err)
 	}
 	if exists(docket) {
-		t.Error("Close left the placeholder behind")
+		t.Error("Close left the stub behind")
 	}
 }

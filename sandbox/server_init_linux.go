@@ -142,8 +142,12 @@ func (sv *serverState) initThread(r *readyInit) {
 	defer in.close()
 	spec := job.spec
 	// The command's own paths, bound in the mount namespace the init
-	// shares with this thread: the placeholders docket holds for this
+	// shares with this thread: the stubs docket holds for this
 	// call exist only now.
+	if err := bindUnseen(spec); err != nil {
+		refuse(layerProtectedPaths, err)
+		return
+	}
 	for _, p := range spec.Protected {
 		err := bindReadOnly(p)
 		if errors.Is(err, unix.ENOENT) && contains(spec.Scanned, p) {

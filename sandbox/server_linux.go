@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/docket-engine/docket/sandbox/internal/wire"
+	"github.com/docket-engine/docket/sandbox/internal/mounttable"
 )
 
 // server is one running sandbox server, from docket's side.
@@ -162,7 +163,7 @@ func (s *Servers) evictLocked() {
 // exists before it.
 func (s *Servers) mountsChangedLocked() bool {
 	if s.mounts == nil {
-		f, err := openMountTable()
+		f, err := mounttable.Open()
 		if err != nil {
 			// Without the table no change can be seen: no server is kept.
 			return true
@@ -170,7 +171,7 @@ func (s *Servers) mountsChangedLocked() bool {
 		s.mounts = f
 		return false
 	}
-	return mountTableChanged(s.mounts)
+	return mounttable.Changed(s.mounts)
 }
 
 // retireAllLocked stops every server: the next call of each plan starts a

@@ -26,7 +26,7 @@ type Servers struct {
 	// running executable.
 	Binary string
 
-	// cleanups are the removals (placeholders, cgroup leaves) and the
+	// cleanups are the removals (stubs, cgroup leaves) and the
 	// stops of servers dropped from byKey still running after their calls
 	// returned; Close waits for them.
 	cleanups sync.WaitGroup

@@ -39,24 +39,24 @@ func (s *Servers) runViaServer(ctx context.Context, req Request, p prepared, spe
 		return out, false, nil
 	}
 	defer sv.use(-1)
-	// The cgroup leaf is made while the placeholders are held: both are
+	// The cgroup leaf is made while the stubs are held: both are
 	// a few file-system calls that do not depend on each other.
 	cgc := make(chan *callCgroup, 1)
 	go func() { cgc <- newCallCgroup(p.plan.Limits) }()
-	spec, release, err := holdPlaceholders(req, spec)
+	spec, release, err := holdStubs(req, spec)
 	cg := <-cgc
 	if err != nil {
 		_ = cg.remove() // made for a call that will not run
 		return out, true, err
 	}
-	req.trace.mark("placeholders.hold")
-	// The placeholders go before the call returns: an empty .git left in
+	req.trace.mark("stubs.hold")
+	// The stubs go before the call returns: an empty .git left in
 	// the workspace even for a moment is something the user (or the next
 	// unsandboxed command) could see. The empty cgroup leaf is nobody's
 	// business: it is removed off the call's path, and Close waits for it.
 	defer func() {
 		release()
-		req.trace.mark("placeholders.release")
+		req.trace.mark("stubs.release")
 		s.later(func() {
 			_ = cg.remove() // a leaf left behind holds no process and no limit that matters
 		})

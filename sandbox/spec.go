@@ -92,6 +92,10 @@ type callSpec struct {
 	// asked for by the plan): one that vanishes before the helper binds it
 	// (another process removed its repository) is skipped, not an error.
 	Scanned []string `json:"scanned,omitempty"`
+	// Unseen are the directories below Writable the git walk did not look
+	// into (it stopped at its bound, or could not open them): bound
+	// read-only before Protected, so that nothing unseen is writable.
+	Unseen []string `json:"unseen,omitempty"`
 	// UnixSockets are the host's bound pathname unix sockets to cover when
 	// the network is off; UnixSocketsPartial when the list is incomplete.
 	UnixSockets        []string `json:"unix_sockets,omitempty"`
@@ -192,6 +196,17 @@ func (s Spec) validate() error {
 		if !contains(s.Protected, p) {
 			return fmt.Errorf("scanned path %q is not a protected path", p)
 		}
+	}
+	for _, p := range s.Unseen {
+		if err := checkAbsClean("unseen directory", p); err != nil {
+			return err
+		}
+		if !underAny(p, s.Writable) {
+			return fmt.Errorf("unseen directory %q is not under a writable root", p)
+		}
+	}
+	if len(s.Unseen) > 0 && !s.NS.Mount {
+		return errors.New("unseen directories need a mount namespace")
 	}
 	for _, p := range s.UnixSockets {
 		if err := checkAbsClean("unix socket", p); err != nil {

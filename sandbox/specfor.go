@@ -4,6 +4,7 @@ import (
 	"os"
 
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/sandbox/gitwalk"
 )
 
 // hostFacts is what the host says about a plan at one call, read before
@@ -19,7 +20,7 @@ type hostFacts struct {
 	// paths under a root where a binary docket would pick could be planted.
 	binaries, absentBinaries []string
 	// git is the walk's result; walked is false without roots.
-	git    gitDirSet
+	git    gitwalk.Set
 	walked bool
 	// targetsExisting are the git walk's targets that exist now.
 	targetsExisting map[string]bool
@@ -77,6 +78,7 @@ func specFor(plan events.SandboxPlan, f hostFacts) Spec {
 				spec.Scanned = append(spec.Scanned, d)
 			}
 		}
+		spec.Unseen = set.Unseen
 		spec.GitScan = gitScanComplete
 		if !set.Complete {
 			spec.GitScan = gitScanPartial

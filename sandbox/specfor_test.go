@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/sandbox/gitwalk"
 )
 
 // TestSpecForIsThePlanAndTheFacts: a call's spec is its plan and what the
@@ -15,8 +16,8 @@ func TestSpecForIsThePlanAndTheFacts(t *testing.T) {
 		Limits:           events.ResourceLimits{MaxCPUSeconds: 7, MaxFileSizeMB: 1, MaxProcesses: 9}}
 	facts := hostFacts{cwd: "/w/sub", path: "/usr/bin/true", seccomp: []byte{1, 2, 3, 4, 5, 6, 7, 8},
 		roots: []string{"/w"}, binaries: []string{"/w/bin/docket"}, absentBinaries: []string{"/w/bin/docket-sandbox-helper"},
-		walked: true, git: gitDirSet{Held: []string{"/w/.git"}, Found: []string{"/w/nested/.git"},
-			Targets: []string{"/w/wt-target", "/w/planted"}, Complete: false},
+		walked: true, git: gitwalk.Set{Held: []string{"/w/.git"}, Found: []string{"/w/nested/.git"},
+			Targets: []string{"/w/wt-target", "/w/planted"}, Unseen: []string{"/w/big/cut"}, Complete: false},
 		targetsExisting: map[string]bool{"/w/wt-target": true},
 		sockets:         []string{"/run/docker.sock"}, socketsComplete: true}
 	tests := []struct {
@@ -32,6 +33,7 @@ func TestSpecForIsThePlanAndTheFacts(t *testing.T) {
 				callSpec: callSpec{Cwd: "/w/sub", Path: "/usr/bin/true",
 					Protected:   []string{"/w/.git", "/w/.docket", "/w/bin/docket-sandbox-helper", "/w/nested/.git", "/w/wt-target", "/w/planted"},
 					Scanned:     []string{"/w/nested/.git", "/w/wt-target"},
+					Unseen:      []string{"/w/big/cut"},
 					UnixSockets: []string{"/run/docker.sock"}, GitScan: gitScanPartial,
 					Limits: limitsSpec{CPUSeconds: 7, FileSizeBytes: 1 << 20, Processes: 9}}}},
 		{name: "read-only with the network on: no roots, no walk, no sockets",

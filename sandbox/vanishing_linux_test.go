@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/sandbox/stubs"
 )
 
 // TestVanishingPathsNeverBuyAWeakerSandbox: the file system can change
@@ -76,7 +77,7 @@ func TestVanishingPathsNeverBuyAWeakerSandbox(t *testing.T) {
 // TestHoldingNeverRecreatesAVanishedRepository: a repository the git walk
 // found and that is gone by the time the call holds its protected paths
 // (another session's, or a test's directory being removed) gets no
-// placeholder: creating one would write into a tree that is not ours and
+// stub: creating one would write into a tree that is not ours and
 // race whoever is removing it. A path the plan asks for still gets one.
 func TestHoldingNeverRecreatesAVanishedRepository(t *testing.T) {
 	w := t.TempDir()
@@ -91,22 +92,22 @@ func TestHoldingNeverRecreatesAVanishedRepository(t *testing.T) {
 		req  Request
 	}{
 		{"per call", Request{}},
-		{"per session", Request{Placeholders: &Placeholders{}}},
+		{"per session", Request{Stubs: &stubs.Keeper{}}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if tt.req.Placeholders != nil {
-				defer tt.req.Placeholders.Close()
+			if tt.req.Stubs != nil {
+				defer tt.req.Stubs.Close()
 			}
-			got, release, err := holdPlaceholders(tt.req, spec)
+			got, release, err := holdStubs(tt.req, spec)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer release()
 			if exists(gone) {
-				t.Errorf("a placeholder was made for the vanished %s", gone)
+				t.Errorf("a stub was made for the vanished %s", gone)
 			}
 			if !exists(asked) {
-				t.Errorf("no placeholder for the plan's %s", asked)
+				t.Errorf("no stub for the plan's %s", asked)
 			}
 			if !contains(got.Protected, gone) || !contains(got.Scanned, gone) {
 				t.Errorf("protected %v, scanned %v: the walk's find must still be passed on, to be skipped by the helper if still gone", got.Protected, got.Scanned)
@@ -116,7 +117,7 @@ func TestHoldingNeverRecreatesAVanishedRepository(t *testing.T) {
 }
 
 // TestWalkFindsAreNeverHeld: a .git the walk finds below a root is somebody
-// else's (another session's placeholder, a test's tree being removed). It
+// else's (another session's stub, a test's tree being removed). It
 // must reach the helper as scanned, so that if it vanishes before the hold
 // no directory is made in their tree; only the roots' own surroundings and
 // what a found gitdir file names are held.
@@ -140,12 +141,12 @@ func TestWalkFindsAreNeverHeld(t *testing.T) {
 		t.Fatalf("the walk's find %s is not scanned: %v", foreign, spec.Scanned)
 	}
 	if contains(spec.Scanned, filepath.Join(w, ".git")) {
-		t.Errorf("the placeholder above the workspace is scanned: it must be held")
+		t.Errorf("the stub above the workspace is scanned: it must be held")
 	}
 	if err := os.Remove(foreign); err != nil {
 		t.Fatal(err)
 	}
-	_, release, err := holdPlaceholders(Request{}, spec)
+	_, release, err := holdStubs(Request{}, spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +155,7 @@ func TestWalkFindsAreNeverHeld(t *testing.T) {
 		t.Errorf("a directory was made in somebody else's tree at %s", foreign)
 	}
 	if !exists(filepath.Join(w, ".git")) {
-		t.Errorf("no placeholder above the workspace")
+		t.Errorf("no stub above the workspace")
 	}
 	if contains(spec.Scanned, dangling) || !exists(dangling) {
 		t.Errorf("the dangling gitdir target %s is not held (scanned %v)", dangling, spec.Scanned)

@@ -48,7 +48,7 @@ func checkGitRepo(cwd string) error {
 // isGitDir reports whether dotGit is a repository the way git itself
 // decides while looking upwards: a directory with a HEAD, or a file that
 // points elsewhere ("gitdir: ..."). An empty .git directory is not one:
-// the sandbox binds such placeholders over missing .git paths for the
+// the sandbox binds such stubs over missing .git paths for the
 // length of a call, and git walks past them too.
 func isGitDir(dotGit string) bool {
 	st, err := os.Stat(dotGit)

@@ -25,6 +25,7 @@ import (
 	ws "github.com/docket-engine/docket/engine/workspace"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/sandbox"
+	"github.com/docket-engine/docket/sandbox/gitwalk"
 	"github.com/docket-engine/docket/states/policy"
 	"github.com/docket-engine/docket/states/rules"
 )
@@ -143,23 +144,23 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd string, o wireOpt
 		return nil, err
 	}
 	caps := sandbox.Probe()
-	removeLeftPlaceholders(a.stderr, cfg, cwd)
+	removeLeftStubs(a.stderr, cfg)
 	// One walk for git directories per session, kept while nothing it
-	// depends on changed (sandbox.GitWalkCache).
-	walks := &sandbox.GitWalkCache{}
+	// depends on changed (gitwalk.Cache).
+	walks := &gitwalk.Cache{}
 	// One sandbox server per plan per session: the namespaces and the
 	// mount layout are built once, each command gets its own PID
 	// namespace, Landlock domain and seccomp filter (sandbox.Servers).
 	servers := &sandbox.Servers{Binary: exe}
 	prevFinish := w.finish
 	w.finish = func() error { return errors.Join(servers.Close(), walks.Close(), prevFinish()) }
-	runner := &engine.ProcessRunner{HelperPath: helper, DocketPath: exe, Caps: &caps, PlaceholderRecords: placeholderRecords(cfg),
+	runner := &engine.ProcessRunner{HelperPath: helper, DocketPath: exe, Caps: &caps, StubRecords: stubRecords(cfg),
 		GitWalks: walks, Launcher: servers}
 	runner.Env, runner.KeepSecretEnv = commandEnv(cfg)
 	tools := []engine.Tool{engine.ShellTool{}, engine.ApplyPatchTool{}}
 	if len(cfg.MCPServers) > 0 {
 		opts := mcpOptions(cfg, cwd)
-		opts.PlaceholderRecords = placeholderRecords(cfg)
+		opts.StubRecords = stubRecords(cfg)
 		mgr, err := mcp.NewManager(mcpServers(cfg), opts)
 		if err != nil {
 			return nil, usageErrorf("mcp_servers: %v", err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/sandbox"
+	"github.com/docket-engine/docket/sandbox/gitwalk"
 )
 
 // outputCap bounds what is kept of a hook's stdout and stderr.
@@ -26,7 +27,7 @@ type Runner struct {
 	// sandboxed hook runs as the session's calls do, on its sandbox
 	// servers. Nil means a helper per hook and a walk per run.
 	Launcher sandbox.Launcher
-	GitWalks *sandbox.GitWalkCache
+	GitWalks *gitwalk.Cache
 	// Env is the hooks' environment; nil inherits docket's (secrets removed
 	// by the sandbox package unless KeepSecretEnv).
 	Env           []string

@@ -51,9 +51,9 @@ type Options struct {
 	// SandboxHelper is the sandbox helper binary; "" means
 	// sandbox.DefaultHelperPath().
 	SandboxHelper string
-	// PlaceholderRecords is sandbox.Request.PlaceholderRecords for the
-	// servers' sandboxes: where placeholders are recorded until removed.
-	PlaceholderRecords string
+	// StubRecords is sandbox.Request.StubRecords for the servers'
+	// sandboxes: where stubs are recorded until removed.
+	StubRecords string
 	// HTTPTransport carries the requests to remote servers (url); nil
 	// means http.DefaultTransport.
 	HTTPTransport http.RoundTripper

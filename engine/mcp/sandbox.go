@@ -45,11 +45,11 @@ func (s *server) sandboxed(l launch) (*sandbox.Process, error) {
 		Env:  l.env,
 		// The environment is already the short inherited list plus the
 		// server's own env table: a token there was put there on purpose.
-		KeepSecretEnv:      true,
-		Plan:               plan,
-		HelperPath:         s.m.opts.SandboxHelper,
-		Caps:               &caps,
-		PlaceholderRecords: s.m.opts.PlaceholderRecords,
+		KeepSecretEnv: true,
+		Plan:          plan,
+		HelperPath:    s.m.opts.SandboxHelper,
+		Caps:          &caps,
+		StubRecords:   s.m.opts.StubRecords,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrSandboxUnavailable, err)

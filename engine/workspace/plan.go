@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/docket-engine/docket/events"
-	"github.com/docket-engine/docket/sandbox"
+	"github.com/docket-engine/docket/sandbox/gitwalk"
 	"github.com/docket-engine/docket/states/policy"
 )
 
@@ -38,11 +38,11 @@ func WritableRoots(sb policy.SandboxPolicy, cwd, tmpdirEnv string) []string {
 	return slices.Compact(out)
 }
 
-// GitDirs returns where a .git entry really lives (sandbox.GitDirTargets),
+// GitDirs returns where a .git entry really lives (gitwalk.Targets),
 // each path resolved as RealPath resolves it, so that the plan names the
 // same directories the sandbox binds.
 func GitDirs(dotGit string) []string {
-	out := sandbox.GitDirTargets(dotGit)
+	out := gitwalk.Targets(dotGit)
 	for i, p := range out {
 		out[i] = RealPath(p)
 	}

@@ -134,7 +134,7 @@ func All() []Words {
 		{
 			Layer: GitDirs,
 			Stops: "keeps read-only the git directories of nested repositories and of the repository around a " +
-				"workspace given as a subdirectory, puts placeholders where a repository could be planted above a root, " +
+				"workspace given as a subdirectory, puts stubs where a repository could be planted above a root, " +
 				"and makes every root its own mount, so none can be renamed away and replanted",
 			Missing: "only <root>/.git is protected: a nested repository, the repository around the workspace and a " +
 				"repository planted above a root can be given hooks that run unsandboxed",
@@ -147,8 +147,9 @@ func All() []Words {
 		},
 		{
 			Layer: GitDirsPartial,
-			Stops: "protects the git directories the bounded walk of the roots reached; it stopped early, so " +
-				"repositories it did not reach are NOT protected",
+			Stops: "protects the git directories the bounded walk of the roots reached; it stopped at its bound, so " +
+				"what it did not look into is read-only for this call (writes there fail; fewer or smaller writable roots, " +
+				"or exclude_slash_tmp for a full /tmp, avoid it)",
 			Missing: "as gitdirs",
 			Proofs:  []string{"plant a hook in a nested repository"},
 		},

@@ -120,7 +120,7 @@ func TestExplain(t *testing.T) {
 			plan:        events.SandboxPlan{Mode: events.SandboxWorkspaceWrite},
 			layers:      append(slices.Clone(full), GitDirsPartial, UnixSockets+":partial"),
 			wantInForce: append(slices.Clone(full), GitDirsPartial, UnixSockets+":partial"),
-			wantText:    []string{"repositories it did not reach are NOT protected", "the sockets past it are NOT covered"}},
+			wantText:    []string{"what it did not look into is read-only for this call", "the sockets past it are NOT covered"}},
 		{name: "workspace-write without the git directory walk lists it",
 			plan: events.SandboxPlan{Mode: events.SandboxWorkspaceWrite}, layers: full, wantInForce: full,
 			wantMissing: []string{GitDirs}},

@@ -33,6 +33,7 @@ import (
 	ws "github.com/docket-engine/docket/engine/workspace"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/sandbox"
+	"github.com/docket-engine/docket/sandbox/gitwalk"
 	"github.com/docket-engine/docket/states/policy"
 	"golang.org/x/sys/unix"
 )
@@ -232,13 +233,13 @@ func inProcess(o options, truebin string) ([]*candidate, error) {
 	}
 	desc := fmt.Sprintf("sandbox.Run, workspace-write, roots %v, default limits, helper %s", plan.WritableRoots, o.helper)
 	// A session's calls: the walk for git directories kept between them,
-	// as cmd/docket's session wires the engine (sandbox.GitWalkCache).
+	// as cmd/docket's session wires the engine (gitwalk.Cache).
 	session := req
-	session.GitWalks = &sandbox.GitWalkCache{}
+	session.GitWalks = &gitwalk.Cache{}
 	// What cmd/docket's session does now: the kept walk and the session's
 	// sandbox servers (sandbox.Servers; this binary is the server).
 	served := req
-	served.GitWalks = &sandbox.GitWalkCache{}
+	served.GitWalks = &gitwalk.Cache{}
 	served.Launcher = &sandbox.Servers{}
 	return []*candidate{
 		{name: "in-process sandbox.Run, workspace-write, walk per call", cmd: desc + ", a fresh walk for git directories on every call", run: func() error { return call(req) }},

@@ -5,42 +5,46 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/docket-engine/docket/sandbox/stubs"
 )
 
-// Another run's placeholder for an absent lean helper must be held by this
+// Another run's stub for an absent lean helper must be held by this
 // run like any protected path, not bound as a binary: the other run removes
 // it when it ends, and a call that had listed it as a binary then failed
 // with "making docket's binary ... read-only: open_tree: no such file".
-func TestAnotherRunsLeanHelperPlaceholderIsHeldNotBound(t *testing.T) {
+func TestAnotherRunsLeanHelperStubIsHeldNotBound(t *testing.T) {
 	w := t.TempDir()
 	docket := filepath.Join(w, "docket")
 	lean := filepath.Join(w, HelperName)
 	if err := os.WriteFile(docket, []byte("x"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Mkdir(lean, placeholderMode); err != nil {
-		t.Fatal(err)
+	records := filepath.Join(t.TempDir(), "stubs")
+	// Another run made it (and recorded it, as docket does).
+	var other stubs.Keeper
+	if kept, err := other.Hold([]string{lean}, []string{w}, records); err != nil || !slices.Equal(kept, []string{lean}) {
+		t.Fatalf("the other run's hold: %v %v", kept, err)
 	}
 	present, absent := docketBinaries(docket, docket, []string{w})
 	if !slices.Equal(present, []string{docket}) || !slices.Equal(absent, []string{lean}) {
 		t.Fatalf("got present %v absent %v, want [%s] and [%s]", present, absent, docket, lean)
 	}
 
-	// Held, the placeholder outlives the run that made it.
-	other, ok, err := holdAt(lean, []string{w}, "", nil, 0)
-	if err != nil || !ok || other.f == nil {
-		t.Fatalf("the other run's hold: %v %v %+v", ok, err, other)
-	}
-	keep, release, err := holdProtected(absent, []string{w}, "")
+	// Held, the stub outlives the run that made it; the last
+	// holder removes it, knowing from the record that docket made it.
+	keep, release, err := stubs.Hold(absent, []string{w}, records)
 	if err != nil || !slices.Equal(keep, []string{lean}) {
-		t.Fatalf("holdProtected: %v %v", keep, err)
+		t.Fatalf("stubs.Hold: %v %v", keep, err)
 	}
-	releasePlaceholder(other)
+	if err := other.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if fi, err := os.Stat(lean); err != nil || !fi.IsDir() {
-		t.Fatalf("the placeholder went away while this run held it: %v", err)
+		t.Fatalf("the stub went away while this run held it: %v", err)
 	}
 	release()
 	if _, err := os.Stat(lean); !os.IsNotExist(err) {
-		t.Fatalf("the last holder did not remove the placeholder: %v", err)
+		t.Fatalf("the last holder did not remove the stub: %v", err)
 	}
 }

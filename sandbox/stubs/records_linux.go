@@ -1,4 +1,4 @@
-package sandbox
+package stubs
 
 import (
 	"crypto/rand"
@@ -13,24 +13,23 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/docket-engine/docket/events"
 	"golang.org/x/sys/unix"
 )
 
-// A placeholder docket made is removed by the last run that holds it. A
+// A stub docket made is removed by the last run that holds it. A
 // docket killed meanwhile (kill -9, power loss) leaves it in the project: an
 // empty read-only directory where the user expects none. The next start
 // removes it, but only what docket itself made: an empty 0555 directory
 // is not proof, since a command could make one anywhere to have a later
 // start delete it (the user's own empty 0555 directory, or one under which
-// the user is about to put data). So each placeholder is recorded, when it
+// the user is about to put data). So each stub is recorded, when it
 // is created, in a directory no sandboxed command can write, with the
 // identity (device and inode) of the directory made; a record that no
 // longer names that very directory, still empty and still 0555, is
 // dropped without touching the path.
 
-// placeholderRecord is one recorded placeholder, one JSON file per path.
-type placeholderRecord struct {
+// stubRecord is one recorded stub, one JSON file per path.
+type stubRecord struct {
 	Path string `json:"path"`
 	Dev  uint64 `json:"dev"`
 	Ino  uint64 `json:"ino"`
@@ -51,20 +50,20 @@ func identity(fd int, path string, flags int) (dev, ino uint64, birth int64, err
 	return unix.Mkdev(sx.Dev_major, sx.Dev_minor), sx.Ino, birth, nil
 }
 
-// maxPlaceholderRecords bounds how many records one start looks at.
-const maxPlaceholderRecords = 10000
+// maxRecords bounds how many records one start looks at.
+const maxRecords = 10000
 
 // recordFile names the record of path: one per path, so the newest
-// placeholder made there replaces an older record.
+// stub made there replaces an older record.
 func recordFile(records, path string) string {
 	sum := sha256.Sum256([]byte(path))
 	return filepath.Join(records, hex.EncodeToString(sum[:16])+".json")
 }
 
-// recordPlaceholder records the directory just made at path, in the
-// file named after path (a newer placeholder's record replaces an older
+// recordStub records the directory just made at path, in the
+// file named after path (a newer stub's record replaces an older
 // one's).
-func recordPlaceholder(records, path string) error {
+func recordStub(records, path string) error {
 	if records == "" {
 		return nil
 	}
@@ -76,15 +75,15 @@ func recordPlaceholder(records, path string) error {
 }
 
 // recordCall records, in one file of the call's own, the directories a
-// call just made: one file per call rather than one per placeholder,
+// call just made: one file per call rather than one per stub,
 // since making, renaming and removing each record file was most of a
-// placeholder's cost (about 0.5 ms each here). It returns the file, to
+// stub's cost (about 0.5 ms each here). It returns the file, to
 // drop once the call removed them all; "" when nothing was recorded.
-func recordCall(records string, paths []string) (string, []placeholderRecord, error) {
+func recordCall(records string, paths []string) (string, []stubRecord, error) {
 	if records == "" || len(paths) == 0 {
 		return "", nil, nil
 	}
-	recs := make([]placeholderRecord, 0, len(paths))
+	recs := make([]stubRecord, 0, len(paths))
 	for _, p := range paths {
 		rec, err := identify(p)
 		if err != nil {
@@ -97,7 +96,7 @@ func recordCall(records string, paths []string) (string, []placeholderRecord, er
 	}
 	var name [8]byte
 	if _, err := rand.Read(name[:]); err != nil {
-		return "", nil, fmt.Errorf("recording placeholders: %w", err)
+		return "", nil, fmt.Errorf("recording stubs: %w", err)
 	}
 	file := filepath.Join(records, "call-"+hex.EncodeToString(name[:])+".json")
 	if err := writeRecord(records, file, recs); err != nil {
@@ -109,18 +108,18 @@ func recordCall(records string, paths []string) (string, []placeholderRecord, er
 // stillThere reports whether rec's path is still the very directory
 // recorded: a record of a path that is gone, or is another directory now,
 // has done its work.
-func stillThere(rec placeholderRecord) bool {
+func stillThere(rec stubRecord) bool {
 	dev, ino, birth, err := identity(unix.AT_FDCWD, rec.Path, 0)
 	return err == nil && dev == rec.Dev && ino == rec.Ino && birth == rec.Birth
 }
 
 // identify reads what a record of the directory at path holds.
-func identify(path string) (placeholderRecord, error) {
+func identify(path string) (stubRecord, error) {
 	dev, ino, birth, err := identity(unix.AT_FDCWD, path, 0)
 	if err != nil {
-		return placeholderRecord{}, fmt.Errorf("recording placeholder %s: %w", path, err)
+		return stubRecord{}, fmt.Errorf("recording stub %s: %w", path, err)
 	}
-	return placeholderRecord{Path: path, Dev: dev, Ino: ino, Birth: birth}, nil
+	return stubRecord{Path: path, Dev: dev, Ino: ino, Birth: birth}, nil
 }
 
 // writeRecord writes v as file, whole or not at all (a temporary file
@@ -129,31 +128,31 @@ func identify(path string) (placeholderRecord, error) {
 func writeRecord(records, file string, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return fmt.Errorf("recording placeholders in %s: %w", file, err)
+		return fmt.Errorf("recording stubs in %s: %w", file, err)
 	}
 	if err := os.MkdirAll(records, 0o700); err != nil {
-		return fmt.Errorf("recording placeholders: %w", err)
+		return fmt.Errorf("recording stubs: %w", err)
 	}
 	f, err := os.CreateTemp(records, ".rec-*")
 	if err != nil {
-		return fmt.Errorf("recording placeholders: %w", err)
+		return fmt.Errorf("recording stubs: %w", err)
 	}
 	_, werr := f.Write(b)
 	cerr := f.Close()
 	if err := errors.Join(werr, cerr); err != nil {
 		_ = os.Remove(f.Name()) // a partial temporary record: nothing to keep
-		return fmt.Errorf("recording placeholders in %s: %w", file, err)
+		return fmt.Errorf("recording stubs in %s: %w", file, err)
 	}
 	if err := os.Rename(f.Name(), file); err != nil {
 		_ = os.Remove(f.Name()) // never renamed into place: nothing to keep
-		return fmt.Errorf("recording placeholders in %s: %w", file, err)
+		return fmt.Errorf("recording stubs in %s: %w", file, err)
 	}
 	return nil
 }
 
-// forgetPlaceholder drops the record of path if it names the directory
-// described by removed (just removed); a newer placeholder's record stays.
-func forgetPlaceholder(records, path string, removed os.FileInfo) {
+// forgetStub drops the record of path if it names the directory
+// described by removed (just removed); a newer stub's record stays.
+func forgetStub(records, path string, removed os.FileInfo) {
 	if records == "" || removed == nil {
 		return
 	}
@@ -166,20 +165,20 @@ func forgetPlaceholder(records, path string, removed os.FileInfo) {
 	}
 }
 
-func readRecord(file string) (placeholderRecord, error) {
+func readRecord(file string) (stubRecord, error) {
 	recs, batch, err := readRecords(file)
 	if err == nil && batch {
-		err = fmt.Errorf("placeholder record %s: a call's list, not one record", file)
+		err = fmt.Errorf("stub record %s: a call's list, not one record", file)
 	}
 	if err != nil {
-		return placeholderRecord{}, err
+		return stubRecord{}, err
 	}
 	return recs[0], nil
 }
 
 // readRecords reads a record file: one record (a path's file), or a
 // call's list (batch).
-func readRecords(file string) (recs []placeholderRecord, batch bool, err error) {
+func readRecords(file string) (recs []stubRecord, batch bool, err error) {
 	b, err := os.ReadFile(file)
 	if err != nil {
 		return nil, false, err
@@ -188,32 +187,35 @@ func readRecords(file string) (recs []placeholderRecord, batch bool, err error) 
 		batch = true
 		err = json.Unmarshal(b, &recs)
 	} else {
-		var rec placeholderRecord
+		var rec stubRecord
 		err = json.Unmarshal(b, &rec)
-		recs = []placeholderRecord{rec}
+		recs = []stubRecord{rec}
 	}
 	if err != nil {
-		return nil, batch, fmt.Errorf("placeholder record %s: %w", file, err)
+		return nil, batch, fmt.Errorf("stub record %s: %w", file, err)
 	}
 	if batch && len(recs) == 0 {
-		return nil, batch, fmt.Errorf("placeholder record %s: an empty list", file)
+		return nil, batch, fmt.Errorf("stub record %s: an empty list", file)
 	}
 	for _, rec := range recs {
 		if !filepath.IsAbs(rec.Path) {
-			return nil, batch, fmt.Errorf("placeholder record %s: path %q is not absolute", file, rec.Path)
+			return nil, batch, fmt.Errorf("stub record %s: path %q is not absolute", file, rec.Path)
 		}
 	}
 	return recs, batch, nil
 }
 
-// RemoveLeftPlaceholders removes the placeholder directories recorded under
-// records that lie under dir (a workspace) and that no run holds any more:
-// those a killed docket left. A placeholder is removed only while it is
-// still the very directory recorded, empty, mode 0555, and unlocked (a live
-// session holds a shared lock on every placeholder it uses); a record that
-// no longer matches is dropped and its path left alone. It returns the
-// directories removed; the error joins what could not be read or removed.
-func RemoveLeftPlaceholders(records, dir string) ([]string, error) {
+// RemoveLeft removes the stub directories recorded under
+// records that no run holds any more: those a killed docket left, wherever
+// they are (the workspace, an --add-dir root, beside docket's binary, /tmp).
+// A stub is removed only while it is still the very directory
+// recorded, empty, mode 0555, and unlocked (a live run holds a shared lock
+// on every stub it uses); a record that no longer matches is
+// dropped and its path left alone. The record is the proof, not the place:
+// a start in one workspace cleans what a killed run left in another. It
+// returns the directories removed; the error joins what could not be read
+// or removed.
+func RemoveLeft(records string) ([]string, error) {
 	if records == "" {
 		return nil, nil
 	}
@@ -222,12 +224,12 @@ func RemoveLeftPlaceholders(records, dir string) ([]string, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("placeholder records: %w", err)
+		return nil, fmt.Errorf("stub records: %w", err)
 	}
-	names, err := d.Readdirnames(maxPlaceholderRecords)
+	names, err := d.Readdirnames(maxRecords)
 	_ = d.Close() // a directory opened for reading: nothing to flush
 	if err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("placeholder records %s: %w", records, err)
+		return nil, fmt.Errorf("stub records %s: %w", records, err)
 	}
 	var removed []string
 	var errs []error
@@ -245,15 +247,6 @@ func RemoveLeftPlaceholders(records, dir string) ([]string, error) {
 		}
 		done := true // every path of the file is gone or no longer ours
 		for _, rec := range recs {
-			if !events.Within(rec.Path, dir) {
-				// Another workspace's start sees to it, unless it is gone
-				// already (another run removed it: /tmp's, say, shared by
-				// sessions of many workspaces).
-				if stillThere(rec) {
-					done = false
-				}
-				continue
-			}
 			res, err := removeIfLeft(rec)
 			if err != nil {
 				errs = append(errs, err)
@@ -271,7 +264,7 @@ func RemoveLeftPlaceholders(records, dir string) ([]string, error) {
 			continue
 		}
 		// The record has done its work. A path's own file may meanwhile
-		// name a new placeholder there; a call's file is its alone.
+		// name a new stub there; a call's file is its alone.
 		if !batch {
 			if now, err := readRecord(file); err != nil || now != recs[0] {
 				continue
@@ -291,16 +284,16 @@ const (
 	leftRemoved                   // removed
 )
 
-// removeIfLeft removes rec's directory if it is still the placeholder made
+// removeIfLeft removes rec's directory if it is still the stub made
 // and nobody holds it.
-func removeIfLeft(rec placeholderRecord) (leftResult, error) {
+func removeIfLeft(rec stubRecord) (leftResult, error) {
 	f, err := os.OpenFile(rec.Path, os.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0)
 	if err != nil {
 		return leftNotOurs, nil // gone, a symlink, not a directory: not ours any more
 	}
 	defer func() { _ = f.Close() }() // a directory fd, read-only: closing also drops the lock
 	var st unix.Stat_t
-	if err := unix.Fstat(int(f.Fd()), &st); err != nil || st.Mode&0o777 != placeholderMode {
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil || st.Mode&0o777 != Mode {
 		return leftNotOurs, nil
 	}
 	dev, ino, birth, err := identity(int(f.Fd()), "", unix.AT_EMPTY_PATH)
@@ -317,7 +310,43 @@ func removeIfLeft(rec placeholderRecord) (leftResult, error) {
 		return leftNotOurs, nil // not empty (or unreadable): never removed
 	}
 	if err := unix.Rmdir(rec.Path); err != nil {
-		return leftNotOurs, fmt.Errorf("removing placeholder %s: %w", rec.Path, err)
+		return leftNotOurs, fmt.Errorf("removing stub %s: %w", rec.Path, err)
 	}
 	return leftRemoved, nil
+}
+
+// recordedAnywhere reports whether a record under records (a path's own,
+// or a call's) names the very directory open at f: one another docket run
+// made. Only a run that did not make a stub asks, when it is the
+// last one out, so the records are read rarely; there are few (one per
+// running call, and the left ones the next start removes).
+func recordedAnywhere(records string, f *os.File) bool {
+	if records == "" {
+		return false
+	}
+	dev, ino, birth, err := identity(int(f.Fd()), "", unix.AT_EMPTY_PATH)
+	if err != nil {
+		return false
+	}
+	d, err := os.Open(records)
+	if err != nil {
+		return false
+	}
+	names, _ := d.Readdirnames(maxRecords)
+	_ = d.Close() // a directory opened for reading: nothing to flush
+	for _, name := range names {
+		if !strings.HasSuffix(name, ".json") {
+			continue
+		}
+		recs, _, err := readRecords(filepath.Join(records, name))
+		if err != nil {
+			continue
+		}
+		for _, rec := range recs {
+			if rec.Dev == dev && rec.Ino == ino && rec.Birth == birth {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -1,4 +1,4 @@
-package sandbox
+package stubs
 
 import (
 	"errors"
@@ -9,11 +9,13 @@ import (
 	"slices"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/docket-engine/docket/events"
 )
 
-// placeholderMode marks an empty directory docket created so that a missing
+// Mode marks an empty directory docket created so that a missing
 // protected path has something to bind read-only over.
-const placeholderMode = 0o555
+const Mode = 0o555
 
 // Landlock cannot refuse the creation of one name in a writable directory,
 // and a mount needs an existing mount point. So for a protected path that
@@ -21,14 +23,19 @@ const placeholderMode = 0o555
 // an empty directory (mode 0555) that the helper binds read-only; the
 // sandboxed command can then neither create, replace, rename nor remove it.
 // Git ignores an empty .git directory and keeps searching upwards, so the
-// placeholder is harmless to other programs while it exists.
+// stub is harmless to other programs while it exists.
 //
-// Runs sharing a placeholder hold a shared flock on it; the last one out
+// Runs sharing a stub hold a shared flock on it; the last one out
 // (the one that gets the exclusive lock) removes it if it is still an
-// empty placeholder, so the directory does not outlive the runs.
+// empty stub that docket made, so the directory does not outlive
+// the runs. Docket made it when this run's mkdir did, or when a record
+// another run wrote under records names this very directory (device,
+// inode, birth); a directory found existing and recorded nowhere is the
+// user's, whatever it looks like, and is never removed.
 
-// hold is holdProtected without the release: the locks stay until Close.
-func (ph *Placeholders) hold(paths, roots []string, records string) ([]string, error) {
+// Hold is the package's Hold without the release: the locks stay until
+// Close.
+func (ph *Keeper) Hold(paths, roots []string, records string) ([]string, error) {
 	ph.mu.Lock()
 	defer ph.mu.Unlock()
 	if ph.held == nil {
@@ -43,7 +50,7 @@ func (ph *Placeholders) hold(paths, roots []string, records string) ([]string, e
 				keep = append(keep, h.path)
 				continue
 			}
-			_ = h.f.Close() // a stale placeholder's directory fd: read-only: nothing to flush, and Linux frees the fd even when close fails (which drops its lock)
+			_ = h.f.Close() // a stale stub's directory fd: read-only: nothing to flush, and Linux frees the fd even when close fails (which drops its lock)
 			delete(ph.held, p)
 		}
 		h, ok, err := holdAt(p, roots, records, nil, 0)
@@ -59,19 +66,19 @@ func (ph *Placeholders) hold(paths, roots []string, records string) ([]string, e
 	return keep, nil
 }
 
-// holdProtected prepares each protected path for binding and returns the
+// Hold prepares each protected path for binding and returns the
 // paths the helper should bind, plus a release func to call once the
 // sandbox has exited. Paths that cannot be created are dropped: the
 // sandboxed command, with no more rights than docket, cannot create them
 // either.
-func holdProtected(paths, roots []string, records string) ([]string, func(), error) {
+func Hold(paths, roots []string, records string) ([]string, func(), error) {
 	var held []heldPath
 	var keep, made []string
 	record := ""
-	var recorded []placeholderRecord
+	var recorded []stubRecord
 	release := func() {
 		for _, h := range held {
-			releasePlaceholder(h)
+			releaseStub(h)
 		}
 		if record == "" {
 			return
@@ -81,7 +88,7 @@ func holdProtected(paths, roots []string, records string) ([]string, func(), err
 				return // another run holds it: the record stays, for the next start
 			}
 		}
-		_ = os.Remove(record) // every placeholder it names is gone; a stale one is dropped by the next start anyway
+		_ = os.Remove(record) // every stub it names is gone; a stale one is dropped by the next start anyway
 	}
 	for _, p := range paths {
 		h, ok, err := holdAt(p, roots, records, &made, 0)
@@ -97,7 +104,7 @@ func holdProtected(paths, roots []string, records string) ([]string, func(), err
 			held = append(held, h)
 		}
 	}
-	// Best effort, as one record per path was: without it a placeholder a
+	// Best effort, as one record per path was: without it a stub a
 	// killed docket leaves stays until removed by hand.
 	record, recorded, _ = recordCall(records, made)
 	return keep, release, nil
@@ -113,29 +120,31 @@ const maxLinkDepth = 8
 // holding it leaves a record the next start can act on: at once in a file
 // of its path's, or, when made is set, by the caller, which gets the path
 // appended to made and records the call's at once (recordCall).
-func holdAt(p string, roots []string, records string, made *[]string, depth int) (heldPath, bool, error) {
-	if !underAny(p, roots) {
+func holdAt(p string, roots []string, records string, madeList *[]string, depth int) (heldPath, bool, error) {
+	if !events.WithinAny(p, roots) {
 		return heldPath{}, false, nil
 	}
 	for attempt := 0; attempt < 5; attempt++ {
-		err := unix.Mkdir(p, placeholderMode)
+		made := false
+		err := unix.Mkdir(p, Mode)
 		if err != nil && !errors.Is(err, unix.EEXIST) {
 			if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.EACCES) || errors.Is(err, unix.EROFS) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.EPERM) {
 				return heldPath{}, false, nil
 			}
-			return heldPath{}, false, fmt.Errorf("creating placeholder %s: %w", p, err)
+			return heldPath{}, false, fmt.Errorf("creating stub %s: %w", p, err)
 		}
 		if err == nil {
-			// mkdir applies the umask; the mode is the placeholder's mark.
-			_ = unix.Chmod(p, placeholderMode)
-			if made != nil {
-				if !slices.Contains(*made, p) {
-					*made = append(*made, p)
+			made = true
+			// mkdir applies the umask; the mode is the stub's mark.
+			_ = unix.Chmod(p, Mode)
+			if madeList != nil {
+				if !slices.Contains(*madeList, p) {
+					*madeList = append(*madeList, p)
 				}
 			} else {
-				// Best effort: without the record a placeholder a killed
+				// Best effort: without the record a stub a killed
 				// docket leaves stays until removed by hand.
-				_ = recordPlaceholder(records, p)
+				_ = recordStub(records, p)
 			}
 		}
 		fi, err := os.Lstat(p)
@@ -146,7 +155,7 @@ func holdAt(p string, roots []string, records string, made *[]string, depth int)
 			return heldPath{}, false, fmt.Errorf("protected path %s: %w", p, err)
 		}
 		if fi.Mode()&os.ModeSymlink != 0 {
-			return holdLinkTarget(p, roots, records, made, depth)
+			return holdLinkTarget(p, roots, records, madeList, depth)
 		}
 		if !fi.IsDir() {
 			return heldPath{path: p}, true, nil
@@ -165,21 +174,18 @@ func holdAt(p string, roots []string, records string, made *[]string, depth int)
 		}
 		// The last holder may have removed it while we waited for the lock.
 		if same, _ := sameFile(f, p); !same {
-			_ = f.Close() // not our placeholder any more: a directory fd, read-only: nothing to flush, and Linux frees the fd even when close fails
+			_ = f.Close() // not our stub any more: a directory fd, read-only: nothing to flush, and Linux frees the fd even when close fails
 			continue
 		}
-		h := heldPath{path: p, f: f, records: records}
-		if made != nil {
-			h.records = "" // the caller's record, dropped by the caller
-		}
-		return h, true, nil
+		// With made set the record is the caller's, dropped by the caller.
+		return heldPath{path: p, f: f, made: made, records: records, ownRecord: made && madeList == nil}, true, nil
 	}
 	return heldPath{}, false, fmt.Errorf("protected path %s keeps disappearing", p)
 }
 
 // holdLinkTarget protects what the symlink p points to. A dangling link is
 // the dangerous case: creating its target would create the protected path,
-// so the target gets the placeholder.
+// so the target gets the stub.
 func holdLinkTarget(p string, roots []string, records string, made *[]string, depth int) (heldPath, bool, error) {
 	if depth >= maxLinkDepth {
 		return heldPath{}, false, fmt.Errorf("protected path %s: too many levels of symbolic links", p)
@@ -200,9 +206,10 @@ func holdLinkTarget(p string, roots []string, records string, made *[]string, de
 	return holdAt(filepath.Join(dir, filepath.Base(target)), roots, records, made, depth+1)
 }
 
-// releasePlaceholder drops the lock and removes the directory if no other
-// run holds it and it is still an empty placeholder.
-func releasePlaceholder(h heldPath) {
+// releaseStub drops the lock and removes the directory if no other
+// run holds it, it is still an empty stub and docket made it (this
+// run, or another whose record names it).
+func releaseStub(h heldPath) {
 	removed := false
 	defer func() {
 		// A directory fd, read-only: nothing to flush, and Linux frees the
@@ -222,7 +229,7 @@ func releasePlaceholder(h heldPath) {
 		return // another run holds it and will clean up
 	}
 	same, fi := sameFile(h.f, h.path)
-	if !same || fi.Mode().Perm() != placeholderMode {
+	if !same || fi.Mode().Perm() != Mode {
 		return
 	}
 	if _, err := h.f.Seek(0, io.SeekStart); err != nil {
@@ -231,9 +238,14 @@ func releasePlaceholder(h heldPath) {
 	if names, err := h.f.Readdirnames(1); len(names) > 0 || !errors.Is(err, io.EOF) {
 		return
 	}
+	if !h.made && !recordedAnywhere(h.records, h.f) {
+		return // found existing and recorded by no docket: the user's
+	}
 	if unix.Rmdir(h.path) == nil {
 		removed = true
-		forgetPlaceholder(h.records, h.path, fi)
+		if h.ownRecord {
+			forgetStub(h.records, h.path, fi)
+		}
 	}
 }
 

@@ -1,20 +1,21 @@
-package sandbox
+package stubs
 
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
-// TestRemoveLeftPlaceholdersOnlyRemovesWhatDocketMade makes real
-// placeholders as a run does, leaves them as a killed docket would (the
+// TestRemoveLeftStubsOnlyRemovesWhatDocketMade makes real
+// stubs as a run does, leaves them as a killed docket would (the
 // lock dropped, the directory kept), changes each the way a user, a
 // command or a live session might, and checks that a later start removes
 // exactly the untouched, unheld ones it recorded.
-func TestRemoveLeftPlaceholdersOnlyRemovesWhatDocketMade(t *testing.T) {
+func TestRemoveLeftStubsOnlyRemovesWhatDocketMade(t *testing.T) {
 	cases := []struct {
 		name string
-		// after changes the left placeholder p; it may return a hold to
+		// after changes the left stub p; it may return a hold to
 		// keep until the cleanup ran.
 		after       func(t *testing.T, p string) (keep func())
 		wantRemoved bool
@@ -52,7 +53,7 @@ func TestRemoveLeftPlaceholdersOnlyRemovesWhatDocketMade(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			ws, records := t.TempDir(), filepath.Join(t.TempDir(), "placeholders")
+			ws, records := t.TempDir(), filepath.Join(t.TempDir(), "stubs")
 			t.Cleanup(func() {
 				_ = filepath.Walk(ws, func(p string, fi os.FileInfo, err error) error { _ = os.Chmod(p, 0o755); return nil })
 			})
@@ -71,7 +72,7 @@ func TestRemoveLeftPlaceholdersOnlyRemovesWhatDocketMade(t *testing.T) {
 			forged := filepath.Join(ws, "forged")
 			must(t, os.Mkdir(forged, 0o555))
 
-			removed, err := RemoveLeftPlaceholders(records, ws)
+			removed, err := RemoveLeft(records)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -90,24 +91,28 @@ func TestRemoveLeftPlaceholdersOnlyRemovesWhatDocketMade(t *testing.T) {
 	}
 }
 
-// TestRemoveLeftPlaceholdersStaysInItsWorkspace: a start in one workspace
-// leaves another's placeholders (and their records) alone.
-func TestRemoveLeftPlaceholdersStaysInItsWorkspace(t *testing.T) {
-	ws, other, records := t.TempDir(), t.TempDir(), filepath.Join(t.TempDir(), "placeholders")
-	t.Cleanup(func() { _ = os.Chmod(filepath.Join(other, ".git"), 0o755) })
-	h, ok, err := holdAt(filepath.Join(other, ".git"), []string{other}, records, nil, 0)
+// TestRemoveLeftStubsCleansEveryRootButWhatARunHolds: a start
+// removes what a killed run left in any root (another workspace, an
+// --add-dir root), and leaves what a live run holds.
+func TestRemoveLeftStubsCleansEveryRootButWhatARunHolds(t *testing.T) {
+	left, held, records := t.TempDir(), t.TempDir(), filepath.Join(t.TempDir(), "stubs")
+	t.Cleanup(func() { _ = os.Chmod(filepath.Join(held, ".git"), 0o755) })
+	h, ok, err := holdAt(filepath.Join(left, ".git"), []string{left}, records, nil, 0)
 	if err != nil || !ok {
 		t.Fatalf("hold: %v %v", ok, err)
 	}
-	_ = h.f.Close()
-	if removed, err := RemoveLeftPlaceholders(records, ws); err != nil || len(removed) != 0 {
-		t.Fatalf("removed %v, %v", removed, err)
+	_ = h.f.Close() // the run that held it is gone
+	live, ok, err := holdAt(filepath.Join(held, ".git"), []string{held}, records, nil, 0)
+	if err != nil || !ok {
+		t.Fatalf("hold: %v %v", ok, err)
 	}
-	if _, err := os.Lstat(filepath.Join(other, ".git")); err != nil {
-		t.Fatal(err)
+	defer func() { _ = live.f.Close() }()
+	removed, err := RemoveLeft(records)
+	if err != nil || !slices.Equal(removed, []string{filepath.Join(left, ".git")}) {
+		t.Fatalf("removed %v, %v; want only %s", removed, err, filepath.Join(left, ".git"))
 	}
-	if removed, err := RemoveLeftPlaceholders(records, other); err != nil || len(removed) != 1 {
-		t.Fatalf("in its own workspace: removed %v, %v", removed, err)
+	if !isDir(filepath.Join(held, ".git")) {
+		t.Error("a stub a live run holds was removed")
 	}
 }
 
@@ -128,12 +133,12 @@ func recordFiles(t *testing.T, records string) []string {
 	return files
 }
 
-// A call records the placeholders it makes in one file, and drops it once
+// A call records the stubs it makes in one file, and drops it once
 // it removed them all.
-func TestACallRecordsItsPlaceholdersInOneFile(t *testing.T) {
-	ws, records := t.TempDir(), filepath.Join(t.TempDir(), "placeholders")
+func TestACallRecordsItsStubsInOneFile(t *testing.T) {
+	ws, records := t.TempDir(), filepath.Join(t.TempDir(), "stubs")
 	paths := []string{filepath.Join(ws, ".git"), filepath.Join(ws, ".docket"), filepath.Join(ws, ".agents")}
-	keep, release, err := holdProtected(paths, []string{ws}, records)
+	keep, release, err := Hold(paths, []string{ws}, records)
 	if err != nil || len(keep) != 3 {
 		t.Fatalf("hold: %v %v", keep, err)
 	}
@@ -157,28 +162,28 @@ func TestACallRecordsItsPlaceholdersInOneFile(t *testing.T) {
 		}
 	}
 	if files := recordFiles(t, records); len(files) != 0 {
-		t.Errorf("the call's record outlived its placeholders: %v", files)
+		t.Errorf("the call's record outlived its stubs: %v", files)
 	}
 }
 
 // What a killed call left, recorded in its one file, is removed by the
-// next start in that workspace; the file goes only once nothing it names
-// is held or lies elsewhere.
-func TestRemoveLeftPlaceholdersReadsACallsRecord(t *testing.T) {
+// next start, in whichever workspace; the file goes only once nothing it
+// names is held.
+func TestRemoveLeftStubsReadsACallsRecord(t *testing.T) {
 	for _, tc := range []struct {
 		name        string
 		held, other bool
-		gone        bool // the other workspace's placeholder was removed by another run
+		gone        bool // the other workspace's stub was removed by another run
 		wantRemoved int
 		wantRecord  bool
 	}{
 		{name: "all left: all removed, the record dropped", wantRemoved: 2},
 		{name: "one still held: the other removed, the record kept", held: true, wantRemoved: 1, wantRecord: true},
-		{name: "one in another workspace: this one's removed, the record kept", other: true, wantRemoved: 1, wantRecord: true},
+		{name: "one in another workspace: both removed, the record dropped", other: true, wantRemoved: 2},
 		{name: "one in another workspace, gone since: the record dropped", other: true, gone: true, wantRemoved: 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ws, elsewhere, records := t.TempDir(), t.TempDir(), filepath.Join(t.TempDir(), "placeholders")
+			ws, elsewhere, records := t.TempDir(), t.TempDir(), filepath.Join(t.TempDir(), "stubs")
 			second := filepath.Join(ws, ".docket")
 			if tc.other {
 				second = filepath.Join(elsewhere, ".docket")
@@ -201,7 +206,7 @@ func TestRemoveLeftPlaceholdersReadsACallsRecord(t *testing.T) {
 			if tc.gone {
 				must(t, os.Remove(second))
 			}
-			removed, err := RemoveLeftPlaceholders(records, ws)
+			removed, err := RemoveLeft(records)
 			if err != nil || len(removed) != tc.wantRemoved {
 				t.Fatalf("removed %v, %v; want %d", removed, err, tc.wantRemoved)
 			}
@@ -241,33 +246,33 @@ func FuzzReadRecords(f *testing.F) {
 	})
 }
 
-// A call's record of a placeholder another run was still holding stays
+// A call's record of a stub another run was still holding stays
 // when the call ends; once that run removed it, a start in any workspace
 // drops the record, so records of shared roots (/tmp) do not pile up.
-func TestARecordOfAPlaceholderAnotherRunRemovedIsDropped(t *testing.T) {
-	ws, records := t.TempDir(), filepath.Join(t.TempDir(), "placeholders")
+func TestARecordOfAStubAnotherRunRemovedIsDropped(t *testing.T) {
+	ws, records := t.TempDir(), filepath.Join(t.TempDir(), "stubs")
 	p := filepath.Join(ws, ".git")
-	_, releaseA, err := holdProtected([]string{p}, []string{ws}, records)
+	_, releaseA, err := Hold([]string{p}, []string{ws}, records)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, releaseB, err := holdProtected([]string{p}, []string{ws}, records)
+	_, releaseB, err := Hold([]string{p}, []string{ws}, records)
 	if err != nil {
 		t.Fatal(err)
 	}
 	releaseA() // B still holds it: it stays, and so does A's record
 	if !isDir(p) || len(recordFiles(t, records)) != 1 {
-		t.Fatalf("after the first release: placeholder %v, records %v", isDir(p), recordFiles(t, records))
+		t.Fatalf("after the first release: stub %v, records %v", isDir(p), recordFiles(t, records))
 	}
 	releaseB() // the last holder removes it; it never recorded it
 	if isDir(p) {
-		t.Fatal("the last holder left the placeholder")
+		t.Fatal("the last holder left the stub")
 	}
-	if removed, err := RemoveLeftPlaceholders(records, t.TempDir()); err != nil || len(removed) != 0 {
+	if removed, err := RemoveLeft(records); err != nil || len(removed) != 0 {
 		t.Fatalf("a start elsewhere: removed %v, %v", removed, err)
 	}
 	if files := recordFiles(t, records); len(files) != 0 {
-		t.Errorf("a record of a placeholder long gone was kept: %v", files)
+		t.Errorf("a record of a stub long gone was kept: %v", files)
 	}
 }
 
