@@ -78,10 +78,18 @@ with one, for the layers the run enforced, on stderr after the command.`,
 			// outlives this call (docs/decisions.md, issue 26).
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			// The stubs this call makes are recorded in docket's home, so
+			// that a killed `docket sandbox` leaves nothing the next start
+			// does not remove (issue 27).
+			var records string
+			if home, err := resolveHome(""); err == nil {
+				records = filepath.Join(home, "stubs")
+			}
 			out, err := sandbox.Run(ctx, sandbox.Request{
-				Argv: args,
-				Cwd:  cwd,
-				Plan: plan,
+				Argv:        args,
+				Cwd:         cwd,
+				Plan:        plan,
+				StubRecords: records,
 				// The CLI streams everything and keeps little.
 				OutputCap: 1,
 				OnOutput: func(stream string, chunk []byte) {

@@ -217,7 +217,8 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd string, o wireOpt
 	}
 	if pre, post := cfg.Hooks.Specs(); len(pre)+len(post) > 0 {
 		w.engine.Hooks = &hooks.Runner{Pre: pre, Post: post, Cwd: cwd, HelperPath: helper, Caps: &caps,
-			Env: runner.Env, KeepSecretEnv: runner.KeepSecretEnv, Launcher: runner.Launcher, GitWalks: runner.GitWalks}
+			Env: runner.Env, KeepSecretEnv: runner.KeepSecretEnv, Launcher: runner.Launcher, GitWalks: runner.GitWalks,
+			StubRecords: runner.StubRecords}
 	}
 	return w, nil
 }

@@ -28,6 +28,10 @@ type Runner struct {
 	// servers. Nil means a helper per hook and a walk per run.
 	Launcher sandbox.Launcher
 	GitWalks *gitwalk.Cache
+	// StubRecords is where the stubs a sandboxed hook needs are recorded
+	// (see sandbox.Request), so a killed docket's are removed at the next
+	// start; empty records nothing.
+	StubRecords string
 	// Env is the hooks' environment; nil inherits docket's (secrets removed
 	// by the sandbox package unless KeepSecretEnv).
 	Env           []string
@@ -88,7 +92,7 @@ func (r *Runner) runOne(ctx context.Context, c Call, s Spec) events.HookVerdict 
 	start := time.Now()
 	o, err := sandbox.Run(ctx, sandbox.Request{Argv: s.Command, Cwd: r.Cwd, Env: r.Env, KeepSecretEnv: r.KeepSecretEnv,
 		Plan: plan, Timeout: s.timeout(), OutputCap: outputCap, HelperPath: r.HelperPath, Caps: r.Caps, Stdin: in,
-		Launcher: r.Launcher, GitWalks: r.GitWalks})
+		Launcher: r.Launcher, GitWalks: r.GitWalks, StubRecords: r.StubRecords})
 	v.DurationNs = time.Since(start).Nanoseconds()
 	var ue *sandbox.UnavailableError
 	switch {
