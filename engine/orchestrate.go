@@ -106,6 +106,9 @@ func (t *turn) orchestrate(ctx context.Context, idx int, c Call) (res callResult
 	switch req.Kind {
 	case policy.Skip:
 		sandbox, cause := s.decider.SandboxFor(prep, "")
+		if prep.Plan != nil {
+			sandbox, cause = *prep.Plan, req.Cause
+		}
 		return t.run(ctx, cr, 1, sandbox, cause, skipReason(req))
 	}
 	if s.decider.AllGranted(prep.Keys) {
@@ -298,6 +301,10 @@ func (t *turn) run(ctx context.Context, cr *callRun, attempt int, sandbox events
 			return t.deny(ctx, cr, states.CauseSandboxUnavailable, "no sandbox could be had, so it was not run: "+err.Error(), StatusFailed)
 		}
 	}
+	if err := t.assignProcess(cr, &start); err != nil {
+		return callResult{call: cr.call}, err
+	}
+	rr.ExecStarted = start
 	ev := states.RunSandboxed
 	if !sandbox.Sandboxed() {
 		ev = states.RunUnsandboxed
@@ -325,12 +332,13 @@ func (t *turn) run(ctx context.Context, cr *callRun, attempt int, sandbox events
 	}
 	out.CallID, out.Attempt = cr.call.ID, attempt
 	out.Denial = nil
-	if sandbox.Sandboxed() && out.SandboxError == "" {
+	if sandbox.Sandboxed() && out.SandboxError == "" && classifiable(start, out) {
 		out.Denial = s.decider.Classify(out, sandbox, start.Cwd)
 	}
 	if _, err := s.rec.append(cr.call.ID, out); err != nil {
 		return callResult{call: cr.call}, err
 	}
+	s.procs.observed(start, out)
 	return t.afterRun(ctx, cr, out, sandbox)
 }
 

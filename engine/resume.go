@@ -170,8 +170,13 @@ func Restore(cfg Config, log Log, records []events.Record) (*Session, error) {
 			hist(v.CallID).amended = true
 		case *events.ExecStarted:
 			hist(v.CallID).started[v.Attempt] = *v
+			s.procs.started(*v)
 		case *events.ExecOutcome:
 			hist(v.CallID).outcomes[v.Attempt] = *v
+			s.procs.observed(hist(v.CallID).started[v.Attempt], *v)
+		case *events.SessionResumed:
+			// The docket before this one is gone, and its processes with it.
+			s.procs.loseAll()
 		case *events.ToolOutput:
 			outputs[v.CallID] = *v
 			hist(v.CallID).hasOutput = true
@@ -184,6 +189,9 @@ func Restore(cfg Config, log Log, records []events.Record) (*Session, error) {
 		}
 	}
 	flush()
+	// Restoring is always a new docket: no process of the journal's is
+	// still running in it.
+	s.procs.loseAll()
 	s.restored = last
 	if turnOpen {
 		p := &pendingTurn{id: turnID, usage: usage}

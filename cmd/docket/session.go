@@ -13,6 +13,7 @@ import (
 	"github.com/docket-engine/docket/cmd/docket/internal/config"
 	"github.com/docket-engine/docket/cmd/docket/internal/render"
 	"github.com/docket-engine/docket/engine"
+	"github.com/docket-engine/docket/engine/uexec"
 	"github.com/docket-engine/docket/engine/auth"
 	"github.com/docket-engine/docket/engine/hooks"
 	"github.com/docket-engine/docket/engine/mcp"
@@ -153,10 +154,14 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd string, o wireOpt
 	servers := &sandbox.Servers{Binary: exe}
 	prevFinish := w.finish
 	w.finish = func() error { return errors.Join(servers.Close(), walks.Close(), prevFinish()) }
+	// The session's long-lived processes (exec_command): they end with it.
+	procs := &uexec.Table{}
+	prevProcs := w.finish
+	w.finish = func() error { return errors.Join(procs.Close(), prevProcs()) }
 	runner := &engine.ProcessRunner{HelperPath: helper, DocketPath: exe, Caps: &caps, PlaceholderRecords: placeholderRecords(cfg),
-		GitWalks: walks, Servers: servers}
+		GitWalks: walks, Servers: servers, Processes: procs}
 	runner.Env, runner.KeepSecretEnv = commandEnv(cfg)
-	tools := []engine.Tool{engine.ShellTool{}, engine.ApplyPatchTool{}}
+	tools := []engine.Tool{engine.ShellTool{}, engine.ApplyPatchTool{}, engine.ExecCommandTool{}, engine.WriteStdinTool{}}
 	if len(cfg.MCPServers) > 0 {
 		opts := mcpOptions(cfg, cwd)
 		opts.PlaceholderRecords = placeholderRecords(cfg)
