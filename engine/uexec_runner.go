@@ -181,7 +181,7 @@ func unsandboxedEnv(env []string, keepSecret bool) []string {
 // chunk bounded to the call's token budget, as the model will see it.
 func pollOutcome(callID string, attempt int, pc *events.ProcessCall, res uexec.Result) events.ExecOutcome {
 	text := strings.ToValidUTF8(string(res.Output), "\uFFFD")
-	original := approxTokens(len(res.Output)) + approxTokens(int(res.Dropped))
+	original := approxTokens(len(res.Output) + int(res.Dropped))
 	text = truncateTokens(text, pc.MaxOutputTokens, res.Dropped)
 	out := events.ExecOutcome{
 		Output: text, DurationNs: res.Wall.Nanoseconds(), Truncated: res.Dropped > 0,

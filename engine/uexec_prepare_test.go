@@ -1,0 +1,127 @@
+package engine
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/docket-engine/docket/engine/model"
+	"github.com/docket-engine/docket/events"
+)
+
+// procEnv is an Env whose session knows process 1000 (a tty), 1001
+// (pipes), 1002 (lost in a crash) and 1003 (evicted).
+func procEnv() *Env {
+	book := newProcBook()
+	for _, p := range []struct {
+		id  int
+		tty bool
+	}{{1000, true}, {1001, false}, {1002, true}, {1003, true}} {
+		book.started(events.ExecStarted{CallID: "start", Argv: []string{"bash", "-lc", "x"}, Cwd: "/w",
+			Sandbox: events.SandboxPlan{Mode: "read-only"}, Process: &events.ProcessCall{ID: p.id, Tty: p.tty}})
+	}
+	book.byID[1002].Status = procLost
+	book.byID[1003].Status = procEvicted
+	return &Env{Cwd: "/w", Process: book.lookup}
+}
+
+func TestWriteStdinRefusesWhatItCannotWriteSafely(t *testing.T) {
+	env := procEnv()
+	for _, tc := range []struct {
+		name, payload, want string
+	}{
+		{"unknown session id", `{"session_id":99999}`, "write_stdin failed: Unknown process id 99999"},
+		{"stale id of a lost process", `{"session_id":1002}`, "was lost"},
+		{"evicted process", `{"session_id":1003}`, "ended to make room"},
+		{"chars with NUL", `{"session_id":1000,"chars":"a\u0000b"}`, "NUL byte"},
+		{"invalid UTF-8", "{\"session_id\":1000,\"chars\":\"\xff\xfe\"}", "not valid UTF-8"},
+		{"unpaired surrogate", `{"session_id":1000,"chars":"\ud800"}`, "unpaired UTF-16 surrogate"},
+		{"chars to a process without a tty", `{"session_id":1001,"chars":"x"}`, "stdin is closed for this session"},
+		{"negative max_output_tokens", `{"session_id":1000,"max_output_tokens":-1}`, "max_output_tokens -1"},
+		{"negative yield", `{"session_id":1000,"yield_time_ms":-5}`, "yield_time_ms -5"},
+		{"fractional session id", `{"session_id":1000.5}`, "positive whole number"},
+		{"missing session id", `{"chars":"x"}`, "session_id is missing"},
+		{"unknown field", `{"session_id":1000,"signal":"KILL"}`, "unknown field"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := WriteStdinTool{}.Prepare(Call{ID: "w", Name: WriteStdinName, Kind: model.ToolFunction, Payload: tc.payload}, env)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestWriteStdinBoundsWaitsAndBudgets(t *testing.T) {
+	env := procEnv()
+	for _, tc := range []struct {
+		name, payload string
+		yield         int64
+		budget        int
+	}{
+		{"poll defaults to 5 s", `{"session_id":1000}`, 5_000, DefaultMaxOutputTokens},
+		{"write defaults to 250 ms", `{"session_id":1000,"chars":"x"}`, 250, DefaultMaxOutputTokens},
+		{"huge poll wait is capped at 300 s", `{"session_id":1000,"yield_time_ms":1e300}`, 300_000, DefaultMaxOutputTokens},
+		{"huge write wait is capped at 30 s", `{"session_id":1000,"chars":"x","yield_time_ms":9e18}`, 30_000, DefaultMaxOutputTokens},
+		{"tiny poll wait is raised to 5 s", `{"session_id":1000,"yield_time_ms":0}`, 5_000, DefaultMaxOutputTokens},
+		{"huge budget is capped", `{"session_id":1000,"max_output_tokens":1e12}`, 5_000, MaxOutputTokensCap},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := WriteStdinTool{}.Prepare(Call{ID: "w", Name: WriteStdinName, Kind: model.ToolFunction, Payload: tc.payload}, env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pc := p.Start.Process
+			if pc.YieldMs != tc.yield || pc.MaxOutputTokens != tc.budget || pc.StartedBy != "start" || p.Plan == nil || p.Plan.Mode != "read-only" {
+				t.Fatalf("process call %+v, plan %+v", pc, p.Plan)
+			}
+		})
+	}
+}
+
+func TestExecCommandRefusesBadArguments(t *testing.T) {
+	for _, tc := range []struct{ name, payload, want string }{
+		{"empty cmd", `{"cmd":"  "}`, "cmd is empty"},
+		{"NUL in cmd", `{"cmd":"ls\u0000"}`, "NUL byte"},
+		{"unknown shell", `{"cmd":"ls","shell":"/usr/bin/python3"}`, "bash, sh or zsh"},
+		{"negative max_output_tokens", `{"cmd":"ls","max_output_tokens":-3}`, "max_output_tokens -3"},
+		{"workdir outside", `{"cmd":"ls","workdir":"/etc"}`, "outside the workspace"},
+		{"bad sandbox_permissions", `{"cmd":"ls","sandbox_permissions":"root"}`, "sandbox_permissions"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ExecCommandTool{}.Prepare(Call{ID: "e", Name: ExecCommandName, Kind: model.ToolFunction, Payload: tc.payload}, &Env{Cwd: "/w"})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// A model that starts 1,000 processes keeps at most MaxLiveProcesses
+// running: each start past the limit ends the oldest still running.
+func TestAThousandStartsKeepTheLiveLimit(t *testing.T) {
+	b := newProcBook()
+	evicted := 0
+	for i := 0; i < 1000; i++ {
+		id, ev := b.assign()
+		if id != firstProcessID+i {
+			t.Fatalf("start %d got session id %d", i, id)
+		}
+		evicted += len(ev)
+		b.started(events.ExecStarted{CallID: "c", Process: &events.ProcessCall{ID: id, Evicts: ev}})
+		live := 0
+		for _, p := range b.byID {
+			if p.Status == procRunning {
+				live++
+			}
+		}
+		if live > MaxLiveProcesses {
+			t.Fatalf("after start %d: %d live", i, live)
+		}
+	}
+	if evicted != 1000-MaxLiveProcesses {
+		t.Fatalf("evicted %d, want %d", evicted, 1000-MaxLiveProcesses)
+	}
+	if p, _ := b.lookup(firstProcessID); p.Status != procEvicted {
+		t.Fatalf("the oldest is %v", p.Status)
+	}
+}
