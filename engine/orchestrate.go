@@ -48,6 +48,9 @@ type callRun struct {
 	// hookForced: the initial prompt was asked only because a pre_tool
 	// hook said "ask".
 	hookForced bool
+	// poll is what a unified exec call collected from its process, for
+	// the completed notice.
+	poll *events.ProcessPoll
 }
 
 func (t *turn) newRun(c Call, idx int) *callRun {
@@ -384,6 +387,7 @@ func (t *turn) finish(ctx context.Context, cr *callRun, out events.ExecOutcome, 
 		return callResult{call: cr.call}, err
 	}
 	text, ok := cr.prep.Shape(out)
+	cr.poll = out.Process
 	status := StatusCompleted
 	if !ok {
 		status = StatusFailed
@@ -439,6 +443,7 @@ func (t *turn) output(cr *callRun, text string, ok bool, status CallStatus, exit
 		n.Command, n.Cwd, n.Changes = cr.prep.Command, cr.prep.Cwd, cr.prep.Changes
 		n.Server, n.MCPTool, n.Arguments = cr.prep.Server, cr.prep.MCPTool, cr.prep.Arguments
 		n.Agent = cr.prep.Start.Agent
+		n.Process = cr.poll
 		if cr.prep.ApprovalKind == events.ApprovalMCP {
 			n.Text = text
 		}

@@ -263,6 +263,12 @@ func (t *turn) resumeCall(ctx context.Context, cr *callRun) (callResult, error) 
 	if ok {
 		prep, perr = tool.Prepare(cr.call, s.env())
 	}
+	if ok && perr != nil && cr.call.Name == WriteStdinName && len(h.started) > 0 {
+		// The write was under way when docket stopped: its process is
+		// gone with that docket, so Prepare now refuses it, but the call
+		// itself ends as any call caught mid-run does.
+		prep, perr = &PreparedCall{Shape: shapeProcess, Start: h.started[len(h.started)]}, nil
+	}
 	if !ok || perr != nil {
 		cr.prep = &PreparedCall{Shape: func(events.ExecOutcome) (string, bool) { return "", false }}
 		if cr.m.Can(states.Interrupt) {

@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/creack/pty"
@@ -132,7 +134,7 @@ func (r *ProcessRunner) spawn(ctx context.Context, sr sandbox.Request, tty bool)
 		h = uexec.Handle{Cmd: sp.Cmd, Kill: kill, Release: sp.Release}
 	} else {
 		tree := proctree.New(proctree.Options{})
-		cmd, err := tree.Start(func() *exec.Cmd {
+		cmd, wait, err := startHeld(tree, func() *exec.Cmd {
 			c := exec.Command(sr.Argv[0], sr.Argv[1:]...)
 			c.Dir, c.Env = sr.Cwd, unsandboxedEnv(sr.Env, sr.KeepSecretEnv)
 			wire(c)
@@ -147,7 +149,7 @@ func (r *ProcessRunner) spawn(ctx context.Context, sr sandbox.Request, tty bool)
 			return h, nil, fmt.Errorf("start %s: %w", sr.Argv[0], err)
 		}
 		layers = []string{tree.Mechanism().Layer()}
-		h = uexec.Handle{Cmd: cmd, Kill: func() { _ = tree.Kill() }, Release: func() { _ = tree.Close() }}
+		h = uexec.Handle{Cmd: cmd, Wait: wait, Kill: func() { _ = tree.Kill() }, Release: func() { _ = tree.Close() }}
 	}
 	// The child holds its own copies; the parent keeps only its ends.
 	_ = outW.Close()
@@ -227,3 +229,33 @@ func truncateTokens(text string, max int, dropped int64) string {
 }
 
 func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
+
+// startHeld starts a command on a goroutine that keeps its OS thread until
+// the command is reaped: the parent-death signal fires when the forking
+// thread ends, not the process, so the thread must outlive the command.
+func startHeld(tree *proctree.Tree, build func() *exec.Cmd) (*exec.Cmd, func() error, error) {
+	type started struct {
+		cmd *exec.Cmd
+		err error
+	}
+	ch := make(chan started, 1)
+	exited := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		cmd, err := tree.Start(build)
+		ch <- started{cmd, err}
+		if err != nil {
+			runtime.UnlockOSThread()
+			return
+		}
+		exited <- cmd.Wait()
+		runtime.UnlockOSThread()
+	}()
+	st := <-ch
+	if st.err != nil {
+		return nil, nil, st.err
+	}
+	var once sync.Once
+	var werr error
+	return st.cmd, func() error { once.Do(func() { werr = <-exited }); return werr }, nil
+}

@@ -32,6 +32,9 @@ type Handle struct {
 	Kill func()
 	// Release frees what starting it held, once it has exited.
 	Release func()
+	// Wait, when set, reaps the process instead of Cmd.Wait (a starter
+	// that must reap on the thread that forked it).
+	Wait func() error
 }
 
 // Result is what one poll collected.
@@ -83,7 +86,11 @@ func (t *Table) Add(id int, h Handle) error {
 	if t.closed {
 		t.mu.Unlock()
 		h.Kill()
-		_ = h.Cmd.Wait() // reaping a process killed just now; its status is not wanted
+		if h.Wait != nil {
+			_ = h.Wait() // reaping a process killed just now; its status is not wanted
+		} else {
+			_ = h.Cmd.Wait() // reaping a process killed just now; its status is not wanted
+		}
 		h.Release()
 		return ErrClosed
 	}
@@ -119,7 +126,11 @@ func (p *proc) read() {
 }
 
 func (p *proc) wait() {
-	err := p.h.Cmd.Wait()
+	wait := p.h.Cmd.Wait
+	if p.h.Wait != nil {
+		wait = p.h.Wait
+	}
+	err := wait()
 	p.exitCode, p.signal = exitStatus(p.h.Cmd, err)
 	// What it left behind (a daemon it forked) goes with it: nothing of
 	// a call outlives the process the session knows about.

@@ -498,6 +498,8 @@ func (h *Human) callCompleted(n engine.Notice) {
 		h.line("  %s", h.style(styleGreen, "ok"))
 	case (kindOf(n) == ItemToolCall || kindOf(n) == ItemCollabToolCall) && n.Status != engine.StatusCompleted && n.Output != "":
 		h.line("  %s %s", h.style(styleRed, "failed:"), firstLine(n.Output))
+	case n.Process != nil && n.Process.Running:
+		h.line("  %s", h.style(styleGreen, fmt.Sprintf("running, session %d", n.Process.ID)))
 	case n.ExitCode == 0 && n.Status == engine.StatusCompleted:
 		h.line("  %s", h.style(styleGreen, "exit 0"))
 	case n.ExitCode >= 0:
