@@ -433,7 +433,7 @@ func (t *turn) interrupt(ctx context.Context, cr *callRun, cause states.Cause, r
 // output journals the text the model will see for a call.
 func (t *turn) output(cr *callRun, text string, ok bool, status CallStatus, exit int, agg string) (callResult, error) {
 	s := t.s
-	item := outputItem(cr.call, text)
+	item := outputItemOK(cr.call, text, ok)
 	if _, err := s.rec.append(cr.call.ID, events.ToolOutput{CallID: cr.call.ID, Type: item.Type, Output: text, Success: ok}); err != nil {
 		return callResult{call: cr.call}, err
 	}

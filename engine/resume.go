@@ -92,7 +92,7 @@ func Restore(cfg Config, log Log, records []events.Record) (*Session, error) {
 				continue
 			}
 			if o, ok := outputs[c.ID]; ok {
-				s.addItemsLocked(events.Item{Type: o.Type, CallID: o.CallID, Output: o.Output})
+				s.addItemsLocked(outputItemOK(c, o.Output, o.Success))
 				delete(outputs, c.ID)
 			}
 		}

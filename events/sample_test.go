@@ -71,7 +71,7 @@ func populatedBodies() []any {
 				{Type: ItemFunctionCall, ID: "fc_1", CallID: "call_1", Name: "shell", Arguments: `{"command":["go","test"]}`},
 				{Type: ItemCustomToolCall, ID: "ct_1", CallID: "call_2", Name: "apply_patch", Input: "*** Begin Patch"},
 				{Type: ItemFunctionCallOutput, CallID: "call_0", Output: "ok"},
-				{Type: "all", ID: "i", Role: "r", Text: "t", CallID: "c", Name: "n", Arguments: "a", Input: "in", Output: "out", Images: []string{"data:image/png;base64,AA=="}},
+				{Type: "all", ID: "i", Role: "r", Text: "t", CallID: "c", Name: "n", Arguments: "a", Input: "in", Output: "out", Images: []string{"data:image/png;base64,AA=="}, Status: "completed"},
 			},
 			Usage:    usage,
 			Attempts: 3,

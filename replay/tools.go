@@ -20,11 +20,10 @@ func defaultTools(ss events.SessionStarted) []engine.Tool {
 		if t.Server == "" && t.Name == engine.SpawnAgentName {
 			tools = append(tools, engine.SpawnAgentTool{})
 		}
-		if t.Server == "" && t.Name == engine.ExecCommandName {
-			tools = append(tools, engine.ExecCommandTool{})
-		}
-		if t.Server == "" && t.Name == engine.WriteStdinName {
-			tools = append(tools, engine.WriteStdinTool{})
+		if t.Server == "" {
+			if tool, ok := engine.SurfaceTool(t.Name); ok {
+				tools = append(tools, tool)
+			}
 		}
 	}
 	return tools
