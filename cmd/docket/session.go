@@ -161,7 +161,10 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd string, o wireOpt
 	runner := &engine.ProcessRunner{HelperPath: helper, DocketPath: exe, Caps: &caps, PlaceholderRecords: placeholderRecords(cfg),
 		GitWalks: walks, Servers: servers, Processes: procs}
 	runner.Env, runner.KeepSecretEnv = commandEnv(cfg)
-	tools := []engine.Tool{engine.ShellTool{}, engine.ApplyPatchTool{}, engine.ExecCommandTool{}, engine.WriteStdinTool{}}
+	tools, err := builtinTools(cfg)
+	if err != nil {
+		return nil, err
+	}
 	if len(cfg.MCPServers) > 0 {
 		opts := mcpOptions(cfg, cwd)
 		opts.PlaceholderRecords = placeholderRecords(cfg)

@@ -129,7 +129,7 @@ func TestKilledDocketLosesItsProcessesAndResumeSaysSo(t *testing.T) {
 			home, ws := t.TempDir(), t.TempDir()
 			token := randomToken(t)
 			script := writeScript(t,
-				execCall("c1", fmt.Sprintf(`{"cmd":": %s; echo up > started; echo run >> runs.log; sleep 1000","yield_time_ms":250}`, token)),
+				execCall("c1", fmt.Sprintf(`{"cmd":": %s; echo up > started; echo run >> runs.log; while :; do sleep 0.05; done","yield_time_ms":250}`, token)),
 				writeCall("c2", `{"session_id":1000,"yield_time_ms":300000}`),
 				writeCall("c3", `{"session_id":1000,"chars":"","yield_time_ms":250}`),
 				doneMsg)

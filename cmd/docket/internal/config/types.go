@@ -15,6 +15,9 @@ type Config struct {
 	Model                      string                   `toml:"model"`
 	ModelProvider              string                   `toml:"model_provider"`
 	ModelScript                string                   `toml:"model_script"`
+	// ModelCatalogJSON is Codex's model catalogue file: which shell and
+	// apply_patch tools each model is offered (engine.Catalog).
+	ModelCatalogJSON string `toml:"model_catalog_json"`
 	ApprovalPolicy             string                   `toml:"approval_policy"`
 	SandboxMode                string                   `toml:"sandbox_mode"`
 	SandboxWorkspaceWrite      WorkspaceWrite           `toml:"sandbox_workspace_write"`
