@@ -116,6 +116,14 @@ func TestUnifiedExecScenariosThroughTheBinary(t *testing.T) {
 			if r := docket(t, nil, "replay", "--home", home, "last"); r.code != 0 {
 				t.Fatalf("replay: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 			}
+			a := docket(t, nil, "audit", "--home", home, "last")
+			if a.code != 0 || !strings.Contains(a.stdout, "long-lived processes\n  session 1000: started by call c1") ||
+				!strings.Contains(a.stdout, "ended: ") {
+				t.Fatalf("audit: exit %d\n%s%s", a.code, a.stdout, a.stderr)
+			}
+			if !strings.Contains(a.stdout, "call c2 (seq ") {
+				t.Errorf("the audit does not show c2's part in a process's story:\n%s", a.stdout)
+			}
 		})
 	}
 }
@@ -169,6 +177,9 @@ func TestKilledDocketLosesItsProcessesAndResumeSaysSo(t *testing.T) {
 			}
 			if r := docket(t, nil, "replay", "--home", home, "last"); r.code != 0 {
 				t.Fatalf("replay: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+			}
+			if a := docket(t, nil, "audit", "--home", home, "last"); !strings.Contains(a.stdout, "ended: lost: the docket that ran it stopped") {
+				t.Fatalf("audit: exit %d\n%s%s", a.code, a.stdout, a.stderr)
 			}
 		})
 	}
