@@ -41,13 +41,6 @@ type ProcessEnd string
 
 // How a long-lived process can end outside a call.
 const (
-	// ProcessExited: it exited on its own and no call collected the exit.
-	ProcessExited ProcessEnd = "exited"
-	// ProcessKilled: the session ended (or docket was stopped) and killed it.
-	ProcessKilled ProcessEnd = "killed"
-	// ProcessLost: a docket that was killed held it; it died with that
-	// docket and was not started again.
-	ProcessLost ProcessEnd = "lost"
 	// ProcessEvicted: the session reached its limit of live processes and
 	// this one, the oldest, was killed to make room.
 	ProcessEvicted ProcessEnd = "evicted"
@@ -55,8 +48,9 @@ const (
 
 // ProcessEnded records that a long-lived process of the session is gone
 // for a reason no call's outcome recorded. It is a decision record: the
-// engine writes it when it ends a session, evicts a process, or resumes
-// after a crash; replay recomputes and compares it.
+// engine writes it when it evicts a process to stay within the session's
+// limit; replay recomputes and compares it. (A process lost with a killed
+// docket needs no record: every session_resumed says so of them all.)
 type ProcessEnded struct {
 	ID int `msgpack:"id"`
 	// CallID is the call that started the process.

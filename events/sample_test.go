@@ -125,7 +125,7 @@ func populatedBodies() []any {
 		Grant{CallID: "call_1", RequestID: "req_1", Keys: []string{"exec:go test", "exec:go vet"}},
 		RuleAmended{CallID: "call_1", Pattern: []string{"go", "test"}, Line: `prefix_rule(pattern=["go", "test"], decision="allow")`, File: "/home/dev/.docket/rules/default.rules", Written: true},
 		TurnEnded{TurnID: "turn-1", Status: TurnCompleted, Message: "All tests pass.", Usage: usage},
-		ProcessEnded{ID: 1001, CallID: "call_0", How: ProcessLost, Reason: "the docket that held it was killed"},
+		ProcessEnded{ID: 1001, CallID: "call_0", How: ProcessEvicted, Reason: "the session keeps at most 16 processes running"},
 		InvalidCall{TurnID: "turn-1", Request: 2, Position: 1, CallID: "c1", Name: "shell",
 			Reason: "call_id \"c1\" is given to 2 calls of this response", Output: "Invalid call at position 1: call_id \"c1\" is given to 2 calls"},
 		HookVerdict{CallID: "call_1", Stage: HookPreTool, Hook: 2, Name: "no-push", Command: []string{"/hooks/no-push.sh", "-v"},

@@ -189,3 +189,36 @@ func readFile(p string) (string, error) {
 	b, err := os.ReadFile(p)
 	return string(b), err
 }
+
+// Ctrl-C (SIGINT to docket) while the model polls a long-lived process:
+// the process dies with the session, and the poll is recorded as
+// cancelled, not run again.
+func TestCtrlCEndsTheSessionsProcesses(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	token := randomToken(t)
+	script := writeScript(t,
+		execCall("c1", fmt.Sprintf(`{"cmd":": %s; echo up > started; while :; do sleep 0.05; done","yield_time_ms":250}`, token)),
+		writeCall("c2", `{"session_id":1000,"yield_time_ms":300000}`),
+		doneMsg)
+	cmd := exec.Command(docketBin, "exec", "--skip-git-repo-check", "--home", home, "-C", ws, "-s", "workspace-write", "--model-script", script, "go")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if !waitFor(func() bool { return len(processesWith(t, token)) > 0 && fileExists(ws+"/started") }) {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		t.Fatalf("the process never started; docket said:\n%s", stderr.String())
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait() // interrupted: a non-zero exit
+	if p := processesWith(t, token); len(p) != 0 {
+		t.Fatalf("docket exited after Ctrl-C but its process runs on: %v", p)
+	}
+	if r := docket(t, nil, "replay", "--home", home, "last"); r.code != 0 {
+		t.Fatalf("replay: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
