@@ -181,6 +181,13 @@ func operationPatch(payload string) (string, error) {
 		if diff == "" {
 			return "", errors.New("apply_patch_call update_file has an empty diff")
 		}
+		for i, l := range strings.Split(diff, "\n") {
+			// A hunk's lines only: a file header inside the diff would
+			// make one operation touch another file.
+			if strings.HasPrefix(l, "***") && l != "*** End of File" {
+				return "", fmt.Errorf("apply_patch_call update_file diff line %d %q: a diff holds hunks (@@, ' ', '-', '+'), not patch headers", i+1, l)
+			}
+		}
 		fmt.Fprintf(&b, "*** Update File: %s\n%s\n", op.Path, diff)
 	case "delete_file":
 		fmt.Fprintf(&b, "*** Delete File: %s\n", op.Path)
