@@ -360,6 +360,12 @@ func (h *Human) callStarted(n engine.Notice) {
 	if c.sandboxed == "unsandboxed" {
 		where = h.style(styleYellow, " [no sandbox]")
 	}
+	if n.Tool == engine.WriteStdinName {
+		// A write to a process exec_command started: which, and what
+		// (the model's arguments, shown safe).
+		h.line("%s%s %s", h.style(styleBold, "stdin:"), where, n.Arguments)
+		return
+	}
 	switch kindOf(n) {
 	case ItemFileChange:
 		parts := make([]string, len(n.Changes))
