@@ -80,3 +80,34 @@ func TestExecCommandKeepsATtyProcessThatWriteStdinTalksTo(t *testing.T) {
 		t.Errorf("processes still live: %v", live)
 	}
 }
+
+// exec_command's escalation request is judged as shell's: asked under
+// on-request (and run unsandboxed only once the user approved), refused
+// under never.
+func TestExecCommandEscalationIsAskedAndNeverGranted(t *testing.T) {
+	for _, tc := range []struct {
+		approval, want string
+		answers        []events.ReviewDecision
+		written        bool
+	}{
+		{"on-request", "ask:escalation_requested run_unsandboxed:user_approved finish:completed", []events.ReviewDecision{events.Approved}, true},
+		{"never", "deny:escalation_requested finish:escalation_requested", nil, false},
+	} {
+		t.Run(tc.approval, func(t *testing.T) {
+			exe, _ := os.Executable()
+			procs := &uexec.Table{}
+			t.Cleanup(func() { procs.Close() })
+			f := newFixture(t, setup{approval: tc.approval, mode: "workspace-write", answers: tc.answers,
+				runner: &engine.ProcessRunner{HelperPath: exe, Processes: procs},
+				tools:  []engine.Tool{engine.ExecCommandTool{}, engine.WriteStdinTool{}},
+				script: execLine("c1", `{"cmd":"touch $OUT/esc","sandbox_permissions":"require_escalated","justification":"needs to write outside","yield_time_ms":5000}`) + "\n" + done})
+			f.turn("escalate")
+			if got := f.path("c1"); got != tc.want {
+				t.Fatalf("path %q, want %q", got, tc.want)
+			}
+			if written := exists(f.outside + "/esc"); written != tc.written {
+				t.Fatalf("written %v, want %v", written, tc.written)
+			}
+		})
+	}
+}
