@@ -47,7 +47,7 @@ func (r *ProcessRunner) startProcess(ctx context.Context, req RunRequest, sr san
 	if err := r.Processes.Add(pc.ID, h); err != nil {
 		return events.ExecOutcome{ExitCode: -1, Error: err.Error()}, nil
 	}
-	res, err := r.Processes.Poll(ctx, pc.ID, "", msDuration(pc.YieldMs))
+	res, err := r.Processes.Poll(ctx, pc.ID, "", msDuration(pc.YieldMs), streamTo(req.OnOutput))
 	if err != nil {
 		// Nothing may run that the journal does not account for: a call
 		// cut off while it waited takes its process with it.
@@ -66,7 +66,7 @@ func (r *ProcessRunner) writeProcess(ctx context.Context, req RunRequest) (event
 	if r.Processes == nil {
 		return events.ExecOutcome{ExitCode: -1, Error: "long-lived processes are not available here (the runner has no process table)"}, nil
 	}
-	res, err := r.Processes.Poll(ctx, pc.ID, pc.Chars, msDuration(pc.YieldMs))
+	res, err := r.Processes.Poll(ctx, pc.ID, pc.Chars, msDuration(pc.YieldMs), streamTo(req.OnOutput))
 	var unknown *uexec.UnknownError
 	switch {
 	case errors.As(err, &unknown), errors.Is(err, uexec.ErrStdinClosed):
@@ -258,4 +258,12 @@ func startHeld(tree *proctree.Tree, build func() *exec.Cmd) (*exec.Cmd, func() e
 	var once sync.Once
 	var werr error
 	return st.cmd, func() error { once.Do(func() { werr = <-exited }); return werr }, nil
+}
+
+// streamTo hands a poll's output to the call's display callback.
+func streamTo(onOutput func(stream string, chunk []byte)) func([]byte) {
+	if onOutput == nil {
+		return nil
+	}
+	return func(b []byte) { onOutput("stdout", b) }
 }

@@ -12,6 +12,9 @@ type buffer struct {
 	mu      sync.Mutex
 	data    []byte
 	dropped int64
+	// total counts every byte ever written, so a watcher can tell what
+	// it has not seen yet even after the oldest were dropped.
+	total int64
 	// more is closed and replaced whenever bytes arrive or the reader ends.
 	more chan struct{}
 	eof  bool
@@ -22,6 +25,7 @@ func newBuffer() *buffer { return &buffer{more: make(chan struct{})} }
 func (b *buffer) write(p []byte) {
 	b.mu.Lock()
 	b.data = append(b.data, p...)
+	b.total += int64(len(p))
 	if over := len(b.data) - MaxBufferedBytes; over > 0 {
 		b.dropped += int64(over)
 		b.data = append(b.data[:0], b.data[over:]...)
@@ -54,4 +58,27 @@ func (b *buffer) take() ([]byte, int64) {
 	d, n := b.data, b.dropped
 	b.data, b.dropped = nil, 0
 	return d, n
+}
+
+// since returns a copy of the buffered bytes written after the first seen
+// bytes ever written, and the new total.
+func (b *buffer) since(seen int64) ([]byte, int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	start := int64(len(b.data)) - (b.total - seen)
+	if start < 0 {
+		start = 0
+	}
+	if start >= int64(len(b.data)) {
+		return nil, b.total
+	}
+	return append([]byte(nil), b.data[start:]...), b.total
+}
+
+// start returns the count, among all bytes ever written, of those before
+// the first one still buffered: a watcher starting now has seen those.
+func (b *buffer) start() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.total - int64(len(b.data))
 }

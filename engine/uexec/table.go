@@ -167,7 +167,9 @@ func (t *Table) get(id int) (*proc, error) {
 // Poll writes chars to process id (when not empty), then collects its
 // output until yield has passed or it exited. A process seen to exit
 // leaves the table. A cancelled ctx stops the poll (the process stays).
-func (t *Table) Poll(ctx context.Context, id int, chars string, yield time.Duration) (Result, error) {
+// onOutput, when set, is handed each piece of output as it arrives during
+// the poll (for display), never after Poll returns.
+func (t *Table) Poll(ctx context.Context, id int, chars string, yield time.Duration, onOutput func([]byte)) (Result, error) {
 	p, err := t.get(id)
 	if err != nil {
 		return Result{}, err
@@ -191,16 +193,35 @@ func (t *Table) Poll(ctx context.Context, id int, chars string, yield time.Durat
 	timer := time.NewTimer(yield)
 	defer timer.Stop()
 	exited := false
-	select {
-	case <-p.done:
-		exited = true
-	case <-timer.C:
-	case <-ctx.Done():
-		return Result{}, ctx.Err()
+	seen := p.out.start()
+	stream := func() {
+		if onOutput == nil {
+			return
+		}
+		var chunk []byte
+		if chunk, seen = p.out.since(seen); len(chunk) > 0 {
+			onOutput(chunk)
+		}
+	}
+wait:
+	for {
+		more, _ := p.out.wake()
+		select {
+		case <-p.done:
+			exited = true
+			break wait
+		case <-timer.C:
+			break wait
+		case <-ctx.Done():
+			return Result{}, ctx.Err()
+		case <-more:
+			stream()
+		}
 	}
 	if exited {
 		p.drain()
 	}
+	stream()
 	data, dropped := p.out.take()
 	r := Result{Output: data, Dropped: dropped, Wall: time.Since(start)}
 	if exited {
