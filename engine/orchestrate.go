@@ -459,6 +459,9 @@ func (t *turn) output(cr *callRun, text string, ok bool, status CallStatus, exit
 
 func summarize(o events.ExecOutcome) string {
 	switch {
+	case o.Process != nil && o.Process.Running && o.Error == "" && o.SandboxError == "":
+		// The call is done; its process is not (DESIGN 2.1).
+		return fmt.Sprintf("running, session %d", o.Process.ID)
 	case o.SandboxError != "":
 		return "the sandbox failed to start: " + o.SandboxError
 	case o.Error != "":

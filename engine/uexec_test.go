@@ -76,6 +76,9 @@ func TestExecCommandKeepsATtyProcessThatWriteStdinTalksTo(t *testing.T) {
 	if got, want := f.path("c2"), "run_sandboxed:already_approved finish:completed"; got != want {
 		t.Errorf("write_stdin path %q, want %q", got, want)
 	}
+	if tr := f.transitions("c1"); len(tr) == 0 || tr[len(tr)-1].To != "done" || tr[len(tr)-1].Reason != "running, session 1000" {
+		t.Errorf("exec_command's done should say its process runs on: %+v", tr)
+	}
 	if live := procs.Live(); len(live) != 0 {
 		t.Errorf("processes still live: %v", live)
 	}
