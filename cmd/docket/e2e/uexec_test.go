@@ -222,3 +222,20 @@ func TestCtrlCEndsTheSessionsProcesses(t *testing.T) {
 		t.Fatalf("replay: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// audit --unsandboxed answers "why" for a write to an unsandboxed process
+// with the process it went to and the call that started it.
+func TestAuditSaysWhyAWriteRanWithoutASandbox(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	script := writeScript(t,
+		execCall("c1", `{"cmd":"cat","tty":true,"yield_time_ms":250}`),
+		writeCall("c2", `{"session_id":1000,"chars":"\u0004","yield_time_ms":5000}`),
+		doneMsg)
+	if r := docket(t, nil, "exec", "--skip-git-repo-check", "--home", home, "-C", ws, "-s", "danger-full-access", "--model-script", script, "go"); r.code != 0 {
+		t.Fatalf("exec: exit %d\n%s", r.code, r.stderr)
+	}
+	a := docket(t, nil, "audit", "--home", home, "last", "--unsandboxed")
+	if a.code != 0 || !strings.Contains(a.stdout, "a write to process 1000, which call c1 started without a sandbox") {
+		t.Fatalf("audit: exit %d\n%s%s", a.code, a.stdout, a.stderr)
+	}
+}
