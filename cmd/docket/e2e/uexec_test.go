@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -237,5 +238,51 @@ func TestAuditSaysWhyAWriteRanWithoutASandbox(t *testing.T) {
 	a := docket(t, nil, "audit", "--home", home, "last", "--unsandboxed")
 	if a.code != 0 || !strings.Contains(a.stdout, "a write to process 1000, which call c1 started without a sandbox") {
 		t.Fatalf("audit: exit %d\n%s%s", a.code, a.stdout, a.stderr)
+	}
+}
+
+// exec --json shows a process polled to its end as one command_execution
+// item, as Codex 0.171 streams it; the write_stdin poll has no item.
+func TestExecJSONShowsALongLivedProcessAsOneItem(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	script := writeScript(t,
+		execCall("c1", `{"cmd":"echo start; sleep 1; echo built","yield_time_ms":250}`),
+		writeCall("c2", `{"session_id":1000,"yield_time_ms":30000}`),
+		doneMsg)
+	r := docket(t, nil, "exec", "--json", "--skip-git-repo-check", "--home", home, "-C", ws, "-s", "read-only", "--model-script", script, "go")
+	if r.code != 0 {
+		t.Fatalf("exec: exit %d\n%s", r.code, r.stderr)
+	}
+	type item struct {
+		ID, Type, Command, Status string
+		AggregatedOutput          string `json:"aggregated_output"`
+		ExitCode                  *int   `json:"exit_code"`
+	}
+	var started, completed []item
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		var ev struct {
+			Type string
+			Item item
+		}
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("%v: %s", err, line)
+		}
+		if ev.Item.Type != "command_execution" {
+			continue
+		}
+		switch ev.Type {
+		case "item.started":
+			started = append(started, ev.Item)
+		case "item.completed":
+			completed = append(completed, ev.Item)
+		}
+	}
+	if len(started) != 1 || len(completed) != 1 || started[0].ID != completed[0].ID {
+		t.Fatalf("items started %+v, completed %+v\n%s", started, completed, r.stdout)
+	}
+	c := completed[0]
+	if c.Command != "bash -lc 'echo start; sleep 1; echo built'" || !strings.Contains(c.AggregatedOutput, "start\n") ||
+		!strings.HasSuffix(c.AggregatedOutput, "built\n") || c.ExitCode == nil || *c.ExitCode != 0 || c.Status != "completed" {
+		t.Fatalf("completed item %+v", c)
 	}
 }
