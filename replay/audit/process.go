@@ -147,3 +147,28 @@ func (t *textWriter) processes(ps []Process) {
 		t.printf("    ended: %s\n", safetext.Line(p.Ended))
 	}
 }
+
+// processes writes each long-lived process as one story, escaped.
+func (h *htmlWriter) processes(ps []Process) {
+	if len(ps) == 0 {
+		return
+	}
+	h.put("<section class=\"processes\"><h2>Long-lived processes</h2>\n")
+	for _, p := range ps {
+		tty := "pipes"
+		if p.Tty {
+			tty = "a pty"
+		}
+		h.put("<h3>session %d</h3><p>started by call %s (#%d) under %s, with %s: <code>%s</code></p><ul>", p.ID, esc(p.CallID), p.Seq,
+			esc(orDash(p.Sandbox)), tty, esc(safetext.Join(p.Command)))
+		for _, s := range p.Steps {
+			what := "polled"
+			if s.Chars != "" {
+				what = "wrote <code>" + esc(safetext.Quote(s.Chars)) + "</code>"
+			}
+			h.put("<li>call %s (#%d) %s: %s, %d bytes back</li>", esc(s.CallID), s.Seq, what, esc(s.Result), s.Bytes)
+		}
+		h.put("</ul><p>ended: %s</p>\n", esc(p.Ended))
+	}
+	h.put("</section>\n")
+}
