@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -123,5 +124,25 @@ func TestAThousandStartsKeepTheLiveLimit(t *testing.T) {
 	}
 	if p, _ := b.lookup(firstProcessID); p.Status != procEvicted {
 		t.Fatalf("the oldest is %v", p.Status)
+	}
+}
+
+func TestTheModelsPrefixRuleIsOfferedOnlyWhenItIsNarrowAndReal(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		prefix []string
+		want   string
+	}{
+		{"a prefix of a command in the script", []string{"git", "pull"}, "[git pull]"},
+		{"over-broad", []string{"bash", "-lc"}, "[]"},
+		{"not in the script", []string{"rm", "-rf"}, "[]"},
+		{"longer than the command", []string{"git", "pull", "origin", "main", "--force"}, "[]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := modelPrefixRule(tc.prefix, []string{"bash", "-lc", "cd sub && git pull origin main"})
+			if s := fmt.Sprint(got); s != tc.want && !(tc.want == "[]" && got == nil) {
+				t.Fatalf("got %v, want %s", got, tc.want)
+			}
+		})
 	}
 }

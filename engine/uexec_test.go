@@ -103,13 +103,16 @@ func TestExecCommandEscalationIsAskedAndNeverGranted(t *testing.T) {
 			f := newFixture(t, setup{approval: tc.approval, mode: "workspace-write", answers: tc.answers,
 				runner: &engine.ProcessRunner{HelperPath: exe, Processes: procs},
 				tools:  []engine.Tool{engine.ExecCommandTool{}, engine.WriteStdinTool{}},
-				script: execLine("c1", `{"cmd":"touch $OUT/esc","sandbox_permissions":"require_escalated","justification":"needs to write outside","yield_time_ms":5000}`) + "\n" + done})
+				script: execLine("c1", `{"cmd":"touch $OUT/esc","sandbox_permissions":"require_escalated","justification":"needs to write outside","prefix_rule":["touch"],"yield_time_ms":5000}`) + "\n" + done})
 			f.turn("escalate")
 			if got := f.path("c1"); got != tc.want {
 				t.Fatalf("path %q, want %q", got, tc.want)
 			}
 			if written := exists(f.outside + "/esc"); written != tc.written {
 				t.Fatalf("written %v, want %v", written, tc.written)
+			}
+			if asked := f.asked(); len(tc.answers) > 0 && (len(asked) != 1 || strings.Join(asked[0].ProposedAmendment, " ") != "touch") {
+				t.Fatalf("the request should offer the model's prefix_rule as the rule to save: %+v", asked)
 			}
 		})
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -13,7 +14,9 @@ import (
 	"github.com/docket-engine/docket/engine/model"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/states"
+	"github.com/docket-engine/docket/states/cmdsafety"
 	"github.com/docket-engine/docket/states/policy"
+	"github.com/docket-engine/docket/states/rules"
 )
 
 // The unified exec tools' names, as Codex offers them.
@@ -129,6 +132,9 @@ func (ExecCommandTool) Prepare(c Call, env *Env) (*PreparedCall, error) {
 	}
 	escalated := a.SandboxPermissions == "require_escalated"
 	req := env.Decider.ExecRequirement(argv, escalated, a.Justification)
+	if p := modelPrefixRule(a.PrefixRule, argv); escalated && req.Kind == policy.NeedsApproval && p != nil {
+		req.ProposedAmendment = p
+	}
 	return &PreparedCall{
 		ApprovalKind:  events.ApprovalExec,
 		Command:       argv,
@@ -330,4 +336,24 @@ func shapeProcess(o events.ExecOutcome) (string, bool) {
 	b.WriteString("Output:\n")
 	b.WriteString(o.Output)
 	return b.String(), ok
+}
+
+// modelPrefixRule is the model's prefix_rule when Docket may offer it to
+// the user as the rule to save: a prefix of one plain command of the
+// script, and not one that would allow too much (rules.OverBroad). The
+// user still decides; otherwise Docket's own proposal stands.
+func modelPrefixRule(prefix, argv []string) []string {
+	if len(prefix) == 0 || rules.OverBroad(prefix) {
+		return nil
+	}
+	cmds, ok := cmdsafety.Commands(argv)
+	if !ok {
+		return nil
+	}
+	for _, c := range cmds {
+		if len(c) >= len(prefix) && slices.Equal(c[:len(prefix)], prefix) {
+			return slices.Clone(prefix)
+		}
+	}
+	return nil
 }
