@@ -140,3 +140,20 @@ func TestStartsPastTheLimitEndTheOldest(t *testing.T) {
 		t.Fatalf("w: %q", out)
 	}
 }
+
+// Session ids are per session: another session's write to the same id
+// reaches nothing, and the first session's process runs on untouched.
+func TestNothingOfOneSessionReachesAnother(t *testing.T) {
+	a, procsA := uexecFixture(t, "read-only", strings.Join([]string{
+		execLine("c1", `{"cmd":"sleep 6660001","yield_time_ms":250}`), done}, "\n"))
+	a.turn("start")
+	b, _ := uexecFixture(t, "read-only", strings.Join([]string{
+		writeLine("w1", `{"session_id":1000,"chars":""}`), done}, "\n"))
+	b.turn("poke")
+	if out := b.outputs()["w1"]; out != "Invalid call: write_stdin failed: Unknown process id 1000" {
+		t.Fatalf("the other session's write: %q", out)
+	}
+	if live := procsA.Live(); len(live) != 1 || live[0] != 1000 {
+		t.Fatalf("the first session's processes: %v", live)
+	}
+}
