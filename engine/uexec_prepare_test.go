@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -144,5 +146,47 @@ func TestTheModelsPrefixRuleIsOfferedOnlyWhenItIsNarrowAndReal(t *testing.T) {
 				t.Fatalf("got %v, want %s", got, tc.want)
 			}
 		})
+	}
+}
+
+// shapeProcess writes Codex 0.171's texts: the outputs recorded from the
+// real CLI (testdata/codex171) come out byte for byte from the same
+// chunk id, wall time, session id, count and output.
+func TestUnifiedExecTextsAreCodex171s(t *testing.T) {
+	b, err := os.ReadFile("testdata/codex171/unified_exec_outputs.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec struct {
+		Running string `json:"exec_command_running"`
+		Exited  string `json:"write_stdin_exited"`
+		Unknown string `json:"write_stdin_unknown"`
+	}
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	var chunk string
+	var wall float64
+	var id, tokens int
+	var out string
+	if _, err := fmt.Sscanf(rec.Running, "Chunk ID: %s\nWall time: %f seconds\nProcess running with session ID %d\nOriginal token count: %d\nOutput:\n%s", &chunk, &wall, &id, &tokens, &out); err != nil {
+		t.Fatalf("recorded text %q: %v", rec.Running, err)
+	}
+	got, ok := shapeProcess(events.ExecOutcome{Output: out + "\n", DurationNs: int64(wall*1e9 + 0.5),
+		Process: &events.ProcessPoll{ID: id, Running: true, ChunkID: chunk, OriginalTokens: tokens}})
+	if got != rec.Running || !ok {
+		t.Errorf("running:\n got %q\nwant %q", got, rec.Running)
+	}
+	var code int
+	if _, err := fmt.Sscanf(rec.Exited, "Chunk ID: %s\nWall time: %f seconds\nProcess exited with code %d\nOriginal token count: %d\nOutput:\n%s", &chunk, &wall, &code, &tokens, &out); err != nil {
+		t.Fatalf("recorded text %q: %v", rec.Exited, err)
+	}
+	got, _ = shapeProcess(events.ExecOutcome{Output: out + "\n", ExitCode: code, DurationNs: int64(wall*1e9 + 0.5),
+		Process: &events.ProcessPoll{ID: id, ChunkID: chunk, OriginalTokens: tokens}})
+	if got != rec.Exited {
+		t.Errorf("exited:\n got %q\nwant %q", got, rec.Exited)
+	}
+	if _, err := (WriteStdinTool{}).Prepare(Call{ID: "w", Kind: model.ToolFunction, Payload: fmt.Sprintf(`{"session_id":%d}`, id)}, procEnv()); err == nil || err.Error() != rec.Unknown {
+		t.Errorf("unknown id: got %v, want %q", err, rec.Unknown)
 	}
 }
