@@ -11,7 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/docket-engine/docket/engine"
 	"github.com/docket-engine/docket/engine/codextest"
+	"github.com/docket-engine/docket/engine/uexec"
 	"github.com/docket-engine/docket/events"
 )
 
@@ -106,10 +108,16 @@ type codexOutput struct {
 
 var (
 	codexStructured = regexp.MustCompile(`(?s)^Exit code:\s*(-?\d+).*?Output:\n(.*)$`)
+	// codexUnified is exec_command's text (Codex's unified exec output).
+	codexUnified = regexp.MustCompile(`(?s)^Chunk ID: .*?\nProcess exited with code (-?\d+)\n.*?Output:\n(.*)$`)
 )
 
 func parseCodexOutput(out string) codexOutput {
-	if m := codexStructured.FindStringSubmatch(out); m != nil {
+	m := codexStructured.FindStringSubmatch(out)
+	if m == nil {
+		m = codexUnified.FindStringSubmatch(out)
+	}
+	if m != nil {
 		var code int
 		fmt.Sscan(m[1], &code)
 		return codexOutput{exit: &code, stdout: m[2]}
@@ -178,7 +186,16 @@ func runCodexScenario(t *testing.T, s codexScenario, baseURL string) string {
 			d := codexUnifiedExecJustification
 			j = &d
 		}
-		item = shell(command, j)
+		// Codex runs these through exec_command: so does Docket now.
+		args := map[string]any{"cmd": command, "yield_time_ms": 30000}
+		if escalated {
+			args["sandbox_permissions"] = "require_escalated"
+			if j != nil {
+				args["justification"] = *j
+			}
+		}
+		ea, _ := json.Marshal(args)
+		item = fmt.Sprintf(`{"output":[{"type":"function_call","call_id":"c1","name":"exec_command","arguments":%s}]}`, ea)
 	case "ApplyPatchFunction", "ApplyPatchShell":
 		_, inPatch := target(a.Target)
 		p := "*** Begin Patch\n*** Add File: " + inPatch + "\n+" + a.Content + "\n*** End Patch\n"
@@ -191,7 +208,7 @@ func runCodexScenario(t *testing.T, s codexScenario, baseURL string) string {
 		t.Fatalf("approvals.json %s: unknown action %q", s.Name, a.Kind)
 	}
 	f := newFixture(t, setup{approval: s.Approval, mode: s.Sandbox, network: s.Network != nil && *s.Network,
-		answers: codexAnswers(s.Outcome.Decision), script: item + "\n" + done})
+		answers: codexAnswers(s.Outcome.Decision), script: item + "\n" + done, runner: codexRunner(t), tools: codexTools()})
 	real := strings.NewReplacer("$WS", f.ws, "$OUT", f.outside).Replace
 	command = real(command)
 	res := f.turn("go")
@@ -304,3 +321,14 @@ func codexAnswers(decision string) []events.ReviewDecision {
 	}
 	return []events.ReviewDecision{events.ReviewDecision(decision)}
 }
+
+// codexRunner is the real runner with a process table, for the unified
+// exec vectors; codexTools the tools Codex offers with unified exec.
+func codexRunner(t *testing.T) *engine.ProcessRunner {
+	exe, _ := os.Executable()
+	procs := &uexec.Table{}
+	t.Cleanup(func() { procs.Close() })
+	return &engine.ProcessRunner{HelperPath: exe, Processes: procs}
+}
+
+func codexTools() []engine.Tool { return engine.DefaultTools() }

@@ -61,6 +61,7 @@ type setup struct {
 	rules    []events.RuleSource
 	network  bool // workspace-write network_access
 	hooks    engine.Hooks
+	tools    []engine.Tool // nil: shell and apply_patch
 }
 
 func newFixture(t *testing.T, st setup) *fixture {
@@ -97,6 +98,10 @@ func newFixture(t *testing.T, st setup) *fixture {
 		f.appr = &enginetest.ScriptedApprover{Answers: st.answers}
 		appr = f.appr
 	}
+	tools := st.tools
+	if tools == nil {
+		tools = []engine.Tool{engine.ShellTool{}, engine.ApplyPatchTool{}}
+	}
 	f.s, err = engine.Start(engine.Config{
 		SessionID: id, Home: f.home, Cwd: f.ws, Session: sc, Plan: plan,
 		Model: mdl, Approver: appr, Runner: runner, ApprovalTimeout: st.timeout, Risk: st.risk, Rules: st.rules,
@@ -109,7 +114,7 @@ func newFixture(t *testing.T, st setup) *fixture {
 				w(n)
 			}
 		}),
-		Tools: []engine.Tool{engine.ShellTool{}, engine.ApplyPatchTool{}}, Hooks: st.hooks,
+		Tools: tools, Hooks: st.hooks,
 	}, f.j)
 	if err != nil {
 		t.Fatal(err)

@@ -64,7 +64,11 @@ type Notice struct {
 	// Agent is the subagent a spawn_agent call starts (its session id,
 	// name and prompt), on that call's started and completed notices.
 	Agent *events.AgentSpawn
-	Text  string
+	// Process is, on the completed notice of exec_command or write_stdin,
+	// what the call collected from its long-lived process: its session id
+	// and whether it still runs.
+	Process *events.ProcessPoll
+	Text    string
 	// Output is, on a completed notice, the text the model got back for
 	// the call: for a call refused before it ran, the reason.
 	Output     string

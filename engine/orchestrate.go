@@ -48,6 +48,9 @@ type callRun struct {
 	// hookForced: the initial prompt was asked only because a pre_tool
 	// hook said "ask".
 	hookForced bool
+	// poll is what a unified exec call collected from its process, for
+	// the completed notice.
+	poll *events.ProcessPoll
 }
 
 func (t *turn) newRun(c Call, idx int) *callRun {
@@ -106,6 +109,9 @@ func (t *turn) orchestrate(ctx context.Context, idx int, c Call) (res callResult
 	switch req.Kind {
 	case policy.Skip:
 		sandbox, cause := s.decider.SandboxFor(prep, "")
+		if prep.Plan != nil {
+			sandbox, cause = *prep.Plan, req.Cause
+		}
 		return t.run(ctx, cr, 1, sandbox, cause, skipReason(req))
 	}
 	if s.decider.AllGranted(prep.Keys) {
@@ -298,6 +304,10 @@ func (t *turn) run(ctx context.Context, cr *callRun, attempt int, sandbox events
 			return t.deny(ctx, cr, states.CauseSandboxUnavailable, "no sandbox could be had, so it was not run: "+err.Error(), StatusFailed)
 		}
 	}
+	if err := t.assignProcess(cr, &start); err != nil {
+		return callResult{call: cr.call}, err
+	}
+	rr.ExecStarted = start
 	ev := states.RunSandboxed
 	if !sandbox.Sandboxed() {
 		ev = states.RunUnsandboxed
@@ -325,12 +335,13 @@ func (t *turn) run(ctx context.Context, cr *callRun, attempt int, sandbox events
 	}
 	out.CallID, out.Attempt = cr.call.ID, attempt
 	out.Denial = nil
-	if sandbox.Sandboxed() && out.SandboxError == "" {
+	if sandbox.Sandboxed() && out.SandboxError == "" && classifiable(start, out) {
 		out.Denial = s.decider.Classify(out, sandbox, start.Cwd)
 	}
 	if _, err := s.rec.append(cr.call.ID, out); err != nil {
 		return callResult{call: cr.call}, err
 	}
+	s.procs.observed(start, out)
 	return t.afterRun(ctx, cr, out, sandbox)
 }
 
@@ -376,6 +387,7 @@ func (t *turn) finish(ctx context.Context, cr *callRun, out events.ExecOutcome, 
 		return callResult{call: cr.call}, err
 	}
 	text, ok := cr.prep.Shape(out)
+	cr.poll = out.Process
 	status := StatusCompleted
 	if !ok {
 		status = StatusFailed
@@ -421,7 +433,7 @@ func (t *turn) interrupt(ctx context.Context, cr *callRun, cause states.Cause, r
 // output journals the text the model will see for a call.
 func (t *turn) output(cr *callRun, text string, ok bool, status CallStatus, exit int, agg string) (callResult, error) {
 	s := t.s
-	item := outputItem(cr.call, text)
+	item := outputItemOK(cr.call, text, ok)
 	if _, err := s.rec.append(cr.call.ID, events.ToolOutput{CallID: cr.call.ID, Type: item.Type, Output: text, Success: ok}); err != nil {
 		return callResult{call: cr.call}, err
 	}
@@ -431,6 +443,7 @@ func (t *turn) output(cr *callRun, text string, ok bool, status CallStatus, exit
 		n.Command, n.Cwd, n.Changes = cr.prep.Command, cr.prep.Cwd, cr.prep.Changes
 		n.Server, n.MCPTool, n.Arguments = cr.prep.Server, cr.prep.MCPTool, cr.prep.Arguments
 		n.Agent = cr.prep.Start.Agent
+		n.Process = cr.poll
 		if cr.prep.ApprovalKind == events.ApprovalMCP {
 			n.Text = text
 		}
@@ -446,6 +459,9 @@ func (t *turn) output(cr *callRun, text string, ok bool, status CallStatus, exit
 
 func summarize(o events.ExecOutcome) string {
 	switch {
+	case o.Process != nil && o.Process.Running && o.Error == "" && o.SandboxError == "":
+		// The call is done; its process is not (DESIGN 2.1).
+		return fmt.Sprintf("running, session %d", o.Process.ID)
 	case o.SandboxError != "":
 		return "the sandbox failed to start: " + o.SandboxError
 	case o.Error != "":

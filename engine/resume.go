@@ -92,7 +92,7 @@ func Restore(cfg Config, log Log, records []events.Record) (*Session, error) {
 				continue
 			}
 			if o, ok := outputs[c.ID]; ok {
-				s.addItemsLocked(events.Item{Type: o.Type, CallID: o.CallID, Output: o.Output})
+				s.addItemsLocked(outputItemOK(c, o.Output, o.Success))
 				delete(outputs, c.ID)
 			}
 		}
@@ -170,8 +170,13 @@ func Restore(cfg Config, log Log, records []events.Record) (*Session, error) {
 			hist(v.CallID).amended = true
 		case *events.ExecStarted:
 			hist(v.CallID).started[v.Attempt] = *v
+			s.procs.started(*v)
 		case *events.ExecOutcome:
 			hist(v.CallID).outcomes[v.Attempt] = *v
+			s.procs.observed(hist(v.CallID).started[v.Attempt], *v)
+		case *events.SessionResumed:
+			// The docket before this one is gone, and its processes with it.
+			s.procs.loseAll()
 		case *events.ToolOutput:
 			outputs[v.CallID] = *v
 			hist(v.CallID).hasOutput = true
@@ -184,6 +189,9 @@ func Restore(cfg Config, log Log, records []events.Record) (*Session, error) {
 		}
 	}
 	flush()
+	// Restoring is always a new docket: no process of the journal's is
+	// still running in it.
+	s.procs.loseAll()
 	s.restored = last
 	if turnOpen {
 		p := &pendingTurn{id: turnID, usage: usage}
@@ -254,6 +262,12 @@ func (t *turn) resumeCall(ctx context.Context, cr *callRun) (callResult, error) 
 	var perr error
 	if ok {
 		prep, perr = tool.Prepare(cr.call, s.env())
+	}
+	if ok && perr != nil && cr.call.Name == WriteStdinName && len(h.started) > 0 {
+		// The write was under way when docket stopped: its process is
+		// gone with that docket, so Prepare now refuses it, but the call
+		// itself ends as any call caught mid-run does.
+		prep, perr = &PreparedCall{Shape: shapeProcess, Start: h.started[len(h.started)]}, nil
 	}
 	if !ok || perr != nil {
 		cr.prep = &PreparedCall{Shape: func(events.ExecOutcome) (string, bool) { return "", false }}

@@ -26,6 +26,10 @@ func callsOf(items []events.Item) []Call {
 			out = append(out, Call{ID: it.CallID, Name: it.Name, Kind: model.ToolFunction, Payload: it.Arguments})
 		case events.ItemCustomToolCall:
 			out = append(out, Call{ID: it.CallID, Name: it.Name, Kind: model.ToolCustom, Payload: it.Input})
+		case events.ItemShellCall:
+			out = append(out, Call{ID: it.CallID, Name: NativeShellName, Kind: model.ToolShell, Payload: it.Arguments})
+		case events.ItemApplyPatchCall:
+			out = append(out, Call{ID: it.CallID, Name: NativeApplyPatchName, Kind: model.ToolApplyPatch, Payload: it.Arguments})
 		}
 	}
 	return out
@@ -33,11 +37,25 @@ func callsOf(items []events.Item) []Call {
 
 // outputItem is the conversation item that carries a call's result back.
 func outputItem(c Call, output string) events.Item {
-	t := events.ItemFunctionCallOutput
-	if c.Kind == model.ToolCustom {
-		t = events.ItemCustomToolCallOutput
+	return outputItemOK(c, output, false)
+}
+
+// outputItemOK is outputItem for a call whose success is known: the
+// Responses API's apply_patch output says it.
+func outputItemOK(c Call, output string, ok bool) events.Item {
+	switch c.Kind {
+	case model.ToolCustom:
+		return events.Item{Type: events.ItemCustomToolCallOutput, CallID: c.ID, Output: output}
+	case model.ToolShell:
+		return events.Item{Type: events.ItemShellCallOutput, CallID: c.ID, Output: nativeShellText(output)}
+	case model.ToolApplyPatch:
+		status := "failed"
+		if ok {
+			status = "completed"
+		}
+		return events.Item{Type: events.ItemApplyPatchCallOutput, CallID: c.ID, Output: output, Status: status}
 	}
-	return events.Item{Type: t, CallID: c.ID, Output: output}
+	return events.Item{Type: events.ItemFunctionCallOutput, CallID: c.ID, Output: output}
 }
 
 // Registry maps tool names to handlers. The model sees only the specs.

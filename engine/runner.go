@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/docket-engine/docket/engine/patch"
+	"github.com/docket-engine/docket/engine/uexec"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/sandbox"
 	"github.com/docket-engine/docket/sandbox/gitwalk"
@@ -54,6 +55,10 @@ type ProcessRunner struct {
 	// (a *sandbox.Servers, whose owner closes it at the end of the
 	// session), or nil for a helper per call (sandbox.PerCall).
 	Launcher sandbox.Launcher
+	// Processes holds the session's long-lived processes (exec_command,
+	// write_stdin); its owner closes it at the end of the session, which
+	// kills them. Nil: exec_command reports it cannot start one.
+	Processes *uexec.Table
 
 	// probeOnce fills probed when Caps is nil: a probe builds two seccomp
 	// filters (about 0.7 ms), and both Check and sandbox.Run would
@@ -118,6 +123,11 @@ func (r *ProcessRunner) Run(ctx context.Context, req RunRequest) (events.ExecOut
 		sr.Caps = r.caps()
 	}
 	switch req.Tool {
+	case ExecCommandName:
+		sr.Argv = req.Argv
+		return r.startProcess(ctx, req, sr)
+	case WriteStdinName:
+		return r.writeProcess(ctx, req)
 	case "shell":
 		sr.Argv = req.Argv
 	case AgentToolName:

@@ -119,6 +119,8 @@ type Session struct {
 	// when it is already at the auto-compact limit, compacting again
 	// cannot help, and is not tried.
 	compactFloor int64
+	// procs is the session's account of its long-lived processes.
+	procs *procBook
 }
 
 func (s *Session) env() *Env {
@@ -129,7 +131,7 @@ func (s *Session) env() *Env {
 		sc.ApprovalPolicy = s.decider.Approval().String()
 	}
 	return &Env{Cwd: s.cfg.Cwd, Config: sc, Plan: s.cfg.Plan, Decider: s.decider, RealPath: s.realPath,
-		SessionID: s.cfg.SessionID, Agents: AgentLimits{Depth: s.depth(), Ordinal: s.spawnOrdinal}}
+		SessionID: s.cfg.SessionID, Agents: AgentLimits{Depth: s.depth(), Ordinal: s.spawnOrdinal}, Process: s.procs.lookup}
 }
 
 // realPath returns where a call's path really leads, as recorded. A call
@@ -209,7 +211,7 @@ func build(cfg Config, log Log) (*Session, error) {
 	}
 	s := &Session{cfg: cfg, decider: dec, registry: reg, model: cfg.Model, approver: cfg.Approver,
 		runner: cfg.Runner, observer: cfg.Observer, fsm: states.NewPool(), machines: map[string]*states.Machine{},
-		history: map[string]*callHistory{}, resolved: map[string]map[string]string{}, callIDs: map[string]bool{}, spawns: map[string]int{}}
+		history: map[string]*callHistory{}, resolved: map[string]map[string]string{}, callIDs: map[string]bool{}, spawns: map[string]int{}, procs: newProcBook()}
 	if cfg.Parent != nil {
 		// A subagent starts with its parent's session grants and the
 		// prefix rules saved during the parent's session.

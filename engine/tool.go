@@ -40,6 +40,9 @@ type Env struct {
 	SessionID string
 	// Agents is the session's standing for spawn_agent's bounds.
 	Agents AgentLimits
+	// Process looks up a long-lived process of the session by session id
+	// (write_stdin), as the session's records tell it.
+	Process func(id int) (ProcessInfo, bool)
 }
 
 // PreparedCall is a call a tool has prepared: what it would do, what
@@ -68,6 +71,10 @@ type PreparedCall struct {
 	// Shape turns an outcome into the text the model sees and whether the
 	// call succeeded.
 	Shape func(events.ExecOutcome) (string, bool)
+	// Plan, when set, is the sandbox plan the call runs under whatever
+	// the session's: write_stdin reaches a process that runs under the plan
+	// it was approved with.
+	Plan *events.SandboxPlan
 	// Notice fields for clients.
 	Server, MCPTool, Arguments string
 }

@@ -123,7 +123,7 @@ func (t *turn) loop(ctx context.Context, pending []Call) (TurnResult, error) {
 		}
 		for _, r := range results {
 			if !r.parked {
-				s.addItems(outputItem(r.call, r.output))
+				s.addItems(outputItemOK(r.call, r.output, r.success))
 			}
 		}
 		if len(parked) > 0 {

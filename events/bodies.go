@@ -219,6 +219,9 @@ type ExecOutcome struct {
 	IsError    bool   `msgpack:"is_error,omitempty"`
 	// Agent is set for a spawn_agent call: how the child ended.
 	Agent *AgentResult `msgpack:"agent,omitempty"`
+	// Process is set for exec_command and write_stdin: what the call
+	// collected from its long-lived process.
+	Process *ProcessPoll `msgpack:"process,omitempty"`
 }
 
 // RiskAssessment records the model's assessment of a denied command.
@@ -302,6 +305,9 @@ type ExecStarted struct {
 	MCPTool   string      `msgpack:"mcp_tool,omitempty"`
 	// Agent is set for a spawn_agent call: the child it starts.
 	Agent *AgentSpawn `msgpack:"agent,omitempty"`
+	// Process is set for exec_command and write_stdin: the long-lived
+	// process the call starts or writes to.
+	Process *ProcessCall `msgpack:"process,omitempty"`
 }
 
 // ToolOutput records the result text sent back to the model for a call.

@@ -8,6 +8,16 @@ const (
 	ItemCustomToolCall       = "custom_tool_call"
 	ItemFunctionCallOutput   = "function_call_output"
 	ItemCustomToolCallOutput = "custom_tool_call_output"
+	// The Responses API's own shell and apply_patch tools: a shell_call's
+	// Arguments are its action as JSON ({"commands", "timeout_ms",
+	// "max_output_length"}) and its output's Output the JSON array of
+	// {stdout, stderr, outcome}; an apply_patch_call's Arguments are its
+	// operation as JSON ({"type", "path", "diff"}) and its output carries
+	// Status ("completed" or "failed") and the log text in Output.
+	ItemShellCall            = "shell_call"
+	ItemShellCallOutput      = "shell_call_output"
+	ItemApplyPatchCall       = "apply_patch_call"
+	ItemApplyPatchCallOutput = "apply_patch_call_output"
 )
 
 // Item is one conversation item: a message, a reasoning summary, a tool call
@@ -24,6 +34,8 @@ type Item struct {
 	Output    string `msgpack:"output,omitempty" json:"output,omitempty"`
 	// Images are a user message's images, as data URLs (exec --image).
 	Images []string `msgpack:"images,omitempty" json:"images,omitempty"`
+	// Status is an apply_patch_call_output's "completed" or "failed".
+	Status string `msgpack:"status,omitempty" json:"status,omitempty"`
 }
 
 // Usage counts the tokens of one model response or one turn.

@@ -32,6 +32,7 @@ const (
 	KindRuleAmended       RecordKind = "rule_amended"
 	KindTurnEnded         RecordKind = "turn_ended"
 	KindInvalidCall       RecordKind = "invalid_call"
+	KindProcessEnded      RecordKind = "process_ended"
 )
 
 // kindTable is the one list of record kinds: each kind once, with whether
@@ -57,6 +58,7 @@ var kindTable = [...]kindEntry{
 	entry[RuleAmended](KindRuleAmended, false),
 	entry[TurnEnded](KindTurnEnded, false),
 	entry[InvalidCall](KindInvalidCall, false),
+	entry[ProcessEnded](KindProcessEnded, false),
 }
 
 // kindEntry is one row of kindTable.

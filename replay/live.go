@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/docket-engine/docket/engine"
+	"github.com/docket-engine/docket/engine/uexec"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/events/safetext"
 	"github.com/docket-engine/docket/journal"
@@ -174,8 +175,12 @@ func Live(ctx context.Context, path string, opts LiveOptions) (rep *LiveReport, 
 	plan := ss.Plan
 	plan.WritableRoots = rewriteRoots(plan.WritableRoots, ss.Cwd, scratch)
 	plan.ReadOnlySubpaths = rewriteRoots(plan.ReadOnlySubpaths, ss.Cwd, scratch)
+	// Long-lived processes the recorded session started run again,
+	// confined like its commands, and end with the replay.
+	procs := &uexec.Table{}
+	defer func() { _ = procs.Close() }() // kills what is left; it reports nothing
 	runner := &confinedRunner{
-		inner: &engine.ProcessRunner{HelperPath: helper, Env: append(os.Environ(), "TMPDIR="+tmp)},
+		inner: &engine.ProcessRunner{HelperPath: helper, Env: append(os.Environ(), "TMPDIR="+tmp), Processes: procs},
 		root:  root, from: ss.Cwd, to: scratch, limits: ss.Plan.Limits,
 		readOnly: plan.ReadOnlySubpaths, protected: ss.Plan.RequireProtectedPaths,
 	}

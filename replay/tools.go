@@ -20,6 +20,11 @@ func defaultTools(ss events.SessionStarted) []engine.Tool {
 		if t.Server == "" && t.Name == engine.SpawnAgentName {
 			tools = append(tools, engine.SpawnAgentTool{})
 		}
+		if t.Server == "" {
+			if tool, ok := engine.SurfaceTool(t.Name); ok {
+				tools = append(tools, tool)
+			}
+		}
 	}
 	return tools
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/docket-engine/docket/engine/model/script"
 	"github.com/docket-engine/docket/engine/prompt"
 	"github.com/docket-engine/docket/engine/rulesfile"
+	"github.com/docket-engine/docket/engine/uexec"
 	ws "github.com/docket-engine/docket/engine/workspace"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/sandbox"
@@ -154,10 +155,17 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd string, o wireOpt
 	servers := &sandbox.Servers{Binary: exe}
 	prevFinish := w.finish
 	w.finish = func() error { return errors.Join(servers.Close(), walks.Close(), prevFinish()) }
+	// The session's long-lived processes (exec_command): they end with it.
+	procs := &uexec.Table{}
+	prevProcs := w.finish
+	w.finish = func() error { return errors.Join(procs.Close(), prevProcs()) }
 	runner := &engine.ProcessRunner{HelperPath: helper, DocketPath: exe, Caps: &caps, StubRecords: stubRecords(cfg),
-		GitWalks: walks, Launcher: servers}
+		GitWalks: walks, Launcher: servers, Processes: procs}
 	runner.Env, runner.KeepSecretEnv = commandEnv(cfg)
-	tools := []engine.Tool{engine.ShellTool{}, engine.ApplyPatchTool{}}
+	tools, err := builtinTools(cfg)
+	if err != nil {
+		return nil, err
+	}
 	if len(cfg.MCPServers) > 0 {
 		opts := mcpOptions(cfg, cwd)
 		opts.StubRecords = stubRecords(cfg)

@@ -18,6 +18,11 @@ type ToolKind string
 const (
 	ToolFunction ToolKind = "function"
 	ToolCustom   ToolKind = "custom"
+	// ToolShell and ToolApplyPatch are the Responses API's own tool types
+	// ({"type":"shell"}, {"type":"apply_patch"}), whose calls come back as
+	// shell_call and apply_patch_call items.
+	ToolShell      ToolKind = "shell"
+	ToolApplyPatch ToolKind = "apply_patch"
 )
 
 // String returns the kind's spelling.

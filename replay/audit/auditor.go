@@ -43,6 +43,8 @@ type auditor struct {
 	approvalNow string
 	// conv follows turns and compactions for the session's events.
 	conv conversation
+	// procs follows the session's long-lived processes.
+	procs processBook
 }
 
 // grant is a session grant and who gave it.
@@ -109,8 +111,16 @@ func (a *auditor) feed(r events.Record) error {
 		id = orDefault(v.CallID, id)
 	case *events.ExecStarted:
 		id = orDefault(v.CallID, id)
+		a.procs.started(r, v)
 	case *events.ExecOutcome:
 		id = orDefault(v.CallID, id)
+		a.procs.outcome(r, v)
+	case *events.ProcessEnded:
+		a.procs.ended(r, v)
+		return nil
+	case *events.SessionResumed:
+		a.procs.resumed(r)
+		return nil
 	case *events.ToolOutput:
 		id = orDefault(v.CallID, id)
 	case *events.HookVerdict:
@@ -316,6 +326,7 @@ func (a *auditor) end(damage *Damage) error {
 		return err
 	}
 	a.head.Damaged = damage
+	a.head.Processes = a.procs.list()
 	return a.sink.End(&a.head)
 }
 

@@ -126,6 +126,7 @@ func (h *htmlWriter) End(r *Report) error {
 		}
 		h.put("</ul></section>\n")
 	}
+	h.processes(r.Processes)
 	if len(r.Violations) > 0 {
 		h.put("<section class=\"violations\"><h2>%d invariant violation(s)</h2><ul>", len(r.Violations))
 		for _, v := range r.Violations {

@@ -62,6 +62,9 @@ func (j *jsonWriter) End(t *Report) error {
 	if len(t.Amendments) > 0 {
 		j.field(false, "amendments", t.Amendments)
 	}
+	if len(t.Processes) > 0 {
+		j.field(false, "processes", t.Processes)
+	}
 	if len(t.Violations) > 0 {
 		j.field(false, "violations", t.Violations)
 	}

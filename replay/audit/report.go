@@ -43,6 +43,8 @@ type Report struct {
 	// calls, the text and HTML writers among them.
 	Events     []Event     `json:"events,omitempty"`
 	Amendments []Amendment `json:"amendments,omitempty"`
+	// Processes are the session's long-lived processes, each as one story.
+	Processes  []Process   `json:"processes,omitempty"`
 	Violations []Violation `json:"violations,omitempty"`
 	Damaged    *Damage     `json:"damaged,omitempty"`
 }

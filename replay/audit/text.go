@@ -201,6 +201,7 @@ func (t *textWriter) End(r *Report) error {
 			t.printf("  seq %d, call %s: %s%s\n", a.Seq, a.CallID, orDash(a.Line), inFile(a.File))
 		}
 	}
+	t.processes(r.Processes)
 	if n := len(r.Violations); n > 0 {
 		t.printf("\n%d invariant violation(s)\n", n)
 		for _, v := range r.Violations {

@@ -11,7 +11,11 @@ import (
 
 // tracker is the audit of one call while the call is open.
 type tracker struct {
-	c Call
+	// writesTo and startedBy name the process a write_stdin call wrote
+	// to and the call that started it.
+	writesTo  int
+	startedBy string
+	c         Call
 	// event, when set, makes this entry of the auditor's order a session
 	// event rather than a call: it waits behind the calls begun before it.
 	event *Event
@@ -152,6 +156,9 @@ func (a *auditor) execStarted(t *tracker, r events.Record, v *events.ExecStarted
 	}
 	if v.Server != "" {
 		t.mcp = true
+	}
+	if pc := v.Process; pc != nil && pc.StartedBy != "" {
+		t.writesTo, t.startedBy = pc.ID, pc.StartedBy
 	}
 	if t.c.Tool == "" {
 		t.c.Tool = v.Tool

@@ -44,6 +44,9 @@ func (a *auditor) why(t *tracker) string {
 		}
 		return s
 	case states.CauseAlreadyApproved:
+		if t.startedBy != "" {
+			return fmt.Sprintf("a write to process %d, which call %s started without a sandbox (that call's answer says why); a write asks nothing of its own and runs under its process's plan", t.writesTo, t.startedBy)
+		}
 		s := "sandbox denied it (" + denialSummary(u.denial) + "); "
 		if u.initial == nil {
 			return s + "retried without the sandbox as already approved, but no approval is recorded"

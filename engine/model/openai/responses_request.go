@@ -132,6 +132,12 @@ func responsesInput(items []events.Item) (responses.ResponseInputParam, error) {
 				return nil, fmt.Errorf("item %d (custom_tool_call_output): call_id is required", i)
 			}
 			out = append(out, responses.ResponseInputItemParamOfCustomToolCallOutput(it.CallID, it.Output))
+		case events.ItemShellCall, events.ItemShellCallOutput, events.ItemApplyPatchCall, events.ItemApplyPatchCallOutput:
+			p, err := nativeInputItem(i, it)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, p)
 		default:
 			return nil, fmt.Errorf("item %d: unknown item type %q", i, it.Type)
 		}
@@ -172,8 +178,12 @@ func responsesTools(specs []model.ToolSpec) ([]responses.ToolUnionParam, error) 
 				t.OfCustom.Description = param.NewOpt(s.Description)
 			}
 			out = append(out, t)
+		case model.ToolShell:
+			out = append(out, responses.ToolUnionParam{OfShell: &responses.FunctionShellToolParam{}})
+		case model.ToolApplyPatch:
+			out = append(out, responses.ToolUnionParam{OfApplyPatch: &responses.ApplyPatchToolParam{}})
 		default:
-			return nil, fmt.Errorf("tool %q: unknown kind %q (want %q or %q)", s.Name, s.Kind, model.ToolFunction, model.ToolCustom)
+			return nil, fmt.Errorf("tool %q: unknown kind %q (want %q, %q, %q or %q)", s.Name, s.Kind, model.ToolFunction, model.ToolCustom, model.ToolShell, model.ToolApplyPatch)
 		}
 	}
 	return out, nil

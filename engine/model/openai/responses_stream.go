@@ -190,6 +190,10 @@ func outputItem(o responses.ResponseOutputItemUnion) (events.Item, bool) {
 		return events.Item{Type: events.ItemFunctionCall, ID: o.ID, CallID: o.CallID, Name: o.Name, Arguments: o.Arguments.OfString}, true
 	case "custom_tool_call":
 		return events.Item{Type: events.ItemCustomToolCall, ID: o.ID, CallID: o.CallID, Name: o.Name, Input: o.Input}, true
+	case "shell_call":
+		return shellCallItem(o), true
+	case "apply_patch_call":
+		return applyPatchCallItem(o), true
 	}
 	return events.Item{}, false
 }

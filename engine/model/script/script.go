@@ -139,6 +139,12 @@ type rawItem struct {
 	Text      string          `json:"text"`
 	Summary   json.RawMessage `json:"summary"`
 	Role      string          `json:"role"`
+	// Action and Operation are a shell_call's and an apply_patch_call's,
+	// as the Responses API sends them.
+	Action    json.RawMessage `json:"action"`
+	Operation json.RawMessage `json:"operation"`
+	// Status is accepted, as the API sends it, and not kept.
+	Status string `json:"status"`
 }
 
 func parseLine(text []byte) (model.Response, rawLine, error) {
@@ -228,6 +234,16 @@ func convert(it rawItem) (events.Item, error) {
 			return events.Item{}, errors.New("custom_tool_call needs name and input")
 		}
 		return events.Item{Type: it.Type, ID: it.ID, CallID: it.CallID, Name: it.Name, Input: *it.Input}, nil
+	case events.ItemShellCall:
+		if len(it.Action) == 0 || it.Action[0] != '{' {
+			return events.Item{}, errors.New(`shell_call needs an "action" object`)
+		}
+		return events.Item{Type: it.Type, ID: it.ID, CallID: it.CallID, Name: "shell", Arguments: compactJSON(it.Action)}, nil
+	case events.ItemApplyPatchCall:
+		if len(it.Operation) == 0 || it.Operation[0] != '{' {
+			return events.Item{}, errors.New(`apply_patch_call needs an "operation" object`)
+		}
+		return events.Item{Type: it.Type, ID: it.ID, CallID: it.CallID, Name: "apply_patch", Arguments: compactJSON(it.Operation)}, nil
 	case "":
 		return events.Item{}, errors.New(`item has no "type"`)
 	}
@@ -312,4 +328,14 @@ func (m *Model) Respond(ctx context.Context, req model.Request, onDelta func(mod
 		}
 	}
 	return r, nil
+}
+
+// compactJSON is raw without insignificant space, as the provider keeps a
+// native tool's action or operation.
+func compactJSON(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return string(raw)
+	}
+	return b.String()
 }

@@ -12,9 +12,12 @@ import (
 // The toml-tagged fields are the keys of CLI.md; the rest are resolved by
 // Load from outside the TOML layers.
 type Config struct {
-	Model                      string                   `toml:"model"`
-	ModelProvider              string                   `toml:"model_provider"`
-	ModelScript                string                   `toml:"model_script"`
+	Model         string `toml:"model"`
+	ModelProvider string `toml:"model_provider"`
+	ModelScript   string `toml:"model_script"`
+	// ModelCatalogJSON is Codex's model catalogue file: which shell and
+	// apply_patch tools each model is offered (engine.Catalog).
+	ModelCatalogJSON           string                   `toml:"model_catalog_json"`
 	ApprovalPolicy             string                   `toml:"approval_policy"`
 	SandboxMode                string                   `toml:"sandbox_mode"`
 	SandboxWorkspaceWrite      WorkspaceWrite           `toml:"sandbox_workspace_write"`

@@ -360,6 +360,12 @@ func (h *Human) callStarted(n engine.Notice) {
 	if c.sandboxed == "unsandboxed" {
 		where = h.style(styleYellow, " [no sandbox]")
 	}
+	if n.Tool == engine.WriteStdinName {
+		// A write to a process exec_command started: which, and what
+		// (the model's arguments, shown safe).
+		h.line("%s%s %s", h.style(styleBold, "stdin:"), where, n.Arguments)
+		return
+	}
 	switch kindOf(n) {
 	case ItemFileChange:
 		parts := make([]string, len(n.Changes))
@@ -498,6 +504,8 @@ func (h *Human) callCompleted(n engine.Notice) {
 		h.line("  %s", h.style(styleGreen, "ok"))
 	case (kindOf(n) == ItemToolCall || kindOf(n) == ItemCollabToolCall) && n.Status != engine.StatusCompleted && n.Output != "":
 		h.line("  %s %s", h.style(styleRed, "failed:"), firstLine(n.Output))
+	case n.Process != nil && n.Process.Running:
+		h.line("  %s", h.style(styleGreen, fmt.Sprintf("running, session %d", n.Process.ID)))
 	case n.ExitCode == 0 && n.Status == engine.StatusCompleted:
 		h.line("  %s", h.style(styleGreen, "exit 0"))
 	case n.ExitCode >= 0:

@@ -31,6 +31,7 @@ type JSONL struct {
 	started  bool
 	nextItem int
 	calls    map[string]*openItem
+	procs    map[int]*openItem // long-lived processes' open items (jsonl_process.go)
 }
 
 // openItem is a tool call's item between item.started and item.completed.
@@ -129,6 +130,9 @@ func (j *JSONL) newID() string {
 }
 
 func (j *JSONL) callStarted(n engine.Notice) {
+	if j.processStarted(n) {
+		return
+	}
 	if it, ok := j.calls[n.CallID]; ok {
 		// A second attempt (the retry without the sandbox) continues the
 		// same item with fresh output.
@@ -162,6 +166,9 @@ func (j *JSONL) callOutput(n engine.Notice) {
 }
 
 func (j *JSONL) callCompleted(n engine.Notice) {
+	if j.processCompleted(n) {
+		return
+	}
 	id := ""
 	agg := n.Text
 	if it, ok := j.calls[n.CallID]; ok {
