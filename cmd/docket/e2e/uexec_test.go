@@ -173,7 +173,7 @@ func TestKilledDocketLosesItsProcessesAndResumeSaysSo(t *testing.T) {
 			if !strings.Contains(out["c3"], "process 1000 (started by call c1) was lost") || !strings.Contains(out["c3"], "not run again") {
 				t.Errorf("c3 (the model asks after the lost process): %q", out["c3"])
 			}
-			if b, _ := readFile(ws + "/runs.log"); b != "run\n" {
+			if b, _ := readFileString(ws + "/runs.log"); b != "run\n" {
 				t.Errorf("runs.log %q: the command ran again", b)
 			}
 			if r := docket(t, nil, "replay", "--home", home, "last"); r.code != 0 {
@@ -186,7 +186,7 @@ func TestKilledDocketLosesItsProcessesAndResumeSaysSo(t *testing.T) {
 	}
 }
 
-func readFile(p string) (string, error) {
+func readFileString(p string) (string, error) {
 	b, err := os.ReadFile(p)
 	return string(b), err
 }
