@@ -44,6 +44,7 @@ type Flags struct {
 	ApprovalPolicy *string // -a, --ask-for-approval
 	SandboxMode    *string // -s, --sandbox
 	ModelScript    *string // --model-script (selects the script provider)
+	Permissions    *string // --permissions (default_permissions)
 }
 
 // layer is one source of key/value pairs, already parsed.
@@ -132,6 +133,9 @@ func Load(opts LoadOptions) (*Config, error) {
 		return nil, &Error{Source: "merged configuration", Msg: err.Error(), Err: err}
 	}
 	if err := checkMerged(cfg); err != nil {
+		return nil, err
+	}
+	if err := applyPermissions(cfg, env); err != nil {
 		return nil, err
 	}
 	if p, ok := cfg.ModelProviders[cfg.ModelProvider]; ok && p.EnvKey != "" {
@@ -375,6 +379,9 @@ func flagLayer(f Flags) []layer {
 	}
 	if f.SandboxMode != nil {
 		add("--sandbox", tree{"sandbox_mode": *f.SandboxMode})
+	}
+	if f.Permissions != nil {
+		add("--permissions", tree{"default_permissions": *f.Permissions})
 	}
 	if f.ModelScript != nil {
 		add("--model-script", tree{"model_provider": ProviderScript, "model_script": *f.ModelScript})
