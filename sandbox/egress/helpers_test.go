@@ -196,4 +196,3 @@ func get(c *http.Client, u string) (int, string, error) {
 	}
 	return resp.StatusCode, b.String(), nil
 }
-

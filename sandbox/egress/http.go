@@ -51,9 +51,9 @@ func (p *Proxy) serveHTTP(ctx context.Context, id uint64, c *bufConn) {
 		Handler:           http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { p.handleHTTP(ctx, id, w, r, transport, ln.finish) }),
 		ReadHeaderTimeout: p.opts.HandshakeTimeout,
 		// An idle keep-alive client gives its slot back.
-		IdleTimeout: p.opts.HandshakeTimeout,
-		MaxHeaderBytes:    maxHeaderBytes,
-		BaseContext:       func(net.Listener) context.Context { return ctx },
+		IdleTimeout:    p.opts.HandshakeTimeout,
+		MaxHeaderBytes: maxHeaderBytes,
+		BaseContext:    func(net.Listener) context.Context { return ctx },
 		ConnState: func(_ net.Conn, s http.ConnState) {
 			// A hijacked connection is finished by its tunnel.
 			if s == http.StateClosed {
