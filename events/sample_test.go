@@ -128,6 +128,10 @@ func populatedBodies() []any {
 		HookVerdict{CallID: "call_1", Stage: HookPreTool, Hook: 2, Name: "no-push", Command: []string{"/hooks/no-push.sh", "-v"},
 			Decision: HookDeny, Reason: "pushing is not allowed here", ExitCode: 2, DurationNs: 12_000_000,
 			Error: "timed out after 5s", Sandbox: SandboxReadOnly},
+		NetworkDecision{CallID: "call_1", Conn: 3, Host: "pypi.org", Port: 443, Protocol: "http-connect", Method: "GET",
+			Answer: NetworkAllowAlways, Source: SourceUser, Profile: "dev", RuleWritten: `permissions.dev.network.domains."pypi.org"`},
+		NetworkConnection{CallID: "call_1", Conn: 3, Protocol: "http-connect", Host: "pypi.org", Port: 443, Method: "GET", Allowed: true,
+			Rule: "user: allow_always", Addr: "151.101.0.223:443", SNI: "pypi.org"},
 	}
 }
 

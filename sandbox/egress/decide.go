@@ -20,6 +20,8 @@ const (
 
 // Request is one destination a client asked for.
 type Request struct {
+	// CallID is the call whose command asked (see WithCallID).
+	CallID string
 	// Conn numbers the client connection within the proxy, from 1.
 	Conn     uint64
 	Protocol Protocol

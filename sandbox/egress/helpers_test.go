@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -147,7 +148,7 @@ func startProxy(t *testing.T, mode string, tweak func(*Options)) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(WithCallID(context.Background(), "call_1"))
 	done := make(chan error, 1)
 	go func() { done <- h.proxy.Serve(ctx, ln) }()
 	t.Cleanup(func() {
@@ -195,4 +196,13 @@ func get(c *http.Client, u string) (int, string, error) {
 		}
 	}
 	return resp.StatusCode, b.String(), nil
+}
+
+func mustAtoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

@@ -69,7 +69,7 @@ func (p *Proxy) serveHTTP(ctx context.Context, id uint64, c *bufConn) {
 // handleHTTP decides one request: CONNECT opens a tunnel, an absolute URI
 // is forwarded, anything else is not a proxy request.
 func (p *Proxy) handleHTTP(ctx context.Context, id uint64, w http.ResponseWriter, r *http.Request, t *http.Transport, done func()) {
-	req := Request{Conn: id}
+	req := Request{CallID: callIDOf(ctx), Conn: id}
 	if r.Method == http.MethodConnect {
 		req.Protocol = ProtoConnect
 		host, port, err := net.SplitHostPort(r.RequestURI)

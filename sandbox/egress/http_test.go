@@ -45,7 +45,7 @@ func TestPlainHTTPIsDecidedByTheNameInTheURI(t *testing.T) {
 				t.Fatalf("GET %s: %d %q %v, want %d", tc.url, code, body, err, tc.want)
 			}
 			ev := h.rec.nth(t, i+1)
-			if ev.Allowed != tc.allowed || !strings.Contains(ev.Rule, tc.rule) || ev.Protocol != ProtoHTTP || ev.Method != "GET" {
+			if ev.Allowed != tc.allowed || !strings.Contains(ev.Rule, tc.rule) || ev.Protocol != ProtoHTTP || ev.Method != "GET" || ev.CallID != "call_1" {
 				t.Fatalf("event = %+v, want allowed=%v rule containing %q", ev, tc.allowed, tc.rule)
 			}
 			if reached := hits.Load() > before; reached != tc.allowed {

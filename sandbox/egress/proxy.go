@@ -160,6 +160,19 @@ func (p *Proxy) untrack(c net.Conn) {
 	p.active.Add(-1)
 }
 
+type callIDKey struct{}
+
+// WithCallID returns a context whose Serve attributes every connection to
+// one call: a bridge serves one command's listener with it.
+func WithCallID(ctx context.Context, callID string) context.Context {
+	return context.WithValue(ctx, callIDKey{}, callID)
+}
+
+func callIDOf(ctx context.Context) string {
+	id, _ := ctx.Value(callIDKey{}).(string)
+	return id
+}
+
 // serveConn tells SOCKS5 (first byte 5) from HTTP and serves the client.
 func (p *Proxy) serveConn(ctx context.Context, c net.Conn) {
 	id := p.nextID.Add(1)

@@ -21,7 +21,7 @@ const (
 // serveSOCKS5 serves one SOCKS5 client: no authentication, CONNECT to a
 // domain name only.
 func (p *Proxy) serveSOCKS5(ctx context.Context, id uint64, c *bufConn) {
-	req := Request{Conn: id, Protocol: ProtoSOCKS5}
+	req := Request{CallID: callIDOf(ctx), Conn: id, Protocol: ProtoSOCKS5}
 	var hdr [2]byte
 	if _, err := io.ReadFull(c.r, hdr[:]); err != nil {
 		return
