@@ -59,6 +59,9 @@ type Network struct {
 	AllowLocalBinding bool
 	// Socks5 says the proxy also offers SOCKS5 (enable_socks5, default on).
 	Socks5 bool
+	// ManagedOnly is managed_allowed_domains_only: a host no rule allows
+	// is denied, never asked about.
+	ManagedOnly bool
 }
 
 // HostVerdict is the verdict on one host and the rule behind it.
@@ -106,6 +109,9 @@ func (n *Network) Decide(host string) HostVerdict {
 	}
 	if allow != nil {
 		return HostVerdict{Action: Allow, Rule: allow, Exact: exact}
+	}
+	if n.ManagedOnly {
+		return HostVerdict{Action: Deny, Reason: "managed_allowed_domains_only: no managed rule allows the host"}
 	}
 	return HostVerdict{Action: Ask}
 }

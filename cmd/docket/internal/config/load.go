@@ -31,6 +31,9 @@ type LoadOptions struct {
 	Overrides []string
 	// Flags are the flags that set config keys; nil pointers were not given.
 	Flags Flags
+	// RequirementsFiles are the managed requirements files; nil means
+	// DefaultRequirementsFiles.
+	RequirementsFiles []string
 	// Cwd is the workspace: its [projects] trust is looked up, and when
 	// trusted its .docket/config.toml is a layer above the profile. ""
 	// means no project.
@@ -136,6 +139,13 @@ func Load(opts LoadOptions) (*Config, error) {
 		return nil, err
 	}
 	if err := applyPermissions(cfg, env); err != nil {
+		return nil, err
+	}
+	reqFiles := opts.RequirementsFiles
+	if reqFiles == nil {
+		reqFiles = DefaultRequirementsFiles()
+	}
+	if err := applyRequirements(cfg, reqFiles); err != nil {
 		return nil, err
 	}
 	if p, ok := cfg.ModelProviders[cfg.ModelProvider]; ok && p.EnvKey != "" {

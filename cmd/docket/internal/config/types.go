@@ -81,6 +81,8 @@ type Config struct {
 	// the profile resolved, nil under the legacy keys.
 	PermissionsSelection PermissionsSelection  `toml:"-"`
 	PermissionProfile    *permissions.Resolved `toml:"-"`
+	// Requirements are the managed requirements files that were found.
+	Requirements []permissions.Requirement `toml:"-"`
 
 	settings []events.Setting
 }
