@@ -108,7 +108,7 @@ func (a *asker) Ask(context.Context, Request) (Answer, error) {
 	return a.answer, nil
 }
 
-func testNetwork(t *testing.T, mode string) *permissions.Network {
+func testNetwork(t testing.TB, mode string) *permissions.Network {
 	t.Helper()
 	on := true
 	r, err := permissions.Resolve("p", map[string]permissions.Profile{"p": {Network: &permissions.NetworkTable{Enabled: &on, Mode: mode, Domains: map[string]string{
@@ -129,7 +129,7 @@ type harness struct {
 }
 
 // startProxy runs a proxy on loopback for the test's lifetime.
-func startProxy(t *testing.T, mode string, tweak func(*Options)) *harness {
+func startProxy(t testing.TB, mode string, tweak func(*Options)) *harness {
 	t.Helper()
 	h := &harness{rec: &recorder{}, ask: &asker{answer: DenyHost}}
 	network := testNetwork(t, mode)
@@ -168,7 +168,7 @@ func (h *harness) client() *http.Client {
 }
 
 // upstream is a loopback HTTP server that says which Host it was asked for.
-func upstream(t *testing.T) (*httptest.Server, string, *atomic.Int32) {
+func upstream(t testing.TB) (*httptest.Server, string, *atomic.Int32) {
 	t.Helper()
 	var hits atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
