@@ -1,0 +1,80 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSandboxPermissionsThroughTheBinary tries profiles with the built
+// binary, as a user would before a session uses them: each write the
+// profile forbids is first shown to work without it.
+func TestSandboxPermissionsThroughTheBinary(t *testing.T) {
+	bin := cliBinary(t)
+	home, work := t.TempDir(), t.TempDir()
+	config := `[permissions.ro.filesystem]
+":root" = "read"
+
+[permissions.secrets.filesystem]
+":root" = "read"
+":project_roots" = { "." = "write", "**/.env" = "none" }
+`
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) (int, string) {
+		cmd := exec.Command(bin, append([]string{"sandbox", "-C", work}, args...)...)
+		cmd.Env = []string{"DOCKET_HOME=" + home, "HOME=" + home, "PATH=/usr/bin:/bin"}
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return code, string(out)
+	}
+	exists := func(name string) bool {
+		_, err := os.Stat(filepath.Join(work, name))
+		return err == nil
+	}
+
+	// Without a profile (no sandbox) the write works.
+	if code, out := run("--sandbox", "danger-full-access", "--", "sh", "-c", "echo pwned > unprotected"); code != 0 || !exists("unprotected") {
+		t.Fatalf("the write without a sandbox: exit %d %s", code, out)
+	}
+	// A custom read-only profile stops it.
+	if code, out := run("--permissions", "ro", "--", "sh", "-c", "echo pwned > written"); code == 0 || exists("written") {
+		t.Fatalf("--permissions ro let the write through: exit %d %s", code, out)
+	}
+	// :workspace lets the workspace be written, nothing outside it.
+	// Outside the workspace and the temporary directories :workspace opens.
+	dir, err := os.MkdirTemp("/var/tmp", "docket-outside-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	outside := filepath.Join(dir, "outside")
+	if code, out := run("--permissions", ":workspace", "--", "sh", "-c", "echo ok > inside && echo pwned > "+outside); code == 0 || !exists("inside") {
+		t.Fatalf(":workspace: exit %d %s", code, out)
+	}
+	if _, err := os.Stat(outside); err == nil {
+		t.Fatalf(":workspace wrote outside the workspace")
+	}
+	// --explain says what the profile lets through, and runs nothing.
+	if code, out := run("--permissions", ":workspace", "--explain"); !strings.Contains(out, "profile :workspace") || !strings.Contains(out, work+": readable and writable") || code != 0 && code != exitSandboxFailed {
+		t.Fatalf("--explain: exit %d %s", code, out)
+	}
+	// A profile the sandbox cannot enforce yet is refused, naming the rule.
+	if code, out := run("--permissions", "secrets", "--", "true"); code != exitUsage || !strings.Contains(out, `"**/.env"`) || !strings.Contains(out, "not enforced") {
+		t.Fatalf("an unenforceable profile: exit %d %s", code, out)
+	}
+	if code, out := run("--permissions", "ro", "--sandbox", "read-only", "--", "true"); code != exitUsage || !strings.Contains(out, "not with --sandbox") {
+		t.Fatalf("--permissions with --sandbox: exit %d %s", code, out)
+	}
+	if code, out := run("--permissions", "nope", "--", "true"); code != exitUsage || !strings.Contains(out, `"nope" is not defined`) {
+		t.Fatalf("an unknown profile: exit %d %s", code, out)
+	}
+}
