@@ -27,6 +27,11 @@ type JournalingAsker struct {
 	Now     func() time.Time
 	// Profile names the permission profile, for the record.
 	Profile string
+	// Persist writes an allow rule for host to the profile's domains in
+	// the user's config (an allow_always answer) and returns its key. Nil,
+	// or a write that fails, turns the answer into allow_session: the
+	// record says which one held.
+	Persist func(host string) (string, error)
 }
 
 // Ask asks, journals, answers.
@@ -39,8 +44,17 @@ func (a *JournalingAsker) Ask(ctx context.Context, req Request) (Answer, error) 
 		}
 		answer, source = got, events.SourceUser
 	}
+	var written string
+	if answer == AllowAlways {
+		answer = AllowSession
+		if a.Persist != nil {
+			if key, err := a.Persist(req.Host); err == nil {
+				answer, written = AllowAlways, key
+			}
+		}
+	}
 	rec := events.NetworkDecision{CallID: req.CallID, Conn: req.Conn, Host: req.Host, Port: req.Port, Protocol: string(req.Protocol),
-		Method: req.Method, Answer: events.NetworkAnswer(answer), Source: source, Profile: a.Profile}
+		Method: req.Method, Answer: events.NetworkAnswer(answer), Source: source, Profile: a.Profile, RuleWritten: written}
 	if _, err := a.Journal.AppendDurable(a.Now(), req.CallID, rec); err != nil {
 		return DenyHost, fmt.Errorf("journaling the answer about %s: %w", req.Host, err)
 	}

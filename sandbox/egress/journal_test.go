@@ -2,6 +2,7 @@ package egress
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -138,5 +139,38 @@ func TestUnderNeverTheDenialIsJournaled(t *testing.T) {
 	recs := committedKinds(t, j.Path())
 	if len(recs) == 0 || recs[len(recs)-1].Kind != events.KindNetworkDecision || recs[len(recs)-1].CallID != "call_1" {
 		t.Fatalf("records = %+v", recs)
+	}
+}
+
+func TestAnAlwaysAnswerIsWrittenOrSaysItWasNot(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		persist func(string) (string, error)
+		want    events.NetworkAnswer
+		written string
+	}{
+		{"written", func(h string) (string, error) { return "permissions.p.network.domains." + h, nil }, events.NetworkAllowAlways, "permissions.p.network.domains.ask.test"},
+		{"the write failed", func(string) (string, error) { return "", errors.New("read-only file system") }, events.NetworkAllowSession, ""},
+		{"nowhere to write", nil, events.NetworkAllowSession, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			j, err := journal.Create(t.TempDir(), "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5e", time.Unix(1_763_000_000, 0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer j.Close()
+			dec := &ProfileDecider{Network: testNetwork(t, "full"), Asker: &JournalingAsker{Person: &asker{answer: AllowAlways}, Journal: j, Now: time.Now, Persist: tc.persist}}
+			if got, err := dec.Decide(context.Background(), Request{CallID: "call_1", Host: "ask.test", Port: 443}); err != nil || !got.Allow {
+				t.Fatalf("decision %+v %v", got, err)
+			}
+			recs := committedKinds(t, j.Path())
+			b, err := recs[len(recs)-1].Decode()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := b.(*events.NetworkDecision); d.Answer != tc.want || d.RuleWritten != tc.written {
+				t.Fatalf("record = %+v, want %s written %q", d, tc.want, tc.written)
+			}
+		})
 	}
 }
