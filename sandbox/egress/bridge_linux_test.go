@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/docket-engine/docket/sandbox/bridge"
 	"net"
 	"os"
 	"os/exec"
@@ -106,7 +107,7 @@ func TestABridgeHandedOutFromInsideTheNamespace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := ReceiveListener(c.(*net.UnixConn))
+	ln, err := bridge.ReceiveListener(c.(*net.UnixConn))
 	c.Close()
 	if err != nil {
 		_ = cmd.Wait()
@@ -129,7 +130,7 @@ func TestListenInServesACommandsNamespaceFromDocket(t *testing.T) {
 	port, tlsPort := bridgeSetup(t)
 	h := startProxy(t, "full", nil)
 	cmd := exec.Command("/bin/bash", "-c", "read go; "+probes)
-	cmd.Env = append([]string{"PATH=/usr/bin:/bin", "P=" + port, "TP=" + tlsPort}, BridgeEnv()...)
+	cmd.Env = append([]string{"PATH=/usr/bin:/bin", "P=" + port, "TP=" + tlsPort}, bridge.Env()...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNET}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -140,7 +141,7 @@ func TestListenInServesACommandsNamespaceFromDocket(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Skipf("no network namespace here: %v", err)
 	}
-	ln, err := ListenIn(fmt.Sprintf("/proc/%d/ns/net", cmd.Process.Pid), BridgePort)
+	ln, err := bridge.ListenIn(fmt.Sprintf("/proc/%d/ns/net", cmd.Process.Pid), bridge.Port)
 	if err != nil {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
@@ -162,10 +163,10 @@ func TestReceiveListenerRefusesWhatIsNotAListener(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if err := SendListener(a, f); err != nil {
+	if err := bridge.SendListener(a, f); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ReceiveListener(b); err == nil || !strings.Contains(err.Error(), "not a listening socket") {
+	if _, err := bridge.ReceiveListener(b); err == nil || !strings.Contains(err.Error(), "not a listening socket") {
 		t.Fatalf("a file passed as the listener: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package egress
 
 import (
 	"fmt"
+	"github.com/docket-engine/docket/sandbox/bridge"
 	"net"
 	"os"
 	"syscall"
@@ -21,7 +22,7 @@ func TestMain(m *testing.M) {
 }
 
 func inside() int {
-	f, err := ListenLoopbackHere(BridgePort)
+	f, err := bridge.ListenLoopbackHere(bridge.Port)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
@@ -31,14 +32,14 @@ func inside() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	if err := SendListener(c.(*net.UnixConn), f); err != nil {
+	if err := bridge.SendListener(c.(*net.UnixConn), f); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
 	// The command keeps neither the listener nor the channel.
 	f.Close()
 	c.Close()
-	env := append([]string{"PATH=/usr/bin:/bin", "P=" + os.Getenv("P"), "TP=" + os.Getenv("TP")}, BridgeEnv()...)
+	env := append([]string{"PATH=/usr/bin:/bin", "P=" + os.Getenv("P"), "TP=" + os.Getenv("TP")}, bridge.Env()...)
 	err = syscall.Exec("/bin/bash", []string{"bash", "-c", os.Getenv("SCRIPT")}, env)
 	fmt.Fprintln(os.Stderr, err)
 	return 2

@@ -1,4 +1,4 @@
-package egress
+package bridge
 
 import (
 	"errors"
@@ -10,19 +10,19 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// BridgePort is where a sandboxed command finds the proxy: 127.0.0.1 of
+// Port is where a sandboxed command finds the proxy: 127.0.0.1 of
 // its own, otherwise empty, network namespace. Any port is free there; a
 // fixed one lets the command's environment be written before the listener
 // exists.
-const BridgePort = 3128
+const Port = 3128
 
-// BridgeEnv is the environment that points a command's HTTP clients at the
+// Env is the environment that points a command's HTTP clients at the
 // bridge, in both spellings tools read. ALL_PROXY uses socks5h so names
 // (not addresses) reach the proxy. NO_PROXY is cleared: a command that sets
 // it again only loses its way out, the namespace has no other.
-func BridgeEnv() []string {
-	u := fmt.Sprintf("http://127.0.0.1:%d", BridgePort)
-	s := fmt.Sprintf("socks5h://127.0.0.1:%d", BridgePort)
+func Env() []string {
+	u := fmt.Sprintf("http://127.0.0.1:%d", Port)
+	s := fmt.Sprintf("socks5h://127.0.0.1:%d", Port)
 	return []string{
 		"HTTP_PROXY=" + u, "http_proxy=" + u, "HTTPS_PROXY=" + u, "https_proxy=" + u,
 		"ALL_PROXY=" + s, "all_proxy=" + s, "NO_PROXY=", "no_proxy=",
