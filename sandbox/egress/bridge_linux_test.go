@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/docket-engine/docket/sandbox/bridge"
 	"net"
 	"os"
 	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/docket-engine/docket/sandbox/bridge"
 )
 
 // probes is what the sandboxed command tries, one line each: through the

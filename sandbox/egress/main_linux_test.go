@@ -2,11 +2,12 @@ package egress
 
 import (
 	"fmt"
-	"github.com/docket-engine/docket/sandbox/bridge"
 	"net"
 	"os"
 	"syscall"
 	"testing"
+
+	"github.com/docket-engine/docket/sandbox/bridge"
 )
 
 // childEnv makes the test binary act as the part of a sandbox helper that
