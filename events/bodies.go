@@ -266,6 +266,10 @@ type SandboxPlan struct {
 	// Limits are the resource limits the command runs under; the zero
 	// value (old journals) means none.
 	Limits ResourceLimits `msgpack:"limits,omitempty" json:"limits,omitempty"`
+	// Egress says the network goes only through the session's egress
+	// proxy: an empty network namespace with a bridge to it (Network is
+	// false: no direct network at all).
+	Egress bool `msgpack:"egress,omitempty" json:"egress,omitempty"`
 }
 
 // ResourceLimits bounds what one sandboxed call may use; a zero field means

@@ -86,6 +86,9 @@ type Request struct {
 	// Servers, when set, runs sandboxed commands through the session's
 	// sandbox servers (see Servers) instead of starting a helper for each.
 	Servers *Servers
+	// Bridge serves the egress proxy for a plan with Egress set; such a
+	// plan without one is refused.
+	Bridge Bridge
 
 	// trace records the phases of a sandboxed start when TraceEnv is set.
 	trace *tracer

@@ -147,7 +147,10 @@ func runSandboxed(ctx context.Context, req Request, p prepared) (events.ExecOutc
 	if err != nil {
 		return out, err
 	}
-	if req.Servers != nil && (caps.Root || caps.UserNamespaces) {
+	if plan.Egress && req.Bridge == nil {
+		return out, &UnavailableError{Missing: []string{LayerEgress}, Err: errNoBridge}
+	}
+	if req.Servers != nil && (caps.Root || caps.UserNamespaces) && !plan.Egress {
 		// The strongest setup namespaceAttempts would try first, made once
 		// per session and plan by the server.
 		if out, ok, err := runViaServer(ctx, req, p, spec, caps.Root); ok {
@@ -156,7 +159,7 @@ func runSandboxed(ctx context.Context, req Request, p prepared) (events.ExecOutc
 	}
 	var lastErr error
 	var fallbacks []string
-	for _, ns := range namespaceAttempts(caps, plan.Network) {
+	for _, ns := range egressAttempts(caps, plan) {
 		s := spec
 		s.NS = ns
 		if !ns.Mount {
@@ -214,16 +217,18 @@ func helperSetup(req Request, p prepared) (Capabilities, string, helperSpec, err
 		}
 		helper = exe
 	}
-	filter := caps.seccompFilter(plan.Network)
+	// The bridge needs TCP sockets; the empty namespace and Landlock keep
+	// them to the bridge's port.
+	filter := caps.seccompFilter(plan.Network || plan.Egress)
 	if filter == nil {
-		f, err := buildSeccompFilter(plan.Network)
+		f, err := buildSeccompFilter(plan.Network || plan.Egress)
 		if err != nil {
 			return *caps, "", helperSpec{}, &UnavailableError{Missing: []string{LayerSeccomp}, Hint: hintSeccomp, Err: err}
 		}
 		filter = f
 		req.trace.mark("seccomp.compile")
 	}
-	spec := helperSpec{V: specVersion, Mode: plan.Mode, Network: plan.Network, Cwd: p.cwd, Path: p.path, Seccomp: filter}
+	spec := helperSpec{V: specVersion, Mode: plan.Mode, Network: plan.Network, Cwd: p.cwd, Path: p.path, Seccomp: filter, Bridge: plan.Egress}
 	if plan.Mode == ModeWorkspaceWrite {
 		for _, r := range plan.WritableRoots {
 			if st, err := os.Stat(r); err == nil && st.IsDir() {
@@ -295,6 +300,9 @@ func (e *retryableError) Unwrap() error { return e.err }
 // helper reported its layers is this call's outcome or error.
 func launchHelper(ctx context.Context, req Request, helper string, spec helperSpec, env []string) (events.ExecOutcome, error) {
 	var out events.ExecOutcome
+	if spec.Bridge {
+		env = withBridgeEnv(env)
+	}
 	spec, release, err := holdPlaceholders(req, spec)
 	if err != nil {
 		return out, err
@@ -337,6 +345,16 @@ func launchHelper(ctx context.Context, req Request, helper string, spec helperSp
 			if args, err = helperArgs(helper, spec, req.Argv); err != nil {
 				return out, fmt.Errorf("sandbox: %w", err)
 			}
+		}
+	}
+	if spec.Bridge {
+		stop, err := startBridge(ctx, req, &spec, &extra)
+		if err != nil {
+			return out, err
+		}
+		defer stop()
+		if args, err = helperArgs(helper, spec, req.Argv); err != nil {
+			return out, fmt.Errorf("sandbox: %w", err)
 		}
 	}
 	setupDone := make(chan setupReport, 1)

@@ -15,7 +15,7 @@ const HelperArg = "__docket_sandbox_helper"
 
 // specVersion is the helper protocol's version, bumped on any change to
 // helperSpec or the report lines.
-const specVersion = 3
+const specVersion = 4
 
 // IsHelper reports whether args (os.Args) ask for the sandbox helper.
 func IsHelper(args []string) bool { return len(args) > 1 && args[1] == HelperArg }
@@ -85,6 +85,10 @@ type helperSpec struct {
 	// one command: Path, Cwd and the per-command fields come with each
 	// command, and the PID namespace is each command's own.
 	Server bool `json:"server,omitempty"`
+	// Bridge asks the helper to make the egress bridge's listener inside
+	// the network namespace and send it to docket on BridgeFD.
+	Bridge   bool `json:"bridge,omitempty"`
+	BridgeFD int  `json:"bridge_fd,omitempty"`
 	// privatePTY is set by the helper itself once it mounted a devpts of its own.
 	privatePTY bool
 }
@@ -138,6 +142,9 @@ func (s helperSpec) validate() error {
 		return fmt.Errorf("protocol version %d, this helper speaks %d: the helper binary and docket come from different builds", s.V, specVersion)
 	}
 	if err := checkBPF(s.Seccomp); err != nil {
+		return err
+	}
+	if err := s.checkBridge(); err != nil {
 		return err
 	}
 	switch s.Mode {
