@@ -101,6 +101,7 @@ with one, for the layers the run enforced, on stderr after the command.`,
 				Plan:     plan,
 				Env:      from.env,
 				Servers:  a.daemon.servers(),
+				Bridge:   profileBridge(profile, plan, a.stderr, showPlan),
 				GitWalks: a.daemon.walks(plan),
 				Caps:     a.daemon.caps(),
 				// The CLI streams everything and keeps little.

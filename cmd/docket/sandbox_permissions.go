@@ -1,12 +1,16 @@
 package main
 
 import (
+	"fmt"
+	"io"
 	"os"
+	"sync"
 
 	"github.com/docket-engine/docket/cmd/docket/internal/config"
 	ws "github.com/docket-engine/docket/engine/workspace"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/sandbox"
+	"github.com/docket-engine/docket/sandbox/egress"
 	"github.com/docket-engine/docket/states/permissions"
 	"github.com/docket-engine/docket/states/policy"
 )
@@ -24,7 +28,7 @@ func sandboxPlanFromProfile(from sandboxCaller, name, dir string, protect bool) 
 		return events.SandboxPlan{}, "", nil, usageErrorf("-C %s: not a directory", cwd)
 	}
 	getenv := from.getenv
-	cfg, err := config.Load(config.LoadOptions{Env: getenv, Cwd: cwd, Flags: config.Flags{Permissions: &name}})
+	cfg, err := config.Load(config.LoadOptions{Env: getenv, Cwd: cwd, Egress: true, Flags: config.Flags{Permissions: &name}})
 	if err != nil {
 		return events.SandboxPlan{}, "", nil, &exitError{code: exitUsage, err: err}
 	}
@@ -34,8 +38,38 @@ func sandboxPlanFromProfile(from sandboxCaller, name, dir string, protect bool) 
 	plan := ws.SandboxPlan(sp, cwd, getenv("TMPDIR"), protect)
 	if plan.Sandboxed() {
 		plan.Network = ww.NetworkAccess
+		plan.Egress = cfg.Egress
 		plan.Limits = sandbox.DefaultLimits()
 		plan = ws.ProtectHome(plan, cfg.Home)
 	}
 	return plan, cwd, cfg.PermissionProfile, nil
+}
+
+// profileBridge is the egress proxy for a run under a profile whose
+// network is on: the profile's rules decide, nobody is asked (a host no
+// rule covers is refused, as under the approval policy never), and each
+// connection is said on stderr when verbose. Nil for every other run.
+func profileBridge(profile *permissions.Resolved, plan events.SandboxPlan, stderr io.Writer, verbose bool) sandbox.Bridge {
+	if profile == nil || !plan.Egress {
+		return nil
+	}
+	n := profile.Network
+	var mu sync.Mutex
+	return egress.New(egress.Options{
+		Decider:  &egress.ProfileDecider{Network: &n},
+		Limited:  n.Mode == permissions.ModeLimited,
+		NoSOCKS5: !n.Socks5,
+		Record: func(ev egress.Event) {
+			if !verbose && ev.Allowed {
+				return
+			}
+			verdict := "refused"
+			if ev.Allowed {
+				verdict = "allowed"
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintf(stderr, "docket sandbox: network: %s %s %s:%d (%s)\n", verdict, ev.Protocol, ev.Host, ev.Port, ev.Rule)
+		},
+	})
 }

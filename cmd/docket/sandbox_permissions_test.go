@@ -1,6 +1,10 @@
 package main
 
 import (
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +20,15 @@ func TestSandboxPermissionsThroughTheBinary(t *testing.T) {
 	home, work := t.TempDir(), t.TempDir()
 	config := `[permissions.ro.filesystem]
 ":root" = "read"
+
+[permissions.net.filesystem]
+":root" = "read"
+
+[permissions.net.network]
+enabled = true
+
+[permissions.net.network.domains]
+"localhost" = "allow"
 
 [permissions.secrets.filesystem]
 ":root" = "read"
@@ -66,6 +79,24 @@ func TestSandboxPermissionsThroughTheBinary(t *testing.T) {
 	// --explain says what the profile lets through, and runs nothing.
 	if code, out := run("--permissions", ":workspace", "--explain"); !strings.Contains(out, "profile :workspace") || !strings.Contains(out, work+": readable and writable") || code != 0 && code != exitSandboxFailed {
 		t.Fatalf("--explain: exit %d %s", code, out)
+	}
+	// The network profile: its one allowed name through the proxy, and
+	// nothing direct (which works without the profile).
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "served "+r.Host) }))
+	defer srv.Close()
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	direct := "curl -sS --noproxy '*' --max-time 5 http://127.0.0.1:" + port + "/"
+	if code, out := run("--sandbox", "danger-full-access", "--", "sh", "-c", direct); code != 0 || !strings.Contains(out, "served") {
+		t.Fatalf("the direct request without a sandbox: exit %d %s", code, out)
+	}
+	if code, out := run("--permissions", "net", "--", "sh", "-c", direct); code == 0 || strings.Contains(out, "served") {
+		t.Fatalf("a direct request under the network profile: exit %d %s", code, out)
+	}
+	if code, out := run("--permissions", "net", "--", "curl", "-sS", "--max-time", "10", "http://localhost:"+port+"/"); code != 0 || !strings.Contains(out, "served localhost:"+port) {
+		t.Fatalf("the allowed name through the proxy: exit %d %s", code, out)
+	}
+	if code, out := run("--permissions", "net", "--", "curl", "-sS", "-f", "--max-time", "10", "http://example.com/"); code == 0 || !strings.Contains(out, "network: refused http example.com:80") {
+		t.Fatalf("a name no rule covers: exit %d %s", code, out)
 	}
 	// A profile the sandbox cannot enforce yet is refused, naming the rule.
 	if code, out := run("--permissions", "secrets", "--", "true"); code != exitUsage || !strings.Contains(out, `"**/.env"`) || !strings.Contains(out, "not enforced") {

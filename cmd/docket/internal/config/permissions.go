@@ -55,7 +55,7 @@ func selectPermissions(c *Config) (PermissionsSelection, error) {
 // sandbox keys the session's plan is built from. A profile the sandbox
 // cannot enforce yet (hidden paths, domain rules) is refused naming the
 // key, never run with less than it says.
-func applyPermissions(c *Config, env func(string) string) error {
+func applyPermissions(c *Config, env func(string) string, egress bool) error {
 	sel, err := selectPermissions(c)
 	if err != nil {
 		return err
@@ -81,6 +81,13 @@ func applyPermissions(c *Config, env func(string) string) error {
 	mode, ww, err := legacyEquivalent(r, roots, tmpdirs, path.Clean(c.Tmpdir))
 	if err != nil {
 		return c.permissionsError(err)
+	}
+	if r.Network.Enabled && !r.Network.AllowAll {
+		if !egress {
+			return c.permissionsError(&permissions.Error{Key: "permissions." + r.Name + ".network",
+				Msg: "network access through the egress proxy is not wired into sessions yet (docket sandbox --permissions runs it); the profile is refused rather than run with less than it says"})
+		}
+		c.Egress = true
 	}
 	src := c.Sources["default_permissions"]
 	c.SandboxMode = mode.String()
@@ -151,9 +158,6 @@ func legacyEquivalent(r *permissions.Resolved, roots, tmpdirs []string, tmpdirEn
 				return "", ww, unenforced(rule.Key, "a read-only path inside a writable one")
 			}
 		}
-	}
-	if r.Network.Enabled {
-		return "", ww, unenforced("permissions."+r.Name+".network", "network access through the egress proxy")
 	}
 	if len(writes) == 0 {
 		return policy.ReadOnly, ww, nil

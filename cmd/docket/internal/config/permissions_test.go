@@ -84,13 +84,13 @@ func TestLegacySandboxModeWinsOverDefaultPermissionsAsInCodex(t *testing.T) {
 
 func TestProfilesTheSandboxCannotEnforceYetAreRefused(t *testing.T) {
 	cases := []struct{ profile, key, msg string }{
-		{"secrets", `permissions.secrets.filesystem.":project_roots"."**/.env"`, `"none" path`},
-		{"net", "permissions.net.network", "egress proxy"},
+		{"secrets", `permissions.secrets.filesystem.":project_roots"."**/.env"`, `"none" path (hidden from the command) is not enforced`},
+		{"net", "permissions.net.network", "egress proxy is not wired into sessions"},
 	}
 	for _, tc := range cases {
 		_, err := Load(LoadOptions{Home: codexPermissionsHome(t, ""), Cwd: "/work/proj", Flags: Flags{Permissions: ptr(tc.profile)}})
 		var e *Error
-		if !errors.As(err, &e) || e.Key != tc.key || !strings.Contains(e.Msg, tc.msg) || !strings.Contains(e.Msg, "not enforced") {
+		if !errors.As(err, &e) || e.Key != tc.key || !strings.Contains(e.Msg, tc.msg) || !strings.Contains(e.Msg, "refused rather than run with less") {
 			t.Errorf("%s: err = %v, want key %s and %q", tc.profile, err, tc.key, tc.msg)
 		}
 	}
@@ -110,5 +110,15 @@ func TestABadProfileKeyIsLocatedInTheFile(t *testing.T) {
 	_, err = Load(LoadOptions{Home: homeWith(t, "default_permissions = \"nope\"\n")})
 	if !errors.As(err, &e) || e.Line != 1 || !strings.Contains(e.Msg, `"nope" is not defined`) {
 		t.Fatalf("unknown profile: err = %v", err)
+	}
+}
+
+func TestANetworkProfileLoadsWhereTheCallerRunsTheProxy(t *testing.T) {
+	c := mustLoad(t, LoadOptions{Home: codexPermissionsHome(t, ""), Cwd: "/work/proj", Egress: true, Flags: Flags{Permissions: ptr("net")}})
+	if !c.Egress || c.SandboxMode != "read-only" || c.SandboxWorkspaceWrite.NetworkAccess {
+		t.Fatalf("egress %v mode %q network %v", c.Egress, c.SandboxMode, c.SandboxWorkspaceWrite.NetworkAccess)
+	}
+	if v := c.PermissionProfile.Network.Decide("files.pythonhosted.org"); v.Action != "allow" {
+		t.Fatalf("the profile's rules: %+v", v)
 	}
 }

@@ -81,6 +81,9 @@ type Config struct {
 	// the profile resolved, nil under the legacy keys.
 	PermissionsSelection PermissionsSelection  `toml:"-"`
 	PermissionProfile    *permissions.Resolved `toml:"-"`
+	// Egress says the profile's network goes through the egress proxy
+	// (only when LoadOptions.Egress allowed it).
+	Egress bool `toml:"-"`
 	// Requirements are the managed requirements files that were found.
 	Requirements []permissions.Requirement `toml:"-"`
 
