@@ -184,3 +184,23 @@ func TestIgnoredCodexProxyKeysWarn(t *testing.T) {
 		t.Fatalf("Warnings = %q", r.Warnings)
 	}
 }
+
+func TestGlobHelpers(t *testing.T) {
+	for _, tc := range []struct {
+		pattern, path string
+		want          bool
+	}{
+		{"/w/**/.env", "/w/.env", true},
+		{"/w/**/.env", "/w/a/b/.env", true},
+		{"/w/**/.env", "/w/a/b/.env/x", false},
+		{"/w/*.key", "/w/a.key", true},
+		{"/w/*.key", "/w/d/a.key", false},
+	} {
+		if got := MatchGlob(tc.pattern, tc.path); got != tc.want {
+			t.Errorf("MatchGlob(%s, %s) = %v", tc.pattern, tc.path, got)
+		}
+	}
+	if GlobRoot("/w/src/**/.env") != "/w/src" || GlobRoot("/*/x") != "/" {
+		t.Errorf("GlobRoot: %s %s", GlobRoot("/w/src/**/.env"), GlobRoot("/*/x"))
+	}
+}
