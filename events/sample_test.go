@@ -43,7 +43,7 @@ func populatedBodies() []any {
 			Instructions: "Be careful. ünïcödé and \x00 bytes survive.",
 			Plan: SandboxPlan{
 				Mode: "workspace-write", WritableRoots: []string{"/home/dev/project"}, ReadOnlySubpaths: []string{"/home/dev/project/.git"},
-				Network: true, RequireProtectedPaths: true, Egress: true,
+				Network: true, RequireProtectedPaths: true, Egress: true, Hidden: []string{"/home/dev/.ssh"},
 				Limits: ResourceLimits{MaxProcesses: 4096, MaxMemoryMB: 8192, MaxCPUSeconds: 3600, MaxFileSizeMB: 8192},
 			},
 			Tools: []ToolInfo{
@@ -108,7 +108,7 @@ func populatedBodies() []any {
 			CallID: "call_1", Attempt: 1, Tool: "shell", Argv: []string{"bash", "-lc", "go test ./..."}, Cwd: "/home/dev/project",
 			Sandbox: SandboxPlan{
 				Mode: "workspace-write", WritableRoots: []string{"/home/dev/project"}, ReadOnlySubpaths: []string{"/home/dev/project/.git"},
-				Network: true, RequireProtectedPaths: true, Egress: true,
+				Network: true, RequireProtectedPaths: true, Egress: true, Hidden: []string{"/home/dev/.ssh"},
 				Limits: ResourceLimits{MaxProcesses: 4096, MaxMemoryMB: 8192, MaxCPUSeconds: 3600, MaxFileSizeMB: 8192},
 			},
 			TimeoutMs: 10_000, Input: "stdin text", Server: "fs", MCPTool: "read_file",

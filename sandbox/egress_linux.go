@@ -105,7 +105,18 @@ func sendBridgeListener(fd int) error {
 // network or none.
 func egressAttempts(c Capabilities, plan events.SandboxPlan) []namespaces {
 	if !plan.Egress {
-		return namespaceAttempts(c, plan.Network)
+		list := namespaceAttempts(c, plan.Network)
+		if len(plan.Hidden) > 0 {
+			// Hidden paths are mounts: no mount namespace, no run.
+			var withMount []namespaces
+			for _, ns := range list {
+				if ns.Mount {
+					withMount = append(withMount, ns)
+				}
+			}
+			return withMount
+		}
+		return list
 	}
 	if !c.UserNamespaces {
 		return nil

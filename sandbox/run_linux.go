@@ -150,7 +150,7 @@ func runSandboxed(ctx context.Context, req Request, p prepared) (events.ExecOutc
 	if plan.Egress && req.Bridge == nil {
 		return out, &UnavailableError{Missing: []string{LayerEgress}, Err: errNoBridge}
 	}
-	if req.Servers != nil && (caps.Root || caps.UserNamespaces) && !plan.Egress {
+	if req.Servers != nil && (caps.Root || caps.UserNamespaces) && !plan.Egress && len(plan.Hidden) == 0 {
 		// The strongest setup namespaceAttempts would try first, made once
 		// per session and plan by the server.
 		if out, ok, err := runViaServer(ctx, req, p, spec, caps.Root); ok {
@@ -228,7 +228,7 @@ func helperSetup(req Request, p prepared) (Capabilities, string, helperSpec, err
 		filter = f
 		req.trace.mark("seccomp.compile")
 	}
-	spec := helperSpec{V: specVersion, Mode: plan.Mode, Network: plan.Network, Cwd: p.cwd, Path: p.path, Seccomp: filter, Bridge: plan.Egress}
+	spec := helperSpec{V: specVersion, Mode: plan.Mode, Network: plan.Network, Cwd: p.cwd, Path: p.path, Seccomp: filter, Bridge: plan.Egress, Hidden: plan.Hidden}
 	if plan.Mode == ModeWorkspaceWrite {
 		for _, r := range plan.WritableRoots {
 			if st, err := os.Stat(r); err == nil && st.IsDir() {

@@ -89,6 +89,8 @@ type helperSpec struct {
 	// the network namespace and send it to docket on BridgeFD.
 	Bridge   bool `json:"bridge,omitempty"`
 	BridgeFD int  `json:"bridge_fd,omitempty"`
+	// Hidden are the plan's hidden paths, covered in the mount namespace.
+	Hidden []string `json:"hidden,omitempty"`
 	// privatePTY is set by the helper itself once it mounted a devpts of its own.
 	privatePTY bool
 }
@@ -145,6 +147,9 @@ func (s helperSpec) validate() error {
 		return err
 	}
 	if err := s.checkBridge(); err != nil {
+		return err
+	}
+	if err := s.checkHidden(); err != nil {
 		return err
 	}
 	switch s.Mode {
