@@ -28,7 +28,7 @@ func sandboxPlanFromProfile(from sandboxCaller, name, dir string, protect bool) 
 		return events.SandboxPlan{}, "", nil, usageErrorf("-C %s: not a directory", cwd)
 	}
 	getenv := from.getenv
-	cfg, err := config.Load(config.LoadOptions{Env: getenv, Cwd: cwd, Egress: true, Flags: config.Flags{Permissions: &name}})
+	cfg, err := config.Load(config.LoadOptions{Env: getenv, Cwd: cwd, SandboxCommand: true, Flags: config.Flags{Permissions: &name}})
 	if err != nil {
 		return events.SandboxPlan{}, "", nil, &exitError{code: exitUsage, err: err}
 	}
@@ -41,6 +41,15 @@ func sandboxPlanFromProfile(from sandboxCaller, name, dir string, protect bool) 
 		plan.Egress = cfg.Egress
 		plan.Limits = sandbox.DefaultLimits()
 		plan = ws.ProtectHome(plan, cfg.Home)
+		if r := cfg.PermissionProfile; r != nil {
+			// Globs expanded now, bounded: what the plan (and the journal)
+			// says is hidden is exactly what the sandbox covers.
+			hidden, err := ws.HiddenPaths(r.HiddenPatterns(), r.GlobScanMaxDepth, plan.WritableRoots)
+			if err != nil {
+				return events.SandboxPlan{}, "", nil, &exitError{code: exitSandboxFailed, err: fmt.Errorf("docket sandbox: %w", err)}
+			}
+			plan.Hidden = hidden
+		}
 	}
 	return plan, cwd, cfg.PermissionProfile, nil
 }

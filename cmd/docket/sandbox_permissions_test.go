@@ -33,6 +33,7 @@ enabled = true
 [permissions.secrets.filesystem]
 ":root" = "read"
 ":project_roots" = { "." = "write", "**/.env" = "none" }
+"~/.ssh" = "none"
 `
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(config), 0o600); err != nil {
 		t.Fatal(err)
@@ -98,9 +99,33 @@ enabled = true
 	if code, out := run("--permissions", "net", "--", "curl", "-sS", "-f", "--max-time", "10", "http://example.com/"); code == 0 || !strings.Contains(out, "network: refused http example.com:80") {
 		t.Fatalf("a name no rule covers: exit %d %s", code, out)
 	}
-	// A profile the sandbox cannot enforce yet is refused, naming the rule.
-	if code, out := run("--permissions", "secrets", "--", "true"); code != exitUsage || !strings.Contains(out, `"**/.env"`) || !strings.Contains(out, "not enforced") {
-		t.Fatalf("an unenforceable profile: exit %d %s", code, out)
+	// none paths: hidden by every path, shown readable without the profile.
+	for name, text := range map[string]string{filepath.Join(work, "sub", ".env"): "ENV-SECRET", filepath.Join(home, ".ssh", "id_ed25519"): "KEY-SECRET"} {
+		if err := os.MkdirAll(filepath.Dir(name), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(name, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := "cat sub/.env ~/.ssh/id_ed25519 /proc/self/root" + home + "/.ssh/id_ed25519 2>&1; ls -A ~/.ssh"
+	if code, out := run("--permissions", ":workspace", "--", "sh", "-c", read); code != 0 || !strings.Contains(out, "ENV-SECRET") || !strings.Contains(out, "KEY-SECRET") {
+		t.Fatalf("without none rules the secrets are readable: exit %d %s", code, out)
+	}
+	if code, out := run("--permissions", "secrets", "--", "sh", "-c", read); strings.Contains(out, "SECRET") || strings.Contains(out, "id_ed25519\n") {
+		t.Fatalf("a none path was read: exit %d %s", code, out)
+	}
+	if code, out := run("--permissions", "secrets", "--explain"); !strings.Contains(out, "/**/.env (glob, expanded 16 levels deep): hidden") || code != 0 && code != exitSandboxFailed {
+		t.Fatalf("--explain of hidden paths: exit %d %s", code, out)
+	}
+	// A session cannot enforce them yet: it refuses the profile at load.
+	for _, profile := range []string{"secrets", "net"} {
+		cmd := exec.Command(bin, "exec", "--skip-git-repo-check", "-C", work, "--permissions", profile, "hello")
+		cmd.Env = []string{"DOCKET_HOME=" + home, "HOME=" + home, "PATH=/usr/bin:/bin"}
+		out, _ := cmd.CombinedOutput()
+		if cmd.ProcessState.ExitCode() != exitUsage || !strings.Contains(string(out), "not wired into sessions") && !strings.Contains(string(out), "not enforced in sessions") {
+			t.Errorf("docket exec --permissions %s: exit %d %s", profile, cmd.ProcessState.ExitCode(), out)
+		}
 	}
 	if code, out := run("--permissions", "ro", "--sandbox", "read-only", "--", "true"); code != exitUsage || !strings.Contains(out, "not with --sandbox") {
 		t.Fatalf("--permissions with --sandbox: exit %d %s", code, out)

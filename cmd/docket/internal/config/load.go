@@ -31,10 +31,11 @@ type LoadOptions struct {
 	Overrides []string
 	// Flags are the flags that set config keys; nil pointers were not given.
 	Flags Flags
-	// Egress says the caller runs a profile's network through the egress
-	// proxy (docket sandbox does; sessions do not yet): without it a
-	// profile with the network on is refused.
-	Egress bool
+	// SandboxCommand says the caller runs a profile's hidden paths and its
+	// network through the egress proxy (docket sandbox does; sessions do
+	// not yet): without it a profile with none rules or the network on is
+	// refused.
+	SandboxCommand bool
 	// RequirementsFiles are the managed requirements files; nil means
 	// DefaultRequirementsFiles.
 	RequirementsFiles []string
@@ -142,7 +143,7 @@ func Load(opts LoadOptions) (*Config, error) {
 	if err := checkMerged(cfg); err != nil {
 		return nil, err
 	}
-	if err := applyPermissions(cfg, env, opts.Egress); err != nil {
+	if err := applyPermissions(cfg, env, opts.SandboxCommand); err != nil {
 		return nil, err
 	}
 	reqFiles := opts.RequirementsFiles

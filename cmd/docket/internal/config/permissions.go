@@ -55,7 +55,7 @@ func selectPermissions(c *Config) (PermissionsSelection, error) {
 // sandbox keys the session's plan is built from. A profile the sandbox
 // cannot enforce yet (hidden paths, domain rules) is refused naming the
 // key, never run with less than it says.
-func applyPermissions(c *Config, env func(string) string, egress bool) error {
+func applyPermissions(c *Config, env func(string) string, full bool) error {
 	sel, err := selectPermissions(c)
 	if err != nil {
 		return err
@@ -78,12 +78,12 @@ func applyPermissions(c *Config, env func(string) string, egress bool) error {
 	}
 	c.Warnings = append(c.Warnings, r.Warnings...)
 	c.PermissionProfile = r
-	mode, ww, err := legacyEquivalent(r, roots, tmpdirs, path.Clean(c.Tmpdir))
+	mode, ww, err := legacyEquivalent(r, roots, tmpdirs, path.Clean(c.Tmpdir), full)
 	if err != nil {
 		return c.permissionsError(err)
 	}
 	if r.Network.Enabled && !r.Network.AllowAll {
-		if !egress {
+		if !full {
 			return c.permissionsError(&permissions.Error{Key: "permissions." + r.Name + ".network",
 				Msg: "network access through the egress proxy is not wired into sessions yet (docket sandbox --permissions runs it); the profile is refused rather than run with less than it says"})
 		}
@@ -114,7 +114,7 @@ func (c *Config) permissionsError(err error) error {
 // legacyEquivalent returns the sandbox mode and workspace-write table that
 // enforce exactly what the profile says, or an error naming the first rule
 // the sandbox cannot enforce yet.
-func legacyEquivalent(r *permissions.Resolved, roots, tmpdirs []string, tmpdirEnv string) (policy.SandboxMode, WorkspaceWrite, error) {
+func legacyEquivalent(r *permissions.Resolved, roots, tmpdirs []string, tmpdirEnv string, full bool) (policy.SandboxMode, WorkspaceWrite, error) {
 	if r.FullAccess {
 		return policy.DangerFullAccess, WorkspaceWrite{NetworkAccess: true}, nil
 	}
@@ -126,8 +126,10 @@ func legacyEquivalent(r *permissions.Resolved, roots, tmpdirs []string, tmpdirEn
 	var writes []string
 	for _, rule := range r.Rules {
 		switch {
+		case rule.Access == permissions.None && full:
+			// Hidden by mounts (engine/workspace.HiddenPaths, sandbox).
 		case rule.Access == permissions.None:
-			return "", ww, unenforced(rule.Key, "a \"none\" path (hidden from the command)")
+			return "", ww, &permissions.Error{Key: rule.Key, Msg: "a \"none\" path (hidden from the command) is not enforced in sessions yet (docket sandbox --permissions enforces it); the profile is refused rather than run with less than it says"}
 		case rule.Pattern == "/" && rule.Access == permissions.Read:
 			rootRead = true
 		case rule.Pattern == "/":

@@ -84,7 +84,7 @@ func TestLegacySandboxModeWinsOverDefaultPermissionsAsInCodex(t *testing.T) {
 
 func TestProfilesTheSandboxCannotEnforceYetAreRefused(t *testing.T) {
 	cases := []struct{ profile, key, msg string }{
-		{"secrets", `permissions.secrets.filesystem.":project_roots"."**/.env"`, `"none" path (hidden from the command) is not enforced`},
+		{"secrets", `permissions.secrets.filesystem.":project_roots"."**/.env"`, `"none" path (hidden from the command) is not enforced in sessions yet`},
 		{"net", "permissions.net.network", "egress proxy is not wired into sessions"},
 	}
 	for _, tc := range cases {
@@ -114,11 +114,18 @@ func TestABadProfileKeyIsLocatedInTheFile(t *testing.T) {
 }
 
 func TestANetworkProfileLoadsWhereTheCallerRunsTheProxy(t *testing.T) {
-	c := mustLoad(t, LoadOptions{Home: codexPermissionsHome(t, ""), Cwd: "/work/proj", Egress: true, Flags: Flags{Permissions: ptr("net")}})
+	c := mustLoad(t, LoadOptions{Home: codexPermissionsHome(t, ""), Cwd: "/work/proj", SandboxCommand: true, Flags: Flags{Permissions: ptr("net")}})
 	if !c.Egress || c.SandboxMode != "read-only" || c.SandboxWorkspaceWrite.NetworkAccess {
 		t.Fatalf("egress %v mode %q network %v", c.Egress, c.SandboxMode, c.SandboxWorkspaceWrite.NetworkAccess)
 	}
 	if v := c.PermissionProfile.Network.Decide("files.pythonhosted.org"); v.Action != "allow" {
 		t.Fatalf("the profile's rules: %+v", v)
+	}
+}
+
+func TestNoneRulesLoadWhereTheCallerHidesThem(t *testing.T) {
+	c := mustLoad(t, LoadOptions{Home: codexPermissionsHome(t, ""), Cwd: "/work/proj", SandboxCommand: true, Flags: Flags{Permissions: ptr("secrets")}})
+	if c.SandboxMode != "workspace-write" || len(c.PermissionProfile.HiddenPatterns()) != 1 {
+		t.Fatalf("mode %q hidden %v", c.SandboxMode, c.PermissionProfile.HiddenPatterns())
 	}
 }
