@@ -41,15 +41,9 @@ func sandboxPlanFromProfile(from sandboxCaller, name, dir string, protect bool) 
 		plan.Egress = cfg.Egress
 		plan.Limits = sandbox.DefaultLimits()
 		plan = ws.ProtectHome(plan, cfg.Home)
-		if r := cfg.PermissionProfile; r != nil {
-			// Globs expanded now, bounded: what the plan (and the journal)
-			// says is hidden is exactly what the sandbox covers.
-			hidden, err := ws.HiddenPaths(r.HiddenPatterns(), r.GlobScanMaxDepth, plan.WritableRoots)
-			if err != nil {
-				return events.SandboxPlan{}, "", nil, &exitError{code: exitSandboxFailed, err: fmt.Errorf("docket sandbox: %w", err)}
-			}
-			plan.Hidden = hidden
-		}
+	}
+	if plan, err = hidePlan(plan, cfg); err != nil {
+		return events.SandboxPlan{}, "", nil, err
 	}
 	return plan, cwd, cfg.PermissionProfile, nil
 }
@@ -81,4 +75,22 @@ func profileBridge(profile *permissions.Resolved, plan events.SandboxPlan, stder
 			fmt.Fprintf(stderr, "docket sandbox: network: %s %s %s:%d (%s)\n", verdict, ev.Protocol, ev.Host, ev.Port, ev.Rule)
 		},
 	})
+}
+
+// hidePlan adds the paths the permission profile's none rules hide to a
+// sandboxed plan: globs expanded now, bounded, so what the plan (and the
+// journal: a session records its plan) says is hidden is exactly what the
+// sandbox covers. A session expands them once, when it starts. An
+// expansion that fails closed refuses the run (exit 125).
+func hidePlan(plan events.SandboxPlan, cfg *config.Config) (events.SandboxPlan, error) {
+	r := cfg.PermissionProfile
+	if r == nil || !plan.Sandboxed() || len(r.HiddenPatterns()) == 0 {
+		return plan, nil
+	}
+	hidden, err := ws.HiddenPaths(r.HiddenPatterns(), r.GlobScanMaxDepth, plan.WritableRoots)
+	if err != nil {
+		return plan, &exitError{code: exitSandboxFailed, err: fmt.Errorf("permission profile %s: %w", r.Name, err)}
+	}
+	plan.Hidden = hidden
+	return plan, nil
 }

@@ -118,14 +118,29 @@ enabled = true
 	if code, out := run("--permissions", "secrets", "--explain"); !strings.Contains(out, "/**/.env (glob, expanded 16 levels deep): hidden") || code != 0 && code != exitSandboxFailed {
 		t.Fatalf("--explain of hidden paths: exit %d %s", code, out)
 	}
-	// A session cannot enforce them yet: it refuses the profile at load.
-	for _, profile := range []string{"secrets", "net"} {
-		cmd := exec.Command(bin, "exec", "--skip-git-repo-check", "-C", work, "--permissions", profile, "hello")
+	// A session hides none paths too (shown readable under :workspace),
+	// and refuses a network profile at load: it does not run the proxy yet.
+	script := filepath.Join(t.TempDir(), "script.jsonl")
+	calls := `{"output":[{"type":"function_call","call_id":"c1","name":"shell","arguments":{"command":["bash","-c","cat sub/.env ~/.ssh/id_ed25519"],"workdir":"."}}]}
+{"output":[{"type":"message","content":"Done."}]}
+`
+	if err := os.WriteFile(script, []byte(calls), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	session := func(profile string) (int, string) {
+		cmd := exec.Command(bin, "exec", "--skip-git-repo-check", "--json", "-a", "never", "-C", work, "--permissions", profile, "--model-script", script, "read")
 		cmd.Env = []string{"DOCKET_HOME=" + home, "HOME=" + home, "PATH=/usr/bin:/bin"}
 		out, _ := cmd.CombinedOutput()
-		if cmd.ProcessState.ExitCode() != exitUsage || !strings.Contains(string(out), "not wired into sessions") && !strings.Contains(string(out), "not enforced in sessions") {
-			t.Errorf("docket exec --permissions %s: exit %d %s", profile, cmd.ProcessState.ExitCode(), out)
-		}
+		return cmd.ProcessState.ExitCode(), string(out)
+	}
+	if code, out := session(":workspace"); code != 0 || !strings.Contains(out, "ENV-SECRET") || !strings.Contains(out, "KEY-SECRET") {
+		t.Fatalf("a session under :workspace reads the secrets: exit %d %s", code, out)
+	}
+	if code, out := session("secrets"); code != 0 || strings.Contains(out, "SECRET") {
+		t.Fatalf("a session under the secrets profile: exit %d %s", code, out)
+	}
+	if code, out := session("net"); code != exitUsage || !strings.Contains(out, "not wired into sessions") {
+		t.Errorf("docket exec --permissions net: exit %d %s", code, out)
 	}
 	if code, out := run("--permissions", "ro", "--sandbox", "read-only", "--", "true"); code != exitUsage || !strings.Contains(out, "not with --sandbox") {
 		t.Fatalf("--permissions with --sandbox: exit %d %s", code, out)

@@ -31,10 +31,9 @@ type LoadOptions struct {
 	Overrides []string
 	// Flags are the flags that set config keys; nil pointers were not given.
 	Flags Flags
-	// SandboxCommand says the caller runs a profile's hidden paths and its
-	// network through the egress proxy (docket sandbox does; sessions do
-	// not yet): without it a profile with none rules or the network on is
-	// refused.
+	// SandboxCommand says the caller runs a profile's network through the
+	// egress proxy (docket sandbox does; sessions do not yet): without it
+	// a profile with the network on is refused.
 	SandboxCommand bool
 	// RequirementsFiles are the managed requirements files; nil means
 	// DefaultRequirementsFiles.

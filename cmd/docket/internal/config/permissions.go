@@ -78,7 +78,7 @@ func applyPermissions(c *Config, env func(string) string, full bool) error {
 	}
 	c.Warnings = append(c.Warnings, r.Warnings...)
 	c.PermissionProfile = r
-	mode, ww, err := legacyEquivalent(r, roots, tmpdirs, path.Clean(c.Tmpdir), full)
+	mode, ww, err := legacyEquivalent(r, roots, tmpdirs, path.Clean(c.Tmpdir))
 	if err != nil {
 		return c.permissionsError(err)
 	}
@@ -114,7 +114,7 @@ func (c *Config) permissionsError(err error) error {
 // legacyEquivalent returns the sandbox mode and workspace-write table that
 // enforce exactly what the profile says, or an error naming the first rule
 // the sandbox cannot enforce yet.
-func legacyEquivalent(r *permissions.Resolved, roots, tmpdirs []string, tmpdirEnv string, full bool) (policy.SandboxMode, WorkspaceWrite, error) {
+func legacyEquivalent(r *permissions.Resolved, roots, tmpdirs []string, tmpdirEnv string) (policy.SandboxMode, WorkspaceWrite, error) {
 	if r.FullAccess {
 		return policy.DangerFullAccess, WorkspaceWrite{NetworkAccess: true}, nil
 	}
@@ -126,10 +126,9 @@ func legacyEquivalent(r *permissions.Resolved, roots, tmpdirs []string, tmpdirEn
 	var writes []string
 	for _, rule := range r.Rules {
 		switch {
-		case rule.Access == permissions.None && full:
-			// Hidden by mounts (engine/workspace.HiddenPaths, sandbox).
 		case rule.Access == permissions.None:
-			return "", ww, &permissions.Error{Key: rule.Key, Msg: "a \"none\" path (hidden from the command) is not enforced in sessions yet (docket sandbox --permissions enforces it); the profile is refused rather than run with less than it says"}
+			// Hidden by mounts: the caller expands the patterns into the
+			// plan (engine/workspace.HiddenPaths) and the sandbox covers them.
 		case rule.Pattern == "/" && rule.Access == permissions.Read:
 			rootRead = true
 		case rule.Pattern == "/":
