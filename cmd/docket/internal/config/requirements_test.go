@@ -88,3 +88,22 @@ func TestARequirementsFileThatCannotBeReadFailsClosed(t *testing.T) {
 	// An absent file is no requirement.
 	mustLoad(t, LoadOptions{Home: homeWith(t, ""), RequirementsFiles: []string{filepath.Join(t.TempDir(), "absent.toml")}})
 }
+
+// FuzzRequirementsFile feeds arbitrary bytes as a requirements file: it
+// loads or is refused with an *Error naming the file, never a panic.
+func FuzzRequirementsFile(f *testing.F) {
+	f.Add([]byte("allowed_sandbox_modes = [\"read-only\"]\n[experimental_network]\nmanaged_allowed_domains_only = true\ndomains = { \"*.x.org\" = \"deny\" }\n"))
+	f.Add([]byte("allowed_permission_profiles = []\n"))
+	f.Add([]byte("[features]\nx = 1\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(t.TempDir(), "requirements.toml")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := loadRequirements([]string{p})
+		var e *Error
+		if err != nil && (!errors.As(err, &e) || e.Source != p) {
+			t.Fatalf("error %v does not name the file", err)
+		}
+	})
+}
