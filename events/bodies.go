@@ -269,6 +269,14 @@ type SandboxPlan struct {
 	// Limits are the resource limits the command runs under; the zero
 	// value (old journals) means none.
 	Limits ResourceLimits `msgpack:"limits,omitempty" json:"limits,omitempty"`
+	// Egress says the network goes only through the session's egress
+	// proxy: an empty network namespace with a bridge to it (Network is
+	// false: no direct network at all).
+	Egress bool `msgpack:"egress,omitempty" json:"egress,omitempty"`
+	// Hidden are the paths a permission profile's none rules hide, globs
+	// expanded and symlinks resolved when the plan was built: each is
+	// covered with an empty read-only directory or file.
+	Hidden []string `msgpack:"hidden,omitempty" json:"hidden,omitempty"`
 }
 
 // ResourceLimits bounds what one sandboxed call may use; a zero field means

@@ -20,6 +20,13 @@ const (
 	KindHookVerdict    RecordKind = "hook_verdict"
 )
 
+// Network input kinds: a person's answer about a host, and each connection
+// the egress proxy allowed or refused.
+const (
+	KindNetworkDecision   RecordKind = "network_decision"
+	KindNetworkConnection RecordKind = "network_connection"
+)
+
 // Decision kinds record what the engine concluded from its inputs: during
 // verify replay they are recomputed and compared.
 const (
@@ -49,6 +56,8 @@ var kindTable = [...]kindEntry{
 	entry[PolicyChanged](KindPolicyChanged, true),
 	entry[Compaction](KindCompaction, true),
 	entry[HookVerdict](KindHookVerdict, true),
+	entry[NetworkDecision](KindNetworkDecision, true),
+	entry[NetworkConnection](KindNetworkConnection, true),
 	entry[Transition](KindTransition, false),
 	entry[ApprovalRequested](KindApprovalRequested, false),
 	entry[ExecStarted](KindExecStarted, false),

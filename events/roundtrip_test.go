@@ -126,6 +126,7 @@ func TestInputsAndDecisionsAreSeparate(t *testing.T) {
 	inputs := map[RecordKind]bool{
 		KindSessionStarted: true, KindSessionResumed: true, KindUserTurn: true, KindModelResponse: true,
 		KindDecision: true, KindExecOutcome: true, KindRiskAssessment: true, KindPolicyChanged: true, KindCompaction: true, KindHookVerdict: true,
+		KindNetworkDecision: true, KindNetworkConnection: true,
 	}
 	for _, k := range Kinds() {
 		if k.IsInput() != inputs[k] {

@@ -43,7 +43,7 @@ func populatedBodies() []any {
 			Instructions: "Be careful. ünïcödé and \x00 bytes survive.",
 			Plan: SandboxPlan{
 				Mode: "workspace-write", WritableRoots: []string{"/home/dev/project"}, ReadOnlySubpaths: []string{"/home/dev/project/.git"},
-				Network: true, RequireProtectedPaths: true,
+				Network: true, RequireProtectedPaths: true, Egress: true, Hidden: []string{"/home/dev/.ssh"},
 				Limits: ResourceLimits{MaxProcesses: 4096, MaxMemoryMB: 8192, MaxCPUSeconds: 3600, MaxFileSizeMB: 8192},
 			},
 			Tools: []ToolInfo{
@@ -109,7 +109,7 @@ func populatedBodies() []any {
 			CallID: "call_1", Attempt: 1, Tool: "shell", Argv: []string{"bash", "-lc", "go test ./..."}, Cwd: "/home/dev/project",
 			Sandbox: SandboxPlan{
 				Mode: "workspace-write", WritableRoots: []string{"/home/dev/project"}, ReadOnlySubpaths: []string{"/home/dev/project/.git"},
-				Network: true, RequireProtectedPaths: true,
+				Network: true, RequireProtectedPaths: true, Egress: true, Hidden: []string{"/home/dev/.ssh"},
 				Limits: ResourceLimits{MaxProcesses: 4096, MaxMemoryMB: 8192, MaxCPUSeconds: 3600, MaxFileSizeMB: 8192},
 			},
 			TimeoutMs: 10_000, Input: "stdin text", Server: "fs", MCPTool: "read_file",
@@ -131,6 +131,10 @@ func populatedBodies() []any {
 		HookVerdict{CallID: "call_1", Stage: HookPreTool, Hook: 2, Name: "no-push", Command: []string{"/hooks/no-push.sh", "-v"},
 			Decision: HookDeny, Reason: "pushing is not allowed here", ExitCode: 2, DurationNs: 12_000_000,
 			Error: "timed out after 5s", Sandbox: SandboxReadOnly},
+		NetworkDecision{CallID: "call_1", Conn: 3, Host: "pypi.org", Port: 443, Protocol: "http-connect", Method: "GET",
+			Answer: NetworkAllowAlways, Source: SourceUser, Profile: "dev", RuleWritten: `permissions.dev.network.domains."pypi.org"`},
+		NetworkConnection{CallID: "call_1", Conn: 3, Protocol: "http-connect", Host: "pypi.org", Port: 443, Method: "GET", Allowed: true,
+			Rule: "user: allow_always", Addr: "151.101.0.223:443", SNI: "pypi.org"},
 	}
 }
 

@@ -158,6 +158,13 @@ func confine(spec Spec, tr *tracer) (layers []string, everyThread bool, err erro
 		spec.privatePTY = contains(fsLayers, LayerDevpts)
 		tr.mark("mounts")
 	}
+	if spec.Bridge {
+		// Inside the network namespace, with CAP_NET_ADMIN over it still.
+		if err := sendBridgeListener(spec.BridgeFD); err != nil {
+			return nil, false, &layerError{layer: LayerEgress, err: err}
+		}
+		extra = append(extra, LayerEgress)
+	}
 	// From here on the helper needs no capability, and the command must
 	// start with none: not root's, not the ambient CAP_SYS_ADMIN an
 	// unprivileged parent gave for the mounts. This thread runs the next

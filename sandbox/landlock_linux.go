@@ -5,6 +5,8 @@ import (
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+
+	"github.com/docket-engine/docket/sandbox/bridge"
 )
 
 // landlockConfigs are go-landlock's presets by ABI version (index 0 is V1).
@@ -64,6 +66,10 @@ func applyLandlock(spec Spec) (int, error) {
 		// devpts: the host's ptys are not in its mount namespace.
 		tty := cfg.HandledAccessFS & landlock.AccessFSSet(ll.AccessFSReadFile|ll.AccessFSWriteFile|ll.AccessFSIoctlDev)
 		rules = append(rules, landlock.PathAccess(tty, "/dev/ptmx", "/dev/pts", "/dev/tty").IgnoreIfMissing())
+	}
+	if spec.Bridge && cfg.HandledAccessNet != 0 {
+		// The bridge's port is the one TCP connect left.
+		rules = append(rules, landlock.ConnectTCP(bridge.Port))
 	}
 	if err := cfg.Restrict(rules...); err != nil {
 		return 0, err

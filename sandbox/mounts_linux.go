@@ -94,6 +94,12 @@ func setupMounts(spec Spec) ([]string, error) {
 		return nil, &pathSetupError{err}
 	}
 	var layers []string
+	if len(spec.Hidden) > 0 {
+		if err := hidePaths(spec); err != nil {
+			return nil, &pathSetupError{err}
+		}
+		layers = append(layers, LayerHidden)
+	}
 	if spec.GitScan != "" {
 		layers = append(layers, gitDirsLayer(spec.GitScan))
 	}

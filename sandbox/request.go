@@ -74,6 +74,9 @@ type Request struct {
 	// Launcher starts the sandboxed command: the session's *Servers, or
 	// PerCall (a helper for this call); nil means PerCall. See Launcher.
 	Launcher Launcher
+	// Bridge serves the egress proxy for a plan with Egress set; such a
+	// plan without one is refused.
+	Bridge Bridge
 
 	// trace records the phases of a sandboxed start when TraceEnv is set.
 	trace *tracer

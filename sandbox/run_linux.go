@@ -134,7 +134,16 @@ func runSandboxed(ctx context.Context, req Request, p prepared) (events.ExecOutc
 	if err != nil {
 		return out, err
 	}
-	return launcherOf(req).launch(ctx, call{req: req, p: p, caps: caps, helper: helper, spec: spec})
+	if p.plan.Egress && req.Bridge == nil {
+		return out, &UnavailableError{Missing: []string{LayerEgress}, Err: errNoBridge}
+	}
+	l := launcherOf(req)
+	if p.plan.Egress || len(p.plan.Hidden) > 0 {
+		// The egress bridge and the hidden paths are built by a helper of
+		// the call's own; a session's server does not carry them yet.
+		l = PerCall{}
+	}
+	return l.launch(ctx, call{req: req, p: p, caps: caps, helper: helper, spec: spec})
 }
 
 // launch starts a helper for the call with the strongest namespace setup
@@ -149,7 +158,7 @@ func (PerCall) launch(ctx context.Context, c call) (events.ExecOutcome, error) {
 	plan := p.plan
 	var lastErr error
 	var fallbacks []string
-	for _, ns := range namespaceAttempts(caps, plan.Network) {
+	for _, ns := range egressAttempts(caps, plan) {
 		s := spec
 		s.NS = ns
 		if !ns.Mount {
@@ -208,9 +217,11 @@ func helperSetup(req Request, p prepared) (Capabilities, string, Spec, error) {
 		}
 		helper = exe
 	}
-	filter := caps.seccompFilter(plan.Network)
+	// The bridge needs TCP sockets; the empty namespace and Landlock keep
+	// them to the bridge's port.
+	filter := caps.seccompFilter(plan.Network || plan.Egress)
 	if filter == nil {
-		f, err := buildSeccompFilter(plan.Network)
+		f, err := buildSeccompFilter(plan.Network || plan.Egress)
 		if err != nil {
 			return *caps, "", Spec{}, &UnavailableError{Missing: []string{LayerSeccomp}, Hint: hintSeccomp, Err: err}
 		}
@@ -279,6 +290,9 @@ func (e *retryableError) Unwrap() error { return e.err }
 // helper reported its layers is this call's outcome or error.
 func launchHelper(ctx context.Context, req Request, helper string, spec Spec, env []string) (events.ExecOutcome, error) {
 	var out events.ExecOutcome
+	if spec.Bridge {
+		env = withBridgeEnv(env)
+	}
 	spec, release, err := holdStubs(req, spec)
 	if err != nil {
 		return out, err
@@ -321,6 +335,16 @@ func launchHelper(ctx context.Context, req Request, helper string, spec Spec, en
 			if args, err = helperArgs(helper, spec, req.Argv); err != nil {
 				return out, fmt.Errorf("sandbox: %w", err)
 			}
+		}
+	}
+	if spec.Bridge {
+		stop, err := startBridge(ctx, req, &spec, &extra)
+		if err != nil {
+			return out, err
+		}
+		defer stop()
+		if args, err = helperArgs(helper, spec, req.Argv); err != nil {
+			return out, fmt.Errorf("sandbox: %w", err)
 		}
 	}
 	setupDone := make(chan setupReport, 1)

@@ -14,8 +14,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/docket-engine/docket/sandbox/internal/wire"
 	"github.com/docket-engine/docket/sandbox/internal/mounttable"
+	"github.com/docket-engine/docket/sandbox/internal/wire"
 )
 
 // server is one running sandbox server, from docket's side.

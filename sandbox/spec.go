@@ -15,7 +15,7 @@ const HelperArg = "__docket_sandbox_helper"
 
 // specVersion is the helper protocol's version, bumped on any change to
 // Spec or the report lines.
-const specVersion = 3
+const specVersion = 4
 
 // IsHelper reports whether args (os.Args) ask for the sandbox helper.
 func IsHelper(args []string) bool { return len(args) > 1 && args[1] == HelperArg }
@@ -72,6 +72,12 @@ type Spec struct {
 	// one command: the callSpec comes with each command, and the PID
 	// namespace is each command's own.
 	Server bool `json:"server,omitempty"`
+	// Bridge asks the helper to make the egress bridge's listener inside
+	// the network namespace and send it to docket on BridgeFD.
+	Bridge   bool `json:"bridge,omitempty"`
+	BridgeFD int  `json:"bridge_fd,omitempty"`
+	// Hidden are the plan's hidden paths, covered in the mount namespace.
+	Hidden []string `json:"hidden,omitempty"`
 	// callSpec is what one command brings; its fields are encoded as the
 	// Spec's own.
 	callSpec
@@ -156,6 +162,12 @@ func (s Spec) validate() error {
 		return fmt.Errorf("protocol version %d, this helper speaks %d: the helper binary and docket come from different builds", s.V, specVersion)
 	}
 	if err := checkBPF(s.Seccomp); err != nil {
+		return err
+	}
+	if err := s.checkBridge(); err != nil {
+		return err
+	}
+	if err := s.checkHidden(); err != nil {
 		return err
 	}
 	switch s.Mode {

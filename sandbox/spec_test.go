@@ -22,7 +22,7 @@ func TestHelperArgsRoundTrip(t *testing.T) {
 }
 
 func TestParseHelperArgsRejects(t *testing.T) {
-	good := `{"v":3,"seccomp":"AAAAAAAAAAA=","mode":"read-only","ns":{},"cwd":"/","path":"/bin/true"}`
+	good := `{"v":4,"seccomp":"AAAAAAAAAAA=","mode":"read-only","ns":{},"cwd":"/","path":"/bin/true"}`
 	tests := []struct {
 		name string
 		args []string
@@ -32,20 +32,20 @@ func TestParseHelperArgsRejects(t *testing.T) {
 		{"no separator", []string{"docket", HelperArg, good, "x", "true"}, "usage"},
 		{"bad JSON", []string{"docket", HelperArg, "{", "--", "true"}, "helper spec"},
 		{"unknown field", []string{"docket", HelperArg, `{"mode":"read-only","x":1}`, "--", "true"}, "unknown field"},
-		{"unknown mode", []string{"docket", HelperArg, `{"v":3,"seccomp":"AAAAAAAAAAA=","mode":"none","cwd":"/","path":"/bin/true"}`, "--", "true"}, `mode "none"`},
-		{"relative path", []string{"docket", HelperArg, `{"v":3,"seccomp":"AAAAAAAAAAA=","mode":"read-only","cwd":"/","path":"true"}`, "--", "true"}, "absolute"},
-		{"read-only with roots", []string{"docket", HelperArg, `{"v":3,"seccomp":"AAAAAAAAAAA=","mode":"read-only","writable":["/w"],"cwd":"/","path":"/bin/true"}`, "--", "true"}, "no writable roots"},
-		{"protected outside roots", []string{"docket", HelperArg, `{"v":3,"seccomp":"AAAAAAAAAAA=","mode":"workspace-write","writable":["/w"],"protected":["/x/.git"],"ns":{"mount":true},"cwd":"/","path":"/bin/true"}`, "--", "true"}, "not under a writable root"},
-		{"protected without mountns", []string{"docket", HelperArg, `{"v":3,"seccomp":"AAAAAAAAAAA=","mode":"workspace-write","writable":["/w"],"protected":["/w/.git"],"cwd":"/","path":"/bin/true"}`, "--", "true"}, "mount namespace"},
+		{"unknown mode", []string{"docket", HelperArg, `{"v":4,"seccomp":"AAAAAAAAAAA=","mode":"none","cwd":"/","path":"/bin/true"}`, "--", "true"}, `mode "none"`},
+		{"relative path", []string{"docket", HelperArg, `{"v":4,"seccomp":"AAAAAAAAAAA=","mode":"read-only","cwd":"/","path":"true"}`, "--", "true"}, "absolute"},
+		{"read-only with roots", []string{"docket", HelperArg, `{"v":4,"seccomp":"AAAAAAAAAAA=","mode":"read-only","writable":["/w"],"cwd":"/","path":"/bin/true"}`, "--", "true"}, "no writable roots"},
+		{"protected outside roots", []string{"docket", HelperArg, `{"v":4,"seccomp":"AAAAAAAAAAA=","mode":"workspace-write","writable":["/w"],"protected":["/x/.git"],"ns":{"mount":true},"cwd":"/","path":"/bin/true"}`, "--", "true"}, "not under a writable root"},
+		{"protected without mountns", []string{"docket", HelperArg, `{"v":4,"seccomp":"AAAAAAAAAAA=","mode":"workspace-write","writable":["/w"],"protected":["/w/.git"],"cwd":"/","path":"/bin/true"}`, "--", "true"}, "mount namespace"},
 		{"other protocol version", []string{"docket", HelperArg, `{"v":99,"seccomp":"AAAAAAAAAAA=","mode":"read-only","cwd":"/","path":"/bin/true"}`, "--", "true"}, "protocol version 99"},
-		{"no seccomp filter", []string{"docket", HelperArg, `{"v":3,"mode":"read-only","cwd":"/","path":"/bin/true"}`, "--", "true"}, "sock_filter"},
-		{"torn seccomp filter", []string{"docket", HelperArg, `{"v":3,"seccomp":"AAAA","mode":"read-only","cwd":"/","path":"/bin/true"}`, "--", "true"}, "sock_filter"},
+		{"no seccomp filter", []string{"docket", HelperArg, `{"v":4,"mode":"read-only","cwd":"/","path":"/bin/true"}`, "--", "true"}, "sock_filter"},
+		{"torn seccomp filter", []string{"docket", HelperArg, `{"v":4,"seccomp":"AAAA","mode":"read-only","cwd":"/","path":"/bin/true"}`, "--", "true"}, "sock_filter"},
 		{"trailing data", []string{"docket", HelperArg, good + "{}", "--", "true"}, "trailing"},
-		{"binary outside the roots", []string{"docket", HelperArg, `{"v":3,"seccomp":"AAAAAAAAAAA=","mode":"workspace-write","writable":["/w"],"binaries":["/usr/bin/docket"],"ns":{"mount":true},"cwd":"/","path":"/bin/true"}`, "--", "true"}, "not under a writable root"},
-		{"binaries without mountns", []string{"docket", HelperArg, `{"v":3,"seccomp":"AAAAAAAAAAA=","mode":"workspace-write","writable":["/w"],"binaries":["/w/docket"],"cwd":"/","path":"/bin/true"}`, "--", "true"}, "mount namespace"},
-		{"init stage without a PID namespace", []string{"docket", HelperArg, `{"v":3,"seccomp":"AAAAAAAAAAA=","mode":"read-only","init":true,"layers":["seccomp"],"cwd":"/","path":"/bin/true"}`, "--", "true"}, "init stage"},
-		{"layers outside the init stage", []string{"docket", HelperArg, `{"v":3,"seccomp":"AAAAAAAAAAA=","mode":"read-only","layers":["seccomp"],"cwd":"/","path":"/bin/true"}`, "--", "true"}, "only passed to the init stage"},
-		{"unclean root", []string{"docket", HelperArg, `{"v":3,"seccomp":"AAAAAAAAAAA=","mode":"workspace-write","writable":["/w/../etc"],"cwd":"/","path":"/bin/true"}`, "--", "true"}, "clean"},
+		{"binary outside the roots", []string{"docket", HelperArg, `{"v":4,"seccomp":"AAAAAAAAAAA=","mode":"workspace-write","writable":["/w"],"binaries":["/usr/bin/docket"],"ns":{"mount":true},"cwd":"/","path":"/bin/true"}`, "--", "true"}, "not under a writable root"},
+		{"binaries without mountns", []string{"docket", HelperArg, `{"v":4,"seccomp":"AAAAAAAAAAA=","mode":"workspace-write","writable":["/w"],"binaries":["/w/docket"],"cwd":"/","path":"/bin/true"}`, "--", "true"}, "mount namespace"},
+		{"init stage without a PID namespace", []string{"docket", HelperArg, `{"v":4,"seccomp":"AAAAAAAAAAA=","mode":"read-only","init":true,"layers":["seccomp"],"cwd":"/","path":"/bin/true"}`, "--", "true"}, "init stage"},
+		{"layers outside the init stage", []string{"docket", HelperArg, `{"v":4,"seccomp":"AAAAAAAAAAA=","mode":"read-only","layers":["seccomp"],"cwd":"/","path":"/bin/true"}`, "--", "true"}, "only passed to the init stage"},
+		{"unclean root", []string{"docket", HelperArg, `{"v":4,"seccomp":"AAAAAAAAAAA=","mode":"workspace-write","writable":["/w/../etc"],"cwd":"/","path":"/bin/true"}`, "--", "true"}, "clean"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -58,9 +58,9 @@ func TestParseHelperArgsRejects(t *testing.T) {
 }
 
 func FuzzParseHelperArgs(f *testing.F) {
-	f.Add(`{"v":3,"seccomp":"AAAAAAAAAAA=","mode":"workspace-write","writable":["/w"],"protected":["/w/.git"],"ns":{"mount":true},"cwd":"/w","path":"/bin/true"}`)
-	f.Add(`{"v":3,"seccomp":"AAAAAAAAAAA=","mode":"read-only","cwd":"/","path":"/bin/true"}`)
-	f.Add(`{"v":3,"seccomp":"AAAAAAAAAAA=","mode":"read-only","cwd":"/\u0000","path":"/bin/true"}`)
+	f.Add(`{"v":4,"seccomp":"AAAAAAAAAAA=","mode":"workspace-write","writable":["/w"],"protected":["/w/.git"],"ns":{"mount":true},"cwd":"/w","path":"/bin/true"}`)
+	f.Add(`{"v":4,"seccomp":"AAAAAAAAAAA=","mode":"read-only","cwd":"/","path":"/bin/true"}`)
+	f.Add(`{"v":4,"seccomp":"AAAAAAAAAAA=","mode":"read-only","cwd":"/\u0000","path":"/bin/true"}`)
 	f.Fuzz(func(t *testing.T, spec string) {
 		s, argv, err := parseHelperArgs([]string{"docket", HelperArg, spec, "--", "true"})
 		if err != nil {

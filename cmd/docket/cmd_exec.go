@@ -27,6 +27,7 @@ type commonFlags struct {
 	model, approval, sandbox, cd, profile, modelScript, decisions, home string
 	overrides                                                           []string
 	json                                                                bool
+	permissions                                                         string
 }
 
 func (f *commonFlags) registerOn(fl *pflag.FlagSet) {
@@ -38,6 +39,7 @@ func (f *commonFlags) registerOn(fl *pflag.FlagSet) {
 	fl.StringArrayVarP(&f.overrides, "config", "c", nil, "override one config key: KEY=VALUE (VALUE parsed as TOML)")
 	fl.StringVarP(&f.profile, "profile", "p", "", "use [profiles.NAME] from config")
 	fl.StringVar(&f.modelScript, "model-script", "", "use the scripted model provider with this JSONL file")
+	fl.StringVar(&f.permissions, "permissions", "", "permission profile: :read-only, :workspace, :danger-full-access or a [permissions.NAME] (wins over sandbox_mode from files; not with --sandbox)")
 	fl.StringVar(&f.decisions, "decisions", "", "comma-separated answers for approval requests, in order; CALL_ID=DECISION or NAME/CALL_ID=DECISION (a subagent's call) answers that call")
 	fl.StringVar(&f.home, "home", "", "Docket's home (default $DOCKET_HOME, else ~/.docket)")
 }
@@ -75,6 +77,7 @@ func (f *commonFlags) loadAt(c *cobra.Command, flags config.Flags, cwd string, p
 		flags.SandboxMode = set("sandbox", &f.sandbox)
 	}
 	flags.ModelScript = set("model-script", &f.modelScript)
+	flags.Permissions = set("permissions", &f.permissions)
 	cfg, err := config.Load(config.LoadOptions{Home: f.home, Profile: f.profile, Env: os.Getenv, Overrides: f.overrides, Flags: flags, Cwd: cwd})
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: err}

@@ -15,6 +15,7 @@ import (
 	ws "github.com/docket-engine/docket/engine/workspace"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/sandbox"
+	"github.com/docket-engine/docket/states/permissions"
 	"github.com/docket-engine/docket/states/policy"
 )
 
@@ -31,6 +32,7 @@ func newSandboxCmd(a *app) *cobra.Command {
 		protect  bool
 		showPlan bool
 		explain  bool
+		perms    string
 	)
 	c := &cobra.Command{
 		Use:   "sandbox [--sandbox MODE] [--writable-root DIR]... [--network] [-C DIR] [--explain] -- CMD [ARG...]",
@@ -56,9 +58,21 @@ with one, for the layers the run enforced, on stderr after the command.`,
 			return cobra.MinimumNArgs(1)(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			plan, cwd, err := sandboxPlanFromFlags(mode, roots, network, dir, protect)
+			var profile *permissions.Resolved
+			plan, cwd, err := events.SandboxPlan{}, "", error(nil)
+			if perms != "" {
+				if cmd.Flags().Changed("sandbox") || len(roots) > 0 || network {
+					return usageErrorf("--permissions names the whole sandbox: not with --sandbox, --writable-root or --network")
+				}
+				plan, cwd, profile, err = sandboxPlanFromProfile(perms, dir, protect)
+			} else {
+				plan, cwd, err = sandboxPlanFromFlags(mode, roots, network, dir, protect)
+			}
 			if err != nil {
 				return err
+			}
+			if explain && len(args) == 0 && profile != nil {
+				fmt.Fprintln(a.stdout, strings.Join(profile.Explain(), "\n"))
 			}
 			if explain && len(args) == 0 {
 				caps := sandbox.Probe()
@@ -90,6 +104,7 @@ with one, for the layers the run enforced, on stderr after the command.`,
 				Cwd:         cwd,
 				Plan:        plan,
 				StubRecords: records,
+				Bridge:      profileBridge(profile, plan, a.stderr, showPlan),
 				// The CLI streams everything and keeps little.
 				OutputCap: 1,
 				OnOutput: func(stream string, chunk []byte) {
@@ -134,6 +149,7 @@ with one, for the layers the run enforced, on stderr after the command.`,
 	f.BoolVar(&protect, "require-protected-paths", false, "fail when .git/.docket/.agents cannot be made read-only")
 	f.BoolVar(&showPlan, "verbose", false, "print the plan and the layers enforced to stderr")
 	f.BoolVar(&explain, "explain", false, "say in words what each layer stops: without a command, what this machine would enforce; with one, what the run enforced")
+	f.StringVar(&perms, "permissions", "", "run under a permission profile (:read-only, :workspace, :danger-full-access or [permissions.NAME] from config)")
 	f.SetInterspersed(false)
 	return c
 }

@@ -200,6 +200,9 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd string, o wireOpt
 		return nil, err
 	}
 	plan = hardenPlan(plan, cfg)
+	if plan, err = hidePlan(plan, cfg); err != nil {
+		return nil, err
+	}
 	instr, err := prompt.Build(prompt.Input{Home: cfg.Home, Cwd: cwd, ApprovalPolicy: sc.ApprovalPolicy,
 		SandboxMode: sc.SandboxMode, WritableRoots: plan.WritableRoots, NetworkAccess: sc.NetworkAccess,
 		ProjectDocMaxBytes: cfg.ProjectDocMaxBytes})

@@ -39,6 +39,12 @@ const (
 	// read-only; GitDirsPartial when the walk stopped early.
 	GitDirs        = "gitdirs"
 	GitDirsPartial = "gitdirs:partial"
+	// Hidden: the paths a permission profile hides are covered in the
+	// command's mount namespace.
+	Hidden = "hidden-paths"
+	// Egress: the command's only way out of its empty network namespace
+	// is the session's egress proxy, through the bridge.
+	Egress = "egress-bridge"
 	// Rlimit is "rlimit:" followed by the rlimits set (cpu, fsize, nproc).
 	Rlimit = "rlimit"
 	// Cgroup is "cgroup-v1:" or "cgroup-v2:" followed by the controllers

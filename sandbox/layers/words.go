@@ -132,6 +132,20 @@ func All() []Words {
 			Proofs:  []string{"openpty works", "script(1) gets a tty", "write to a host pty"},
 		},
 		{
+			Layer: Hidden,
+			Stops: "covers each path the permission profile hides with an empty read-only directory or file: " +
+				"unreadable directly, through symlinks, /proc/self/root, /proc/self/cwd or a renamed parent",
+			Missing: "docket refuses to run the command (a plan with hidden paths needs a mount namespace)",
+			Proofs:  []string{"TestHiddenPathsCannotBeReadByAnyPath", "TestAHiddenFileThatGainedAHardLinkIsRefused"},
+		},
+		{
+			Layer: Egress,
+			Stops: "leaves the command one way out of its empty network namespace: the egress proxy at " +
+				"127.0.0.1:3128, which decides by name; a direct connection, IPv6, raw DNS and other ports go nowhere",
+			Missing: "docket refuses to run the command (a plan whose network goes through the proxy needs the bridge)",
+			Proofs:  []string{"TestEgressBridgeIsTheOnlyWayOut", "TestAnEgressPlanWithoutAProxyIsRefused"},
+		},
+		{
 			Layer: GitDirs,
 			Stops: "keeps read-only the git directories of nested repositories and of the repository around a " +
 				"workspace given as a subdirectory, puts stubs where a repository could be planted above a root, " +
@@ -298,6 +312,10 @@ func wanted(layer string, plan events.SandboxPlan, abi int) bool {
 		return !plan.Network && abi < 9
 	case GitDirs:
 		return plan.Mode == events.SandboxWorkspaceWrite
+	case Hidden:
+		return len(plan.Hidden) > 0
+	case Egress:
+		return plan.Egress
 	case GitDirsPartial, UnixSockets + ":partial", Rlimit, Cgroup:
 		// Variants of a layer, and the limits, which have lines of their own.
 		return false

@@ -31,6 +31,13 @@ type LoadOptions struct {
 	Overrides []string
 	// Flags are the flags that set config keys; nil pointers were not given.
 	Flags Flags
+	// SandboxCommand says the caller runs a profile's network through the
+	// egress proxy (docket sandbox does; sessions do not yet): without it
+	// a profile with the network on is refused.
+	SandboxCommand bool
+	// RequirementsFiles are the managed requirements files; nil means
+	// DefaultRequirementsFiles.
+	RequirementsFiles []string
 	// Cwd is the workspace: its [projects] trust is looked up, and when
 	// trusted its .docket/config.toml is a layer above the profile. ""
 	// means no project.
@@ -44,6 +51,7 @@ type Flags struct {
 	ApprovalPolicy *string // -a, --ask-for-approval
 	SandboxMode    *string // -s, --sandbox
 	ModelScript    *string // --model-script (selects the script provider)
+	Permissions    *string // --permissions (default_permissions)
 }
 
 // layer is one source of key/value pairs, already parsed.
@@ -132,6 +140,16 @@ func Load(opts LoadOptions) (*Config, error) {
 		return nil, &Error{Source: "merged configuration", Msg: err.Error(), Err: err}
 	}
 	if err := checkMerged(cfg); err != nil {
+		return nil, err
+	}
+	if err := applyPermissions(cfg, env, opts.SandboxCommand); err != nil {
+		return nil, err
+	}
+	reqFiles := opts.RequirementsFiles
+	if reqFiles == nil {
+		reqFiles = DefaultRequirementsFiles()
+	}
+	if err := applyRequirements(cfg, reqFiles); err != nil {
 		return nil, err
 	}
 	if p, ok := cfg.ModelProviders[cfg.ModelProvider]; ok && p.EnvKey != "" {
@@ -375,6 +393,9 @@ func flagLayer(f Flags) []layer {
 	}
 	if f.SandboxMode != nil {
 		add("--sandbox", tree{"sandbox_mode": *f.SandboxMode})
+	}
+	if f.Permissions != nil {
+		add("--permissions", tree{"default_permissions": *f.Permissions})
 	}
 	if f.ModelScript != nil {
 		add("--model-script", tree{"model_provider": ProviderScript, "model_script": *f.ModelScript})

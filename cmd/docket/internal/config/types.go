@@ -6,6 +6,7 @@ import (
 	"github.com/docket-engine/docket/engine/ctxwindow"
 
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/states/permissions"
 )
 
 // Config is the effective configuration after every layer is applied.
@@ -45,6 +46,11 @@ type Config struct {
 	ModelContextWindow         int64 `toml:"model_context_window"`
 	ModelAutoCompactTokenLimit int64 `toml:"model_auto_compact_token_limit"`
 
+	// DefaultPermissions names the permission profile (Codex's
+	// default_permissions); Permissions are the [permissions.NAME] tables.
+	DefaultPermissions string                         `toml:"default_permissions"`
+	Permissions        map[string]permissions.Profile `toml:"permissions"`
+
 	// Hooks are the operator's pre_tool and post_tool hooks.
 	Hooks HooksConfig `toml:"hooks"`
 	// OTel configures the OpenTelemetry export.
@@ -72,6 +78,17 @@ type Config struct {
 	// Warnings are said once on stderr: ignored Codex keys, an untrusted
 	// project's files that were not loaded.
 	Warnings []string `toml:"-"`
+
+	// PermissionsSelection says whether a permission profile or the
+	// legacy sandbox_mode keys are in force, and why; PermissionProfile is
+	// the profile resolved, nil under the legacy keys.
+	PermissionsSelection PermissionsSelection  `toml:"-"`
+	PermissionProfile    *permissions.Resolved `toml:"-"`
+	// Egress says the profile's network goes through the egress proxy
+	// (only when LoadOptions.Egress allowed it).
+	Egress bool `toml:"-"`
+	// Requirements are the managed requirements files that were found.
+	Requirements []permissions.Requirement `toml:"-"`
 
 	settings []events.Setting
 }

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"github.com/docket-engine/docket/cmd/docket/internal/config"
+	ws "github.com/docket-engine/docket/engine/workspace"
+	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/sandbox"
+	"github.com/docket-engine/docket/sandbox/egress"
+	"github.com/docket-engine/docket/states/permissions"
+	"github.com/docket-engine/docket/states/policy"
+)
+
+// sandboxPlanFromProfile builds the plan of `docket sandbox --permissions
+// NAME`: the configuration is loaded as a session in dir would load it
+// (Docket's home, the trusted project layer, the managed requirements), so
+// a profile is tried exactly as a session would run it, refusals included.
+func sandboxPlanFromProfile(name, dir string, protect bool) (events.SandboxPlan, string, *permissions.Resolved, error) {
+	cwd, err := absDir(dir)
+	if err != nil {
+		return events.SandboxPlan{}, "", nil, usageErrorf("-C %s: %v", dir, err)
+	}
+	if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
+		return events.SandboxPlan{}, "", nil, usageErrorf("-C %s: not a directory", cwd)
+	}
+	getenv := os.Getenv
+	cfg, err := config.Load(config.LoadOptions{Env: getenv, Cwd: cwd, SandboxCommand: true, Flags: config.Flags{Permissions: &name}})
+	if err != nil {
+		return events.SandboxPlan{}, "", nil, &exitError{code: exitUsage, err: err}
+	}
+	ww := cfg.SandboxWorkspaceWrite
+	sp := policy.SandboxPolicy{Mode: policy.SandboxMode(cfg.SandboxMode), WritableRoots: ww.WritableRoots, NetworkAccess: ww.NetworkAccess,
+		ExcludeTmpdirEnvVar: ww.ExcludeTmpdirEnvVar, ExcludeSlashTmp: ww.ExcludeSlashTmp}
+	plan := ws.SandboxPlan(sp, cwd, getenv("TMPDIR"), protect)
+	if plan.Sandboxed() {
+		plan.Network = ww.NetworkAccess
+		plan.Egress = cfg.Egress
+		plan.Limits = sandbox.DefaultLimits()
+		plan = ws.ProtectHome(plan, cfg.Home)
+	}
+	if plan, err = hidePlan(plan, cfg); err != nil {
+		return events.SandboxPlan{}, "", nil, err
+	}
+	return plan, cwd, cfg.PermissionProfile, nil
+}
+
+// profileBridge is the egress proxy for a run under a profile whose
+// network is on: the profile's rules decide, nobody is asked (a host no
+// rule covers is refused, as under the approval policy never), and each
+// connection is said on stderr when verbose. Nil for every other run.
+func profileBridge(profile *permissions.Resolved, plan events.SandboxPlan, stderr io.Writer, verbose bool) sandbox.Bridge {
+	if profile == nil || !plan.Egress {
+		return nil
+	}
+	n := profile.Network
+	var mu sync.Mutex
+	return egress.New(egress.Options{
+		Decider:  &egress.ProfileDecider{Network: &n},
+		Limited:  n.Mode == permissions.ModeLimited,
+		NoSOCKS5: !n.Socks5,
+		Record: func(ev egress.Event) {
+			if !verbose && ev.Allowed {
+				return
+			}
+			verdict := "refused"
+			if ev.Allowed {
+				verdict = "allowed"
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintf(stderr, "docket sandbox: network: %s %s %s:%d (%s)\n", verdict, ev.Protocol, ev.Host, ev.Port, ev.Rule)
+		},
+	})
+}
+
+// hidePlan adds the paths the permission profile's none rules hide to a
+// sandboxed plan: globs expanded now, bounded, so what the plan (and the
+// journal: a session records its plan) says is hidden is exactly what the
+// sandbox covers. A session expands them once, when it starts. An
+// expansion that fails closed refuses the run (exit 125).
+func hidePlan(plan events.SandboxPlan, cfg *config.Config) (events.SandboxPlan, error) {
+	r := cfg.PermissionProfile
+	if r == nil || !plan.Sandboxed() || len(r.HiddenPatterns()) == 0 {
+		return plan, nil
+	}
+	hidden, err := ws.HiddenPaths(r.HiddenPatterns(), r.GlobScanMaxDepth, plan.WritableRoots)
+	if err != nil {
+		return plan, &exitError{code: exitSandboxFailed, err: fmt.Errorf("permission profile %s: %w", r.Name, err)}
+	}
+	plan.Hidden = hidden
+	return plan, nil
+}

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSandboxPermissionsThroughTheBinary tries profiles with the built
+// binary, as a user would before a session uses them: each write the
+// profile forbids is first shown to work without it.
+func TestSandboxPermissionsThroughTheBinary(t *testing.T) {
+	bin := cliBinary(t)
+	home, work := t.TempDir(), t.TempDir()
+	config := `[permissions.ro.filesystem]
+":root" = "read"
+
+[permissions.net.filesystem]
+":root" = "read"
+
+[permissions.net.network]
+enabled = true
+
+[permissions.net.network.domains]
+"localhost" = "allow"
+
+[permissions.secrets.filesystem]
+":root" = "read"
+":project_roots" = { "." = "write", "**/.env" = "none" }
+"~/.ssh" = "none"
+`
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) (int, string) {
+		cmd := exec.Command(bin, append([]string{"sandbox", "-C", work}, args...)...)
+		cmd.Env = []string{"DOCKET_HOME=" + home, "HOME=" + home, "PATH=/usr/bin:/bin"}
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return code, string(out)
+	}
+	exists := func(name string) bool {
+		_, err := os.Stat(filepath.Join(work, name))
+		return err == nil
+	}
+
+	// Without a profile (no sandbox) the write works.
+	if code, out := run("--sandbox", "danger-full-access", "--", "sh", "-c", "echo pwned > unprotected"); code != 0 || !exists("unprotected") {
+		t.Fatalf("the write without a sandbox: exit %d %s", code, out)
+	}
+	// A custom read-only profile stops it.
+	if code, out := run("--permissions", "ro", "--", "sh", "-c", "echo pwned > written"); code == 0 || exists("written") {
+		t.Fatalf("--permissions ro let the write through: exit %d %s", code, out)
+	}
+	// :workspace lets the workspace be written, nothing outside it.
+	// Outside the workspace and the temporary directories :workspace opens.
+	dir, err := os.MkdirTemp("/var/tmp", "docket-outside-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	outside := filepath.Join(dir, "outside")
+	if code, out := run("--permissions", ":workspace", "--", "sh", "-c", "echo ok > inside && echo pwned > "+outside); code == 0 || !exists("inside") {
+		t.Fatalf(":workspace: exit %d %s", code, out)
+	}
+	if _, err := os.Stat(outside); err == nil {
+		t.Fatalf(":workspace wrote outside the workspace")
+	}
+	// --explain says what the profile lets through, and runs nothing.
+	if code, out := run("--permissions", ":workspace", "--explain"); !strings.Contains(out, "profile :workspace") || !strings.Contains(out, work+": readable and writable") || code != 0 && code != exitSandboxFailed {
+		t.Fatalf("--explain: exit %d %s", code, out)
+	}
+	// The network profile: its one allowed name through the proxy, and
+	// nothing direct (which works without the profile).
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "served "+r.Host) }))
+	defer srv.Close()
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	direct := "curl -sS --noproxy '*' --max-time 5 http://127.0.0.1:" + port + "/"
+	if code, out := run("--sandbox", "danger-full-access", "--", "sh", "-c", direct); code != 0 || !strings.Contains(out, "served") {
+		t.Fatalf("the direct request without a sandbox: exit %d %s", code, out)
+	}
+	if code, out := run("--permissions", "net", "--", "sh", "-c", direct); code == 0 || strings.Contains(out, "served") {
+		t.Fatalf("a direct request under the network profile: exit %d %s", code, out)
+	}
+	if code, out := run("--permissions", "net", "--", "curl", "-sS", "--max-time", "10", "http://localhost:"+port+"/"); code != 0 || !strings.Contains(out, "served localhost:"+port) {
+		t.Fatalf("the allowed name through the proxy: exit %d %s", code, out)
+	}
+	if code, out := run("--permissions", "net", "--", "curl", "-sS", "-f", "--max-time", "10", "http://example.com/"); code == 0 || !strings.Contains(out, "network: refused http example.com:80") {
+		t.Fatalf("a name no rule covers: exit %d %s", code, out)
+	}
+	// none paths: hidden by every path, shown readable without the profile.
+	for name, text := range map[string]string{filepath.Join(work, "sub", ".env"): "ENV-SECRET", filepath.Join(home, ".ssh", "id_ed25519"): "KEY-SECRET"} {
+		if err := os.MkdirAll(filepath.Dir(name), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(name, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := "cat sub/.env ~/.ssh/id_ed25519 /proc/self/root" + home + "/.ssh/id_ed25519 2>&1; ls -A ~/.ssh"
+	if code, out := run("--permissions", ":workspace", "--", "sh", "-c", read); code != 0 || !strings.Contains(out, "ENV-SECRET") || !strings.Contains(out, "KEY-SECRET") {
+		t.Fatalf("without none rules the secrets are readable: exit %d %s", code, out)
+	}
+	if code, out := run("--permissions", "secrets", "--", "sh", "-c", read); strings.Contains(out, "SECRET") || strings.Contains(out, "id_ed25519\n") {
+		t.Fatalf("a none path was read: exit %d %s", code, out)
+	}
+	if code, out := run("--permissions", "secrets", "--explain"); !strings.Contains(out, "/**/.env (glob, expanded 16 levels deep): hidden") || code != 0 && code != exitSandboxFailed {
+		t.Fatalf("--explain of hidden paths: exit %d %s", code, out)
+	}
+	// A session hides none paths too (shown readable under :workspace),
+	// and refuses a network profile at load: it does not run the proxy yet.
+	script := filepath.Join(t.TempDir(), "script.jsonl")
+	calls := `{"output":[{"type":"function_call","call_id":"c1","name":"shell","arguments":{"command":["bash","-c","cat sub/.env ~/.ssh/id_ed25519"],"workdir":"."}}]}
+{"output":[{"type":"message","content":"Done."}]}
+`
+	if err := os.WriteFile(script, []byte(calls), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	session := func(profile string) (int, string) {
+		cmd := exec.Command(bin, "exec", "--skip-git-repo-check", "--json", "-a", "never", "-C", work, "--permissions", profile, "--model-script", script, "read")
+		cmd.Env = []string{"DOCKET_HOME=" + home, "HOME=" + home, "PATH=/usr/bin:/bin"}
+		out, _ := cmd.CombinedOutput()
+		return cmd.ProcessState.ExitCode(), string(out)
+	}
+	if code, out := session(":workspace"); code != 0 || !strings.Contains(out, "ENV-SECRET") || !strings.Contains(out, "KEY-SECRET") {
+		t.Fatalf("a session under :workspace reads the secrets: exit %d %s", code, out)
+	}
+	if code, out := session("secrets"); code != 0 || strings.Contains(out, "SECRET") {
+		t.Fatalf("a session under the secrets profile: exit %d %s", code, out)
+	}
+	if code, out := session("net"); code != exitUsage || !strings.Contains(out, "not wired into sessions") {
+		t.Errorf("docket exec --permissions net: exit %d %s", code, out)
+	}
+	if code, out := run("--permissions", "ro", "--sandbox", "read-only", "--", "true"); code != exitUsage || !strings.Contains(out, "not with --sandbox") {
+		t.Fatalf("--permissions with --sandbox: exit %d %s", code, out)
+	}
+	if code, out := run("--permissions", "nope", "--", "true"); code != exitUsage || !strings.Contains(out, `"nope" is not defined`) {
+		t.Fatalf("an unknown profile: exit %d %s", code, out)
+	}
+}

@@ -1,0 +1,92 @@
+package egress
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"strconv"
+	"strings"
+)
+
+// refusal is a request the proxy turned away, with the reason recorded.
+type refusal struct{ reason string }
+
+func (r *refusal) Error() string { return r.reason }
+
+func refuse(format string, a ...any) error { return &refusal{reason: fmt.Sprintf(format, a...)} }
+
+// cgnat is 100.64.0.0/10, shared address space, as private as 10/8.
+var cgnat = netip.MustParsePrefix("100.64.0.0/10")
+
+// publicAddr reports whether an address is one a name may lead to without
+// a rule saying so: not loopback, link-local, private, unspecified,
+// multicast or shared.
+func publicAddr(a netip.Addr) bool {
+	a = a.Unmap()
+	return a.IsValid() && a.IsGlobalUnicast() && !a.IsPrivate() && !a.IsLoopback() && !a.IsLinkLocalUnicast() && !cgnat.Contains(a)
+}
+
+// hostOf normalises the host a client sent: lower case, brackets and a
+// trailing dot dropped. It refuses an IP literal: rules are by name.
+func hostOf(host string) (string, error) {
+	h := strings.TrimSuffix(strings.ToLower(strings.Trim(host, "[]")), ".")
+	if h == "" {
+		return "", refuse("no host")
+	}
+	if _, err := netip.ParseAddr(h); err == nil {
+		return "", refuse("an IP address (%s), not a name: the proxy decides by name", host)
+	}
+	return h, nil
+}
+
+// splitPort parses a port, 1 to 65535.
+func splitPort(s string) (int, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > 65535 {
+		return 0, refuse("bad port %q", s)
+	}
+	return n, nil
+}
+
+// vet decides a request and resolves its host to the addresses it may
+// reach. A refusal comes back as *refusal with the decision's rule.
+func (p *Proxy) vet(ctx context.Context, req Request) (Decision, []netip.Addr, error) {
+	dec, err := p.opts.Decider.Decide(ctx, req)
+	if err != nil {
+		return dec, nil, refuse("no decision (%v): refused", err)
+	}
+	if !dec.Allow {
+		return dec, nil, refuse("%s", dec.Rule)
+	}
+	lctx, cancel := context.WithTimeout(ctx, p.opts.DialTimeout)
+	defer cancel()
+	addrs, err := p.opts.Resolver.LookupNetIP(lctx, "ip", req.Host)
+	if err != nil {
+		return dec, nil, refuse("%s allowed by %s, but it does not resolve: %v", req.Host, dec.Rule, err)
+	}
+	var ok []netip.Addr
+	for _, a := range addrs {
+		if dec.AllowPrivate || publicAddr(a) {
+			ok = append(ok, a.Unmap())
+		}
+	}
+	if len(ok) == 0 {
+		return dec, nil, refuse("%s resolves only to loopback, link-local or private addresses (%v), which only an exact allow rule for the name may reach", req.Host, addrs)
+	}
+	return dec, ok, nil
+}
+
+// dial connects to the first of addrs that answers.
+func (p *Proxy) dial(ctx context.Context, addrs []netip.Addr, port int) (net.Conn, error) {
+	var errs []error
+	for _, a := range addrs {
+		c, err := p.opts.Dial(ctx, "tcp", netip.AddrPortFrom(a, uint16(port)).String())
+		if err == nil {
+			return c, nil
+		}
+		errs = append(errs, err)
+	}
+	return nil, errors.Join(errs...)
+}

@@ -1,0 +1,106 @@
+package egress
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/docket-engine/docket/events"
+)
+
+// Journal is where network records go; *journal.Journal is one.
+type Journal interface {
+	// AppendDurable appends and commits (fsync) before returning.
+	AppendDurable(at time.Time, callID string, body any) (events.Record, error)
+	// Append buffers a record for the next durable commit.
+	Append(at time.Time, callID string, body any) (events.Record, error)
+}
+
+// JournalingAsker asks Person (nil: the approval policy is never, and the
+// answer is deny) and journals the answer durably before returning it, so
+// no byte is forwarded on an answer a crash could lose. A journal that
+// cannot be written turns the answer into an error: the proxy refuses.
+type JournalingAsker struct {
+	Person  Asker
+	Journal Journal
+	Now     func() time.Time
+	// Profile names the permission profile, for the record.
+	Profile string
+	// Persist writes an allow rule for host to the profile's domains in
+	// the user's config (an allow_always answer) and returns its key. Nil,
+	// or a write that fails, turns the answer into allow_session: the
+	// record says which one held.
+	Persist func(host string) (string, error)
+}
+
+// Ask asks, journals, answers.
+func (a *JournalingAsker) Ask(ctx context.Context, req Request) (Answer, error) {
+	answer, source := DenyHost, events.SourceNoAnswer
+	if a.Person != nil {
+		got, err := a.Person.Ask(ctx, req)
+		if err != nil {
+			return DenyHost, err
+		}
+		answer, source = got, events.SourceUser
+	}
+	var written string
+	if answer == AllowAlways {
+		answer = AllowSession
+		if a.Persist != nil {
+			if key, err := a.Persist(req.Host); err == nil {
+				answer, written = AllowAlways, key
+			}
+		}
+	}
+	rec := events.NetworkDecision{CallID: req.CallID, Conn: req.Conn, Host: req.Host, Port: req.Port, Protocol: string(req.Protocol),
+		Method: req.Method, Answer: events.NetworkAnswer(answer), Source: source, Profile: a.Profile, RuleWritten: written}
+	if _, err := a.Journal.AppendDurable(a.Now(), req.CallID, rec); err != nil {
+		return DenyHost, fmt.Errorf("journaling the answer about %s: %w", req.Host, err)
+	}
+	return answer, nil
+}
+
+// RecordTo returns an Options.Record that appends each connection to j,
+// riding on the journal's next durable commit (the call's outcome): the
+// decision that let it through was made durable first.
+func RecordTo(j Journal, now func() time.Time) func(Event) {
+	var mu sync.Mutex
+	return func(ev Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		_, _ = j.Append(now(), ev.CallID, ConnectionRecord(ev))
+	}
+}
+
+// ConnectionRecord is an event as the journal keeps it.
+func ConnectionRecord(ev Event) events.NetworkConnection {
+	return events.NetworkConnection{CallID: ev.CallID, Conn: ev.Conn, Protocol: string(ev.Protocol), Host: ev.Host, Port: ev.Port,
+		Method: ev.Method, Allowed: ev.Allowed, Rule: ev.Rule, Addr: ev.Addr, SNI: ev.SNI}
+}
+
+// RecordedAsker answers from a journal's network decisions and asks
+// nobody: replay uses it. A question the journal has no answer for is an
+// error naming the call and host (the replay diverged), never a prompt.
+type RecordedAsker struct {
+	mu      sync.Mutex
+	answers []events.NetworkDecision
+}
+
+// NewRecordedAsker answers from decisions, in journal order.
+func NewRecordedAsker(decisions []events.NetworkDecision) *RecordedAsker {
+	return &RecordedAsker{answers: append([]events.NetworkDecision(nil), decisions...)}
+}
+
+// Ask returns the first unused recorded answer for the call and host.
+func (r *RecordedAsker) Ask(_ context.Context, req Request) (Answer, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i, d := range r.answers {
+		if d.CallID == req.CallID && d.Host == req.Host && d.Port == req.Port {
+			r.answers = append(r.answers[:i], r.answers[i+1:]...)
+			return Answer(d.Answer), nil
+		}
+	}
+	return DenyHost, fmt.Errorf("replay: call %s asked about %s:%d, and the journal has no answer for it", req.CallID, req.Host, req.Port)
+}

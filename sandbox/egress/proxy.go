@@ -1,0 +1,196 @@
+package egress
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/netip"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Resolver looks names up; *net.Resolver is one.
+type Resolver interface {
+	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
+}
+
+// Event is one connection's outcome, handed to Options.Record before a
+// byte is forwarded (or when it is refused).
+type Event struct {
+	Request
+	Allowed bool
+	// Rule is what decided (a profile key, a person's answer), or why the
+	// proxy refused before or after asking (an IP literal, an SNI that
+	// differs, a private address).
+	Rule string
+	// Addr is the address dialled, for an allowed connection.
+	Addr string
+	// SNI is the server name of the client's TLS ClientHello, if any.
+	SNI string
+}
+
+// Options configure a Proxy. Decider is required.
+type Options struct {
+	Decider Decider
+	// Record receives every connection's outcome; it may block (to journal
+	// durably) and the connection waits. Nil records nothing.
+	Record func(Event)
+	// Resolver defaults to net.DefaultResolver.
+	Resolver Resolver
+	// Dial defaults to a net.Dialer with DialTimeout.
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// Limited is the profile's mode = "limited": only GET, HEAD and
+	// OPTIONS in plain HTTP; CONNECT and SOCKS are refused (Docket never
+	// terminates TLS, so it cannot see the methods inside).
+	Limited bool
+	// NoSOCKS5 refuses SOCKS5 clients (enable_socks5 = false).
+	NoSOCKS5 bool
+	// MaxConns bounds the connections served at once (default 64).
+	MaxConns int
+	// HandshakeTimeout bounds how long a client may take to say where it
+	// goes, and to send its first bytes after a CONNECT (default 10 s).
+	HandshakeTimeout time.Duration
+	// DialTimeout bounds a connection to an upstream (default 10 s).
+	DialTimeout time.Duration
+}
+
+// Proxy is a per-session egress proxy. Create it with New and run it with
+// Serve; it is safe for concurrent use.
+type Proxy struct {
+	opts   Options
+	nextID atomic.Uint64
+	active atomic.Int64
+	sem    chan struct{}
+
+	mu    sync.Mutex
+	conns map[net.Conn]struct{}
+}
+
+// New returns a proxy with opts' defaults filled in.
+func New(opts Options) *Proxy {
+	if opts.Resolver == nil {
+		opts.Resolver = net.DefaultResolver
+	}
+	if opts.MaxConns <= 0 {
+		opts.MaxConns = 64
+	}
+	if opts.HandshakeTimeout <= 0 {
+		opts.HandshakeTimeout = 10 * time.Second
+	}
+	if opts.DialTimeout <= 0 {
+		opts.DialTimeout = 10 * time.Second
+	}
+	if opts.Dial == nil {
+		d := &net.Dialer{Timeout: opts.DialTimeout}
+		opts.Dial = d.DialContext
+	}
+	return &Proxy{opts: opts, sem: make(chan struct{}, opts.MaxConns), conns: map[net.Conn]struct{}{}}
+}
+
+// Active is the number of client connections being served now.
+func (p *Proxy) Active() int { return int(p.active.Load()) }
+
+// Serve accepts clients on ln until ctx ends or ln fails, then closes ln
+// and every connection and returns. It returns nil when ctx ended it.
+func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
+	var wg sync.WaitGroup
+	stop := context.AfterFunc(ctx, func() {
+		ln.Close()
+		p.mu.Lock()
+		for c := range p.conns {
+			c.Close()
+		}
+		p.mu.Unlock()
+	})
+	defer stop()
+	defer wg.Wait()
+	for {
+		// The slot is taken before Accept: under a flood the surplus waits
+		// in the kernel's queue, not in goroutines here.
+		select {
+		case p.sem <- struct{}{}:
+		case <-ctx.Done():
+			ln.Close()
+			return nil
+		}
+		c, err := ln.Accept()
+		if err != nil {
+			<-p.sem
+			if ctx.Err() != nil {
+				return nil
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				continue
+			}
+			return err
+		}
+		if !p.track(c) {
+			c.Close()
+			<-p.sem
+			return nil
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-p.sem }()
+			defer p.untrack(c)
+			p.serveConn(ctx, c)
+		}()
+	}
+}
+
+func (p *Proxy) track(c net.Conn) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.conns == nil {
+		return false
+	}
+	p.conns[c] = struct{}{}
+	p.active.Add(1)
+	return true
+}
+
+func (p *Proxy) untrack(c net.Conn) {
+	c.Close()
+	p.mu.Lock()
+	delete(p.conns, c)
+	p.mu.Unlock()
+	p.active.Add(-1)
+}
+
+type callIDKey struct{}
+
+// WithCallID returns a context whose Serve attributes every connection to
+// one call: a bridge serves one command's listener with it.
+func WithCallID(ctx context.Context, callID string) context.Context {
+	return context.WithValue(ctx, callIDKey{}, callID)
+}
+
+func callIDOf(ctx context.Context) string {
+	id, _ := ctx.Value(callIDKey{}).(string)
+	return id
+}
+
+// serveConn tells SOCKS5 (first byte 5) from HTTP and serves the client.
+func (p *Proxy) serveConn(ctx context.Context, c net.Conn) {
+	id := p.nextID.Add(1)
+	_ = c.SetReadDeadline(time.Now().Add(p.opts.HandshakeTimeout))
+	br := newBufConn(c)
+	first, err := br.r.Peek(1)
+	if err != nil {
+		return
+	}
+	if first[0] == 5 {
+		p.serveSOCKS5(ctx, id, br)
+		return
+	}
+	p.serveHTTP(ctx, id, br)
+}
+
+func (p *Proxy) record(ev Event) {
+	if p.opts.Record != nil {
+		p.opts.Record(ev)
+	}
+}
