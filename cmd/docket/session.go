@@ -37,8 +37,10 @@ const version = "0.1.0"
 type wiring struct {
 	engine   engine.Config
 	observer engine.Observer
-	// human is the observer in human mode, nil with --json.
+	// human is the observer in human mode, nil with --json; jsonl the
+	// observer with --json.
 	human *render.Human
+	jsonl *render.JSONL
 	// mcpMgr runs the session's MCP servers (nil when none are
 	// configured); /mcp reports them as they are, starting nothing.
 	mcpMgr *mcp.Manager
@@ -51,13 +53,19 @@ func (w *wiring) header(id, cwd string, sc events.SessionConfig, resumed, bypass
 		return
 	}
 	w.human.WriteHeader(render.Header{SessionID: id, Model: sc.Model, Provider: sc.ModelProvider,
-		ApprovalPolicy: sc.ApprovalPolicy, SandboxMode: sc.SandboxMode, NetworkAccess: sc.NetworkAccess,
+		// network_access is a workspace-write setting: a read-only run
+		// has no network whatever it says.
+		ApprovalPolicy: sc.ApprovalPolicy, SandboxMode: sc.SandboxMode,
+		NetworkAccess: sc.NetworkAccess && sc.SandboxMode == policy.WorkspaceWrite.String(),
 		Resumed: resumed, Bypassed: bypassed, Workspace: cwd, WritableRoots: extra})
 }
 
 // exit maps a turn's end to an exit code. In human mode the renderer has
 // already printed a failed turn's message, so it is not printed again.
 func (w *wiring) exit(res engine.TurnResult) error {
+	if w.jsonl != nil && res.Status == events.TurnParked {
+		w.jsonl.Parked(w.engine.SessionID, res.Parked)
+	}
 	err := turnExit(res)
 	var ee *exitError
 	if w.human != nil && errors.As(err, &ee) && res.Status != events.TurnParked {
@@ -70,6 +78,8 @@ func (w *wiring) exit(res engine.TurnResult) error {
 type wireOptions struct {
 	decisions string
 	json      bool
+	// jsonExt is --json-extensions: Docket's events in the JSONL stream.
+	jsonExt bool
 	// responsesSeen skips a scripted model past the responses a resumed
 	// session already has.
 	responsesSeen int
@@ -97,6 +107,9 @@ type wireOptions struct {
 // rules and the sandbox plan.
 func wire(ctx context.Context, a *app, cfg *config.Config, cwd string, o wireOptions) (*wiring, error) {
 	w := &wiring{finish: func() error { return nil }}
+	if o.jsonExt && !o.json {
+		return nil, usageErrorf("--json-extensions adds events to the --json stream: give --json too")
+	}
 	list, err := approve.ParseAnswers(o.decisions)
 	if err != nil {
 		return nil, usageErrorf("--decisions: %v", err)
@@ -123,7 +136,8 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd string, o wireOpt
 	if o.observer != nil {
 		w.observer = o.observer
 	} else if o.json {
-		w.observer = render.NewJSONL(a.stdout)
+		j := render.NewJSONLWith(a.stdout, render.JSONLOptions{Extensions: o.jsonExt})
+		w.observer, w.jsonl = j, j
 	} else {
 		progress := false
 		if f, ok := a.stderr.(*os.File); ok {

@@ -44,6 +44,9 @@ type Flags struct {
 	ApprovalPolicy *string // -a, --ask-for-approval
 	SandboxMode    *string // -s, --sandbox
 	ModelScript    *string // --model-script (selects the script provider)
+	// ExecApproval is exec's own approval policy when neither -a nor a -c
+	// chose one: never, as codex exec runs whatever the config says.
+	ExecApproval *string
 }
 
 // layer is one source of key/value pairs, already parsed.
@@ -372,6 +375,8 @@ func flagLayer(f Flags) []layer {
 	}
 	if f.ApprovalPolicy != nil {
 		add("--ask-for-approval", tree{"approval_policy": *f.ApprovalPolicy})
+	} else if f.ExecApproval != nil {
+		add("exec (as codex exec; -a chooses another policy)", tree{"approval_policy": *f.ExecApproval})
 	}
 	if f.SandboxMode != nil {
 		add("--sandbox", tree{"sandbox_mode": *f.SandboxMode})
