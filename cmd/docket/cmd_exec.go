@@ -27,6 +27,8 @@ type commonFlags struct {
 	model, approval, sandbox, cd, profile, modelScript, decisions, home string
 	overrides                                                           []string
 	json, jsonExtensions                                                bool
+	oss                                                                 bool
+	localProvider                                                       string
 }
 
 func (f *commonFlags) registerOn(fl *pflag.FlagSet) {
@@ -41,6 +43,8 @@ func (f *commonFlags) registerOn(fl *pflag.FlagSet) {
 	fl.StringVar(&f.modelScript, "model-script", "", "use the scripted model provider with this JSONL file")
 	fl.StringVar(&f.decisions, "decisions", "", "comma-separated answers for approval requests, in order; CALL_ID=DECISION or NAME/CALL_ID=DECISION (a subagent's call) answers that call")
 	fl.StringVar(&f.home, "home", "", "Docket's home (default $DOCKET_HOME, else ~/.docket)")
+	fl.BoolVar(&f.oss, "oss", false, "use a local model server: --local-provider, else oss_provider, else ollama (model gpt-oss:20b unless one is chosen)")
+	fl.StringVar(&f.localProvider, "local-provider", "", "the local provider for --oss: ollama or lmstudio (implies --oss)")
 }
 
 // load applies every configuration layer.
@@ -76,6 +80,8 @@ func (f *commonFlags) loadAt(c *cobra.Command, flags config.Flags, cwd string, p
 		flags.SandboxMode = set("sandbox", &f.sandbox)
 	}
 	flags.ModelScript = set("model-script", &f.modelScript)
+	flags.OSS = f.oss
+	flags.LocalProvider = set("local-provider", &f.localProvider)
 	cfg, err := config.Load(config.LoadOptions{Home: f.home, Profile: f.profile, Env: os.Getenv, Overrides: f.overrides, Flags: flags, Cwd: cwd})
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: err}

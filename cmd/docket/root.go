@@ -53,27 +53,32 @@ type app struct {
 }
 
 func newRootCmd(a *app) *cobra.Command {
+	chat := &chatFlags{}
 	root := &cobra.Command{
-		Use:           "docket",
+		Use:           "docket [flags] [PROMPT]",
 		Short:         "Docket runs a coding agent's tool calls under a journaled state machine",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		// Suggestions come from usageLine, on one line.
 		DisableSuggestions: true,
-		Args:               cobra.NoArgs,
+		Args:               rootArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if v, _ := c.Flags().GetBool("version"); v {
 				buildVersion().write(a.stdout)
 				return nil
 			}
-			// In a terminal, docket alone is docket chat, as codex alone
-			// is Codex's interactive UI; elsewhere it prints the help.
-			if interactiveTerminal(a) {
-				return runChat(c, a, &chatFlags{execFlags: execFlags{color: "auto"}}, nil)
+			// docket alone, with chat's flags (-m, -a, ...) or a prompt, is
+			// docket chat, as codex is Codex's interactive UI; without a
+			// terminal chat is exec. docket alone outside a terminal
+			// prints the help.
+			if len(args) == 0 && c.Flags().NFlag() == 0 && !interactiveTerminal(a) {
+				return c.Help()
 			}
-			return c.Help()
+			return runChat(c, a, chat, args)
 		},
 	}
+	chat.registerOn(root.Flags())
+	root.Flags().StringVar(&chat.resume, "resume", "", "open the UI on a recorded session (an id, a unique prefix, or last)")
 	// -V as Codex spells it; cobra's own --version would take -v and probe
 	// the kernel on every start, so this flag is ours.
 	root.Flags().BoolP("version", "V", false, "print the version, commit, Go version and Landlock ABI")
@@ -105,6 +110,7 @@ func newRootCmd(a *app) *cobra.Command {
 		newLoginCmd(a),
 		newLogoutCmd(a),
 		newAgentsCmd(a),
+		newImportCodexCmd(a),
 	)
 	return root
 }
@@ -193,6 +199,26 @@ func flagError(c *cobra.Command, err error) error {
 		msg += fmt.Sprintf("; did you mean --%s?", s)
 	}
 	return errors.New(msg)
+}
+
+// rootArgs takes one prompt, as codex does; a single word that is a near
+// miss of a command is the typo it most likely is, not a prompt.
+func rootArgs(c *cobra.Command, args []string) error {
+	if len(args) > 1 {
+		return fmt.Errorf("accepts at most 1 arg(s), received %d: quote the prompt", len(args))
+	}
+	if len(args) == 1 && !strings.ContainsAny(args[0], " \t\n") {
+		var names []string
+		for _, sub := range c.Commands() {
+			if sub.IsAvailableCommand() {
+				names = append(names, sub.Name())
+			}
+		}
+		if s := policy.Nearest(args[0], names); s != "" && s != args[0] {
+			return fmt.Errorf("unknown command %q for %q; did you mean %q? (a one-word prompt: docket chat %s)", args[0], c.CommandPath(), s, args[0])
+		}
+	}
+	return nil
 }
 
 // isUsageError recognises cobra's own argument and command errors.

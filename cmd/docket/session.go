@@ -57,7 +57,7 @@ func (w *wiring) header(id, cwd string, sc events.SessionConfig, resumed, bypass
 		// has no network whatever it says.
 		ApprovalPolicy: sc.ApprovalPolicy, SandboxMode: sc.SandboxMode,
 		NetworkAccess: sc.NetworkAccess && sc.SandboxMode == policy.WorkspaceWrite.String(),
-		Resumed: resumed, Bypassed: bypassed, Workspace: cwd, WritableRoots: extra})
+		Resumed:       resumed, Bypassed: bypassed, Workspace: cwd, WritableRoots: extra})
 }
 
 // exit maps a turn's end to an exit code. In human mode the renderer has
@@ -189,7 +189,7 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd string, o wireOpt
 		prev := w.finish
 		w.finish = func() error { return errors.Join(mgr.Close(), prev()) }
 	}
-	srcs, err := loadRules(ctx, cfg.Home, rulesProject(cfg, cwd))
+	srcs, err := loadRules(ctx, cfg.ConfigHome, rulesProject(cfg, cwd))
 	if err != nil {
 		return nil, err
 	}
@@ -205,9 +205,9 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd string, o wireOpt
 		return nil, err
 	}
 	plan = hardenPlan(plan, cfg)
-	instr, err := prompt.Build(prompt.Input{Home: cfg.Home, Cwd: cwd, ApprovalPolicy: sc.ApprovalPolicy,
+	instr, err := prompt.Build(prompt.Input{Home: cfg.ConfigHome, Cwd: cwd, ApprovalPolicy: sc.ApprovalPolicy,
 		SandboxMode: sc.SandboxMode, WritableRoots: plan.WritableRoots, NetworkAccess: sc.NetworkAccess,
-		ProjectDocMaxBytes: cfg.ProjectDocMaxBytes})
+		ProjectDocMaxBytes: cfg.ProjectDocMaxBytes, FallbackFilenames: cfg.ProjectDocFallbackFilenames})
 	if err != nil {
 		return nil, err
 	}
@@ -271,23 +271,32 @@ func buildModel(ctx context.Context, cfg *config.Config, seen, compacted int) (m
 			if p.BaseURL != "" {
 				pc.BaseURL = p.BaseURL
 			}
-			if p.EnvKey != "" {
-				pc.EnvKey = p.EnvKey
-			}
+			// A provider without env_key (a local server: Ollama, LM
+			// Studio) needs no credentials.
+			pc.EnvKey = p.EnvKey
 			if p.WireAPI != "" {
 				pc.WireAPI = p.WireAPI
 			}
 			n := int(p.RequestMaxRetries) // 0 means no retries
 			pc.RequestMaxRetries = &n
+			if p.StreamMaxRetries != nil {
+				s := int(*p.StreamMaxRetries)
+				pc.StreamMaxRetries = &s
+			}
 			pc.StreamIdleTimeoutMs = p.StreamIdleTimeoutMs
+			pc.HTTPHeaders, pc.EnvHTTPHeaders, pc.QueryParams = p.HTTPHeaders, p.EnvHTTPHeaders, p.QueryParams
 		}
 		pc.Model = cfg.Model
 		pc.Reasoning = openai.Reasoning{Effort: cfg.ModelReasoningEffort, Summary: cfg.ModelReasoningSummary, Verbosity: cfg.ModelVerbosity}
 		var opts []openai.Option
-		if ts, err := auth.NewTokenSource(ctx, auth.NewStore(cfg.Home), nil); err == nil {
-			opts = append(opts, openai.WithTokenSource(ts))
-		} else if !errors.Is(err, auth.ErrNotLoggedIn) {
-			return nil, err
+		// `docket login` signs in to OpenAI: its token goes to the openai
+		// provider only, never to another server's base_url.
+		if cfg.ModelProvider == config.ProviderOpenAI {
+			if ts, err := auth.NewTokenSource(ctx, auth.NewStore(cfg.Home), nil); err == nil {
+				opts = append(opts, openai.WithTokenSource(ts))
+			} else if !errors.Is(err, auth.ErrNotLoggedIn) {
+				return nil, err
+			}
 		}
 		p, err := openai.New(pc, opts...)
 		if err != nil {
@@ -408,7 +417,9 @@ func hardenPlan(plan events.SandboxPlan, cfg *config.Config) events.SandboxPlan 
 		return plan
 	}
 	plan.Limits = cfg.Sandbox.Limits()
-	return ws.ProtectHome(plan, cfg.Home)
+	// The Codex home read in place of Docket's holds the config and rules
+	// in force: as protected as Docket's own.
+	return ws.ProtectHome(ws.ProtectHome(plan, cfg.Home), cfg.CodexHome)
 }
 
 // settings are the configuration's recorded settings plus what the command

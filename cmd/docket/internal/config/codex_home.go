@@ -39,6 +39,32 @@ func codexHomeInstead(docketFile string, env func(string) string) string {
 	return ch
 }
 
+// CodexProjectDir is the folder of a project's Codex files.
+const CodexProjectDir = ".codex"
+
+// ProjectCodexFiles lists the project's Codex files that exist: its
+// .codex/config.toml and .codex/rules.
+func ProjectCodexFiles(dir string) []string {
+	var out []string
+	for _, p := range []string{filepath.Join(dir, CodexProjectDir, FileName), filepath.Join(dir, CodexProjectDir, "rules")} {
+		if _, err := os.Stat(p); err == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// projectCodexNote says that a project's .codex/ files are not loaded and
+// how to bring them over; "" when it has none.
+func projectCodexNote(dir string) string {
+	files := ProjectCodexFiles(dir)
+	if len(files) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("project %s has %s, which Docket does not load: the sandbox keeps %s read-only but not %s, so a command could rewrite them; `docket import-codex -C %s` copies them to %s",
+		dir, strings.Join(files, " and "), ProjectDirName, CodexProjectDir, dir, filepath.Join(dir, ProjectDirName))
+}
+
 // ossLayer applies --oss and --local-provider to the merged tree: the
 // local provider (the flag, else oss_provider, else ollama) and, when no
 // layer above the defaults chose a model, DefaultOSSModel.

@@ -142,7 +142,9 @@ func TestCodexKeyDecisions(t *testing.T) {
 				return o.Endpoint == "http://c:4317" && o.Protocol == "grpc" && o.Headers["k"] == "v" && o.Environment == "dev"
 			}},
 		{name: "codex otel otlp-http to logs sends traces", file: "[otel]\nexporter = { otlp-http = { endpoint = 'http://c:4318/v1/logs', protocol = 'binary' } }\n",
-			check: func(c *Config) bool { return c.OTel.Endpoint == "http://c:4318/v1/traces" && c.OTel.Protocol == "http/protobuf" }},
+			check: func(c *Config) bool {
+				return c.OTel.Endpoint == "http://c:4318/v1/traces" && c.OTel.Protocol == "http/protobuf"
+			}},
 		{name: "codex otel log_user_prompt is noted", file: "[otel]\nlog_user_prompt = true\n", warn: "never prompts"},
 		{name: "a bad codex otel exporter", file: "[otel]\nexporter = 'zipkin'\n", err: "is not an exporter"},
 		{name: "a typo in approval_policy stays an error", file: "aproval_policy = 'never'\n", err: "unknown key", suggestion: "approval_policy"},

@@ -126,6 +126,9 @@ func Load(opts LoadOptions) (*Config, error) {
 			}
 		}
 		cfg.Trust = trustOf(projects, opts.Cwd)
+		if n := projectCodexNote(opts.Cwd); n != "" {
+			cfg.Notes = append(cfg.Notes, n)
+		}
 		files := projectFiles(opts.Cwd)
 		switch {
 		case len(files) == 0:
