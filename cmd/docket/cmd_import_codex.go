@@ -10,6 +10,7 @@ import (
 	"sort"
 
 	"github.com/docket-engine/docket/cmd/docket/internal/config"
+	"github.com/pelletier/go-toml/v2"
 	"github.com/spf13/cobra"
 )
 
@@ -66,6 +67,9 @@ func runImportCodex(a *app, f *importCodexFlags) error {
 			pairs = append(pairs, [2]string{p, filepath.Join(home, filepath.Base(p))})
 		}
 		pairs = append(pairs, rulesPairs(filepath.Join(src, "rules"), filepath.Join(home, "rules"))...)
+		if cat := relativeCatalog(filepath.Join(src, config.FileName)); cat != "" {
+			pairs = append(pairs, [2]string{filepath.Join(src, cat), filepath.Join(home, cat)})
+		}
 	}
 	proj := filepath.Join(cwd, config.CodexProjectDir)
 	pairs = append(pairs, [2]string{filepath.Join(proj, config.FileName), filepath.Join(cwd, config.ProjectDirName, config.FileName)})
@@ -104,6 +108,23 @@ func runImportCodex(a *app, f *importCodexFlags) error {
 	fmt.Fprintf(a.stdout, "imported %d file(s) into %s; %d trusted project(s); the configuration loads\n", copied, home, trusted)
 	printWarnings(a.stderr, cfg)
 	return nil
+}
+
+// relativeCatalog is the config's model_catalog_json when it names a file
+// inside the config's folder by a relative path (which the copy must keep
+// beside it); "" otherwise.
+func relativeCatalog(configPath string) string {
+	b, err := os.ReadFile(configPath)
+	if err != nil {
+		return ""
+	}
+	var doc struct {
+		Catalog string `toml:"model_catalog_json"`
+	}
+	if toml.Unmarshal(b, &doc) != nil || doc.Catalog == "" || filepath.IsAbs(doc.Catalog) || !filepath.IsLocal(doc.Catalog) {
+		return ""
+	}
+	return filepath.Clean(doc.Catalog)
 }
 
 // rulesPairs pairs each *.rules file of from with its place in to.
