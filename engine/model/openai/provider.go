@@ -149,10 +149,10 @@ func New(cfg ProviderConfig, opts ...Option) (*Provider, error) {
 		cfg:           cfg,
 		requestTries:  retries,
 		streamRetries: streamRetries,
-		idle:   time.Duration(cfg.StreamIdleTimeoutMs) * time.Millisecond,
-		getenv: os.Getenv,
-		retry:  retry.Default(),
-		now:    time.Now,
+		idle:          time.Duration(cfg.StreamIdleTimeoutMs) * time.Millisecond,
+		getenv:        os.Getenv,
+		retry:         retry.Default(),
+		now:           time.Now,
 	}
 	for _, o := range opts {
 		o(p)
