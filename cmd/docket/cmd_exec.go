@@ -39,7 +39,7 @@ func (f *commonFlags) registerOn(fl *pflag.FlagSet) {
 	fl.BoolVar(&f.json, "json", false, "JSONL events on stdout, as codex exec --json emits them")
 	fl.BoolVar(&f.jsonExtensions, "json-extensions", false, "with --json, add Docket's events: call.transition, approval.requested, session.parked, item.updated, context.* (docs/codex-differences.md)")
 	fl.StringArrayVarP(&f.overrides, "config", "c", nil, "override one config key: KEY=VALUE (VALUE parsed as TOML)")
-	fl.StringVarP(&f.profile, "profile", "p", "", "use [profiles.NAME] from config")
+	fl.StringVarP(&f.profile, "profile", "p", "", "the profile NAME: NAME.config.toml beside config.toml, or [profiles.NAME]")
 	fl.StringVar(&f.modelScript, "model-script", "", "use the scripted model provider with this JSONL file")
 	fl.StringVar(&f.decisions, "decisions", "", "comma-separated answers for approval requests, in order; CALL_ID=DECISION or NAME/CALL_ID=DECISION (a subagent's call) answers that call")
 	fl.StringVar(&f.home, "home", "", "Docket's home (default $DOCKET_HOME, else ~/.docket)")
