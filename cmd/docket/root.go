@@ -201,25 +201,21 @@ func flagError(c *cobra.Command, err error) error {
 	return errors.New(msg)
 }
 
-// rootArgs takes one prompt, as codex does; a single word that is a near
-// miss of a command is the typo it most likely is, not a prompt.
+// rootArgs takes one prompt, as codex does. A single word spelt like a
+// command (lower-case letters, digits, hyphens) is taken for the mistyped
+// command it most likely is, not for a prompt that would start a session:
+// `docket chat WORD` sends such a word.
 func rootArgs(c *cobra.Command, args []string) error {
 	if len(args) > 1 {
 		return fmt.Errorf("accepts at most 1 arg(s), received %d: quote the prompt", len(args))
 	}
-	if len(args) == 1 && !strings.ContainsAny(args[0], " \t\n") {
-		var names []string
-		for _, sub := range c.Commands() {
-			if sub.IsAvailableCommand() {
-				names = append(names, sub.Name())
-			}
-		}
-		if s := policy.Nearest(args[0], names); s != "" && s != args[0] {
-			return fmt.Errorf("unknown command %q for %q; did you mean %q? (a one-word prompt: docket chat %s)", args[0], c.CommandPath(), s, args[0])
-		}
+	if len(args) == 1 && commandLike.MatchString(args[0]) {
+		return fmt.Errorf("unknown command %q for %q (a one-word prompt: docket chat %s)", args[0], c.CommandPath(), args[0])
 	}
 	return nil
 }
+
+var commandLike = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
 
 // isUsageError recognises cobra's own argument and command errors.
 func isUsageError(err error) bool {
