@@ -206,11 +206,11 @@ func flagError(c *cobra.Command, err error) error {
 // command it most likely is, not for a prompt that would start a session:
 // `docket chat WORD` sends such a word.
 func rootArgs(c *cobra.Command, args []string) error {
+	if len(args) >= 1 && commandLike.MatchString(args[0]) {
+		return fmt.Errorf("unknown command %q for %q (a one-word prompt: docket chat %s)", args[0], c.CommandPath(), args[0])
+	}
 	if len(args) > 1 {
 		return fmt.Errorf("accepts at most 1 arg(s), received %d: quote the prompt", len(args))
-	}
-	if len(args) == 1 && commandLike.MatchString(args[0]) {
-		return fmt.Errorf("unknown command %q for %q (a one-word prompt: docket chat %s)", args[0], c.CommandPath(), args[0])
 	}
 	return nil
 }
