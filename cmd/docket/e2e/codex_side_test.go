@@ -14,6 +14,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/docket-engine/docket/cmd/docket/internal/render/jsonlschema"
 )
 
 // The side-by-side suite drives `codex exec --json` (0.169, and 0.171
@@ -126,6 +128,15 @@ func runSide(t *testing.T, sc sideScenario, bin string, codex bool) sideRun {
 		r = runIn(t, bin, ws, []string{"DOCKET_HOME=" + home, "MOCK_KEY=sk-side"}, "exec", "--json", "-s", sc.sandbox, "do it")
 	}
 	run := sideRun{code: r.code, modelText: map[string]string{}, stream: r.stdout}
+	// Both streams are what the schema of the default stream allows: the
+	// schema is checked against the real Codex here.
+	schema, err := jsonlschema.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := schema.Codex().Validate(strings.NewReader(r.stdout)); err != nil {
+		t.Errorf("codex %v: the stream breaks the schema of the default stream: %v\n%s", codex, err, r.stdout)
+	}
 	sc2 := bufio.NewScanner(strings.NewReader(r.stdout))
 	sc2.Buffer(nil, 16<<20)
 	for sc2.Scan() {
