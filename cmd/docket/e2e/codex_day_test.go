@@ -352,3 +352,31 @@ func TestUntrustedProjectWarningListsFiles(t *testing.T) {
 		t.Errorf("exit %d, warning:\n%s", r.code, r.stderr)
 	}
 }
+
+// TestFallbackDocAndTokenLimitReachTheModel: project_doc_fallback_filenames
+// puts CLAUDE.md into the instructions where there is no AGENTS.md, and
+// tool_output_token_limit caps what the model sees of a command's output
+// (4 bytes a token).
+func TestFallbackDocAndTokenLimitReachTheModel(t *testing.T) {
+	srv, url := newScriptedResponses(t,
+		turnScript{items: []map[string]any{functionCall("call_s", "shell", `{"command":["bash","-c","printf 'x%.0s' $(seq 1 4000)"]}`)}},
+		turnScript{items: []map[string]any{assistantMessage("done")}})
+	home, ws := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(home, "config.toml"), "project_doc_fallback_filenames = [\"CLAUDE.md\"]\ntool_output_token_limit = 100\n"+providerTOML(url))
+	writeFile(t, filepath.Join(ws, "CLAUDE.md"), "Always answer in haiku.\n")
+	r := docket(t, []string{"DOCKET_HOME=" + home, "MOCK_KEY=k"}, "exec", "--skip-git-repo-check", "-C", ws, "go")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	reqs := srv.requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	if instr, _ := reqs[0].Body["instructions"].(string); !strings.Contains(instr, "Always answer in haiku.") {
+		t.Errorf("CLAUDE.md is not in the instructions:\n%s", instr)
+	}
+	out := toolOutputs(reqs[1])["call_s"]
+	if n := strings.Count(out, "x"); n == 0 || n > 400 {
+		t.Errorf("the model saw %d bytes of the 4000-byte output, want at most 400 (100 tokens):\n%s", n, out)
+	}
+}
