@@ -75,7 +75,7 @@ func patchPaths(p *patch.Patch, cwd string) ([]string, []FileChange) {
 		changes = append(changes, FileChange{Path: ch.Path, Kind: string(ch.Kind)})
 		if ch.MovePath != "" {
 			addPath(ch.MovePath)
-			changes = append(changes, FileChange{Path: ch.MovePath, Kind: string(patch.KindAdd)})
+			changes = append(changes, FileChange{Path: ch.MovePath, Kind: string(patch.KindAdd), MovedFrom: ch.Path})
 		}
 	}
 	return paths, changes

@@ -90,6 +90,10 @@ type Notice struct {
 type FileChange struct {
 	Path string `json:"path"`
 	Kind string `json:"kind"` // add, delete, update
+	// MovedFrom is, on the add of a move's destination, the file it moves
+	// from (whose own change is an update listed before it). Codex shows
+	// a move as that one update, so its renderers may leave this one out.
+	MovedFrom string `json:"-"`
 }
 
 // Observer receives notices: the renderers of cmd/docket (JSONL, human),

@@ -2,9 +2,11 @@
 # Installs the Codex CLI (npm @openai/codex, pinned) into <repo>/.cache/codex
 # (override with CODEX_DIR): the agents e2e test drives it against a loopback
 # Responses server, and make bench-sandbox times its sandbox. Idempotent.
+# CODEX_VERSION=0.171.0 CODEX_DIR=<repo>/.cache/codex171 installs the second
+# version the exec side-by-side test (TestExecSideBySideWithCodex) compares.
 set -euo pipefail
 
-CODEX_VERSION=0.169.0
+CODEX_VERSION="${CODEX_VERSION:-0.169.0}"
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 dir="${CODEX_DIR:-$root/.cache/codex}"

@@ -45,12 +45,16 @@ func TestExecJSONStreamsMatchTheSchema(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		decisions string
+		ext       bool
 		code      int
 		must      []string
 	}{
-		{"denied then completed", "denied", exitOK, []string{"turn.completed", "call.transition", "approval.requested", "item.updated",
+		{"denied then completed", "denied", false, exitOK, []string{"turn.completed",
 			"item:command_execution", "item:file_change", "item:agent_message", "item:reasoning"}},
-		{"parked", "", exitParked, []string{"session.parked", "approval.requested"}},
+		{"parked", "", false, exitParked, []string{"error", "turn.failed"}},
+		{"denied then completed, extensions", "denied", true, exitOK, []string{"turn.completed", "call.transition", "approval.requested", "item.updated",
+			"item:command_execution", "item:file_change", "item:agent_message", "item:reasoning"}},
+		{"parked, extensions", "", true, exitParked, []string{"session.parked", "approval.requested", "turn.failed"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -66,11 +70,16 @@ func TestExecJSONStreamsMatchTheSchema(t *testing.T) {
 			if tc.decisions != "" {
 				args = append(args, "--decisions", tc.decisions)
 			}
+			s := schema.Codex()
+			if tc.ext {
+				args = append(args, "--json-extensions")
+				s = schema
+			}
 			code, stdout, stderr := cliExec(t, bin, append(args, "do it")...)
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d\nstderr: %s\nstdout: %s", code, tc.code, stderr, stdout)
 			}
-			counts, err := schema.Validate(strings.NewReader(stdout))
+			counts, err := s.Validate(strings.NewReader(stdout))
 			if err != nil {
 				t.Fatalf("%v\nstream:\n%s", err, stdout)
 			}

@@ -38,7 +38,10 @@ type jsonlItem struct {
 // unknown tool and a shell call with bad arguments. The spawn must be a
 // collab_tool_call naming the parent and the child session; the refused
 // calls tool_call items carrying the reason; and no command_execution
-// item may have an empty command (the fallback this replaces).
+// item may have an empty command (the fallback this replaces). The
+// tool_call items are Docket's, so the run asks for --json-extensions;
+// Codex's stream has no item for a refused call
+// (TestExecJSONDefaultStreamIsCodexs).
 func TestExecJSONGivesEveryToolKindItsOwnItem(t *testing.T) {
 	bin := cliBinary(t)
 	schema, err := jsonlschema.Load()
@@ -63,7 +66,7 @@ func TestExecJSONGivesEveryToolKindItsOwnItem(t *testing.T) {
 	if err := os.WriteFile(sp, []byte(script), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, stdout, stderr := cliExec(t, bin, "exec", "--skip-git-repo-check", "--json", "--home", filepath.Join(dir, "home"), "-C", ws,
+	code, stdout, stderr := cliExec(t, bin, "exec", "--skip-git-repo-check", "--json", "--json-extensions", "--home", filepath.Join(dir, "home"), "-C", ws,
 		"-a", "never", "-s", "workspace-write", "-c", "subagents.enabled=true", "--model-script", sp, "go")
 	if code != exitOK {
 		t.Fatalf("exit %d\nstderr: %s\nstdout: %s", code, stderr, stdout)

@@ -26,8 +26,10 @@ import (
 type commonFlags struct {
 	model, approval, sandbox, cd, profile, modelScript, decisions, home string
 	overrides                                                           []string
-	json                                                                bool
+	json, jsonExtensions                                                bool
 	permissions                                                         string
+	oss                                                                 bool
+	localProvider                                                       string
 }
 
 func (f *commonFlags) registerOn(fl *pflag.FlagSet) {
@@ -35,13 +37,16 @@ func (f *commonFlags) registerOn(fl *pflag.FlagSet) {
 	fl.StringVarP(&f.approval, "ask-for-approval", "a", "", "approval policy: untrusted, on-failure, on-request, never")
 	fl.StringVarP(&f.sandbox, "sandbox", "s", "", "sandbox mode: read-only, workspace-write, danger-full-access")
 	fl.StringVarP(&f.cd, "cd", "C", "", "workspace root (default: current directory)")
-	fl.BoolVar(&f.json, "json", false, "JSONL events on stdout")
+	fl.BoolVar(&f.json, "json", false, "JSONL events on stdout, as codex exec --json emits them")
+	fl.BoolVar(&f.jsonExtensions, "json-extensions", false, "with --json, add Docket's events: call.transition, approval.requested, session.parked, item.updated, context.* (docs/codex-differences.md)")
 	fl.StringArrayVarP(&f.overrides, "config", "c", nil, "override one config key: KEY=VALUE (VALUE parsed as TOML)")
-	fl.StringVarP(&f.profile, "profile", "p", "", "use [profiles.NAME] from config")
+	fl.StringVarP(&f.profile, "profile", "p", "", "the profile NAME: NAME.config.toml beside config.toml, or [profiles.NAME]")
 	fl.StringVar(&f.modelScript, "model-script", "", "use the scripted model provider with this JSONL file")
 	fl.StringVar(&f.permissions, "permissions", "", "permission profile: :read-only, :workspace, :danger-full-access or a [permissions.NAME] (wins over sandbox_mode from files; not with --sandbox)")
 	fl.StringVar(&f.decisions, "decisions", "", "comma-separated answers for approval requests, in order; CALL_ID=DECISION or NAME/CALL_ID=DECISION (a subagent's call) answers that call")
 	fl.StringVar(&f.home, "home", "", "Docket's home (default $DOCKET_HOME, else ~/.docket)")
+	fl.BoolVar(&f.oss, "oss", false, "use a local model server: --local-provider, else oss_provider, else ollama (model gpt-oss:20b unless one is chosen)")
+	fl.StringVar(&f.localProvider, "local-provider", "", "the local provider for --oss: ollama or lmstudio (implies --oss)")
 }
 
 // load applies every configuration layer.
@@ -78,6 +83,8 @@ func (f *commonFlags) loadAt(c *cobra.Command, flags config.Flags, cwd string, p
 	}
 	flags.ModelScript = set("model-script", &f.modelScript)
 	flags.Permissions = set("permissions", &f.permissions)
+	flags.OSS = f.oss
+	flags.LocalProvider = set("local-provider", &f.localProvider)
 	cfg, err := config.Load(config.LoadOptions{Home: f.home, Profile: f.profile, Env: os.Getenv, Overrides: f.overrides, Flags: flags, Cwd: cwd})
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: err}
@@ -143,6 +150,11 @@ func runExec(c *cobra.Command, a *app, f *execFlags, args []string) (err error) 
 		}
 		never, full := policy.Never.String(), policy.DangerFullAccess.String()
 		flags.ApprovalPolicy, flags.SandboxMode = &never, &full
+	} else if !c.Flags().Changed("ask-for-approval") && !overridesKey(f.overrides, "approval_policy") {
+		// codex exec runs with approval never whatever the config says;
+		// parking is for a policy chosen on the command line.
+		never := policy.Never.String()
+		flags.ExecApproval = &never
 	}
 	cfg, err := f.loadWith(c, flags)
 	if err != nil {
@@ -166,7 +178,7 @@ func runExec(c *cobra.Command, a *app, f *execFlags, args []string) (err error) 
 	}
 	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	w, err := wire(ctx, a, cfg, cwd, wireOptions{decisions: f.decisions, json: f.json, color: f.color,
+	w, err := wire(ctx, a, cfg, cwd, wireOptions{decisions: f.decisions, json: f.json, jsonExt: f.jsonExtensions, color: f.color,
 		addDirs: roots, outputSchema: opts.schema, bypass: f.bypass})
 	if err != nil {
 		return err
@@ -228,6 +240,19 @@ func runExec(c *cobra.Command, a *app, f *execFlags, args []string) (err error) 
 	return w.exit(res)
 }
 
+// overridesKey reports whether one of the -c KEY=VALUE arguments sets key
+// (at the top level or in a profile).
+func overridesKey(overrides []string, key string) bool {
+	for _, o := range overrides {
+		k, _, _ := strings.Cut(o, "=")
+		k = strings.TrimSpace(k)
+		if k == key || (strings.HasPrefix(k, "profiles.") && strings.HasSuffix(k, "."+key)) {
+			return true
+		}
+	}
+	return false
+}
+
 // howToPrompt is what a missing or empty prompt says.
 const howToPrompt = `give the prompt as an argument (docket exec "fix the failing test"), or "-" to read it from stdin (echo "fix the failing test" | docket exec -)`
 
@@ -242,6 +267,13 @@ func execPrompt(a *app, args []string) (string, error) {
 			return "", err
 		}
 		prompt = p
+		if args[0] != "-" && stdinPiped(a) {
+			in, err := readPrompt(a, "-")
+			if err != nil {
+				return "", err
+			}
+			prompt = withStdin(prompt, in)
+		}
 	case stdinIsPipe(a):
 		p, err := readPrompt(a, "-")
 		if err != nil {
@@ -255,6 +287,29 @@ func execPrompt(a *app, args []string) (string, error) {
 		return "", usageErrorf("the prompt is empty: %s", howToPrompt)
 	}
 	return prompt, nil
+}
+
+// withStdin appends piped input to the prompt as codex exec does: a
+// <stdin> block after a blank line. Empty input adds nothing.
+func withStdin(prompt, in string) string {
+	if in == "" {
+		return prompt
+	}
+	if !strings.HasSuffix(in, "\n") {
+		in += "\n"
+	}
+	return prompt + "\n\n<stdin>\n" + in + "</stdin>"
+}
+
+// stdinPiped reports whether stdin is a pipe or a regular file: input
+// given on purpose, unlike a terminal or /dev/null.
+func stdinPiped(a *app) bool {
+	f, ok := a.stdin.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && (st.Mode()&os.ModeNamedPipe != 0 || st.Mode().IsRegular())
 }
 
 // stdinIsPipe reports whether stdin is a file that is not a terminal.

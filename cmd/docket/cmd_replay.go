@@ -206,5 +206,5 @@ func currentRules(ctx context.Context, home, path string) ([]events.RuleSource, 
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: err}
 	}
-	return loadRules(ctx, cfg.Home, rulesProject(cfg, ss.Cwd))
+	return loadRules(ctx, cfg.ConfigHome, rulesProject(cfg, ss.Cwd))
 }

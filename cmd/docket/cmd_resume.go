@@ -170,7 +170,7 @@ func runResume(c *cobra.Command, a *app, f *execFlags, r resumeFlags, args []str
 	}
 	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	w, err := wire(ctx, a, cfg, ss.Cwd, wireOptions{decisions: f.decisions, json: f.json, responsesSeen: seen,
+	w, err := wire(ctx, a, cfg, ss.Cwd, wireOptions{decisions: f.decisions, json: f.json, jsonExt: f.jsonExtensions, responsesSeen: seen,
 		compactionsSeen: compacted, color: f.color, outputSchema: opts.schema, subagents: offeredSpawnAgent(ss)})
 	if err != nil {
 		return resumeUntouched(ss.SessionID, err)

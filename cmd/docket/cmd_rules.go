@@ -87,8 +87,7 @@ func runRulesCheck(a *app, f rulesCheckFlags, args []string) error {
 	}
 	files := f.files
 	if len(files) == 0 {
-		home, err := resolveHome(f.home)
-		if err != nil {
+		if _, err := resolveHome(f.home); err != nil {
 			return usageErrorf("rules check: %v", err)
 		}
 		cwd, err := os.Getwd()
@@ -97,12 +96,13 @@ func runRulesCheck(a *app, f rulesCheckFlags, args []string) error {
 		}
 		// The project's own rules count only when exec would load them:
 		// when [projects] trusts it.
-		cfg, err := config.Load(config.LoadOptions{Home: home, Env: os.Getenv, Cwd: cwd})
+		cfg, err := config.Load(config.LoadOptions{Home: f.home, Env: os.Getenv, Cwd: cwd})
 		if err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
 		printWarnings(a.stderr, cfg)
-		files = rulesfile.Discover(home, rulesProject(cfg, cwd))
+		// The Codex home's rules when its config is the one read.
+		files = rulesfile.Discover(cfg.ConfigHome, rulesProject(cfg, cwd))
 	}
 	set, err := rulesfile.Load(files, rules.LoadOptions{})
 	if err != nil {

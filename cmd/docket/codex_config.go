@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"time"
 
 	"github.com/docket-engine/docket/cmd/docket/internal/config"
@@ -14,12 +17,36 @@ import (
 	"github.com/docket-engine/docket/events"
 )
 
-// printWarnings says each configuration warning once on stderr: ignored
-// Codex keys, an untrusted project's files that were not loaded.
+// printWarnings says the configuration's warnings on stderr (an untrusted
+// project's files that were not loaded, an ignored -c), and its notes
+// (Codex keys Docket has no use for, a Codex home read) the first time
+// only: a note said once is marked under Docket's home, and said again
+// only when its text changes.
 func printWarnings(w io.Writer, cfg *config.Config) {
 	for _, msg := range cfg.Warnings {
 		fmt.Fprintln(w, "docket: warning:", msg)
 	}
+	for _, msg := range cfg.Notes {
+		if noteOnce(cfg.Home, msg) {
+			fmt.Fprintln(w, "docket: note (said once):", msg)
+		}
+	}
+}
+
+// noteOnce reports whether msg has not been said from this home yet, and
+// marks it said. A home that cannot be written says it every time.
+func noteOnce(home, msg string) bool {
+	sum := sha256.Sum256([]byte(msg))
+	dir := filepath.Join(home, "notes")
+	mark := filepath.Join(dir, hex.EncodeToString(sum[:12]))
+	if _, err := os.Stat(mark); err == nil {
+		return false
+	}
+	if os.MkdirAll(dir, 0o700) == nil {
+		// Best effort: a note said twice is the worst a failure costs.
+		_ = os.WriteFile(mark, nil, 0o600)
+	}
+	return true
 }
 
 // commandEnv is the environment of shell commands and patches, built by

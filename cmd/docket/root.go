@@ -50,29 +50,34 @@ type app struct {
 
 // newRootCmd builds the command tree for args. `docket sandbox` gets the
 // root and its own command only: it is one process per call, and building
-// the other fourteen commands and their flags is start-up it never uses.
+// the other fifteen commands and their flags is start-up it never uses.
 func newRootCmd(a *app, args []string) *cobra.Command {
+	chat := &chatFlags{}
 	root := &cobra.Command{
-		Use:           "docket",
+		Use:           "docket [flags] [PROMPT]",
 		Short:         "Docket runs a coding agent's tool calls under a journaled state machine",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		// Suggestions come from usageLine, on one line.
 		DisableSuggestions: true,
-		Args:               cobra.NoArgs,
+		Args:               rootArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if v, _ := c.Flags().GetBool("version"); v {
 				buildVersion().write(a.stdout)
 				return nil
 			}
-			// In a terminal, docket alone is docket chat, as codex alone
-			// is Codex's interactive UI; elsewhere it prints the help.
-			if interactiveTerminal(a) {
-				return runChat(c, a, &chatFlags{execFlags: execFlags{color: "auto"}}, nil)
+			// docket alone, with chat's flags (-m, -a, ...) or a prompt, is
+			// docket chat, as codex is Codex's interactive UI; without a
+			// terminal chat is exec. docket alone outside a terminal
+			// prints the help.
+			if len(args) == 0 && c.Flags().NFlag() == 0 && !interactiveTerminal(a) {
+				return c.Help()
 			}
-			return c.Help()
+			return runChat(c, a, chat, args)
 		},
 	}
+	chat.registerOn(root.Flags())
+	root.Flags().StringVar(&chat.resume, "resume", "", "open the UI on a recorded session (an id, a unique prefix, or last)")
 	// -V as Codex spells it; cobra's own --version would take -v and probe
 	// the kernel on every start, so this flag is ours.
 	root.Flags().BoolP("version", "V", false, "print the version, commit, Go version and Landlock ABI")
@@ -101,6 +106,7 @@ func newRootCmd(a *app, args []string) *cobra.Command {
 		newLoginCmd(a),
 		newLogoutCmd(a),
 		newAgentsCmd(a),
+		newImportCodexCmd(a),
 	)
 	return root
 }
@@ -193,6 +199,22 @@ func flagError(c *cobra.Command, err error) error {
 	}
 	return errors.New(msg)
 }
+
+// rootArgs takes one prompt, as codex does. A single word spelt like a
+// command (lower-case letters, digits, hyphens) is taken for the mistyped
+// command it most likely is, not for a prompt that would start a session:
+// `docket chat WORD` sends such a word.
+func rootArgs(c *cobra.Command, args []string) error {
+	if len(args) >= 1 && commandLike.MatchString(args[0]) {
+		return fmt.Errorf("unknown command %q for %q (a one-word prompt: docket chat %s)", args[0], c.CommandPath(), args[0])
+	}
+	if len(args) > 1 {
+		return fmt.Errorf("accepts at most 1 arg(s), received %d: quote the prompt", len(args))
+	}
+	return nil
+}
+
+var commandLike = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
 
 // isUsageError recognises cobra's own argument and command errors.
 func isUsageError(err error) bool {

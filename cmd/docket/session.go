@@ -39,8 +39,10 @@ const version = "0.1.0"
 type wiring struct {
 	engine   engine.Config
 	observer engine.Observer
-	// human is the observer in human mode, nil with --json.
+	// human is the observer in human mode, nil with --json; jsonl the
+	// observer with --json.
 	human *render.Human
+	jsonl *render.JSONL
 	// mcpMgr runs the session's MCP servers (nil when none are
 	// configured); /mcp reports them as they are, starting nothing.
 	mcpMgr *mcp.Manager
@@ -53,13 +55,19 @@ func (w *wiring) header(id, cwd string, sc events.SessionConfig, resumed, bypass
 		return
 	}
 	w.human.WriteHeader(render.Header{SessionID: id, Model: sc.Model, Provider: sc.ModelProvider,
-		ApprovalPolicy: sc.ApprovalPolicy, SandboxMode: sc.SandboxMode, NetworkAccess: sc.NetworkAccess,
-		Resumed: resumed, Bypassed: bypassed, Workspace: cwd, WritableRoots: extra})
+		// network_access is a workspace-write setting: a read-only run
+		// has no network whatever it says.
+		ApprovalPolicy: sc.ApprovalPolicy, SandboxMode: sc.SandboxMode,
+		NetworkAccess: sc.NetworkAccess && sc.SandboxMode == policy.WorkspaceWrite.String(),
+		Resumed:       resumed, Bypassed: bypassed, Workspace: cwd, WritableRoots: extra})
 }
 
 // exit maps a turn's end to an exit code. In human mode the renderer has
 // already printed a failed turn's message, so it is not printed again.
 func (w *wiring) exit(res engine.TurnResult) error {
+	if w.jsonl != nil && res.Status == events.TurnParked {
+		w.jsonl.Parked(w.engine.SessionID, res.Parked)
+	}
 	err := turnExit(res)
 	var ee *exitError
 	if w.human != nil && errors.As(err, &ee) && res.Status != events.TurnParked {
@@ -72,6 +80,8 @@ func (w *wiring) exit(res engine.TurnResult) error {
 type wireOptions struct {
 	decisions string
 	json      bool
+	// jsonExt is --json-extensions: Docket's events in the JSONL stream.
+	jsonExt bool
 	// responsesSeen skips a scripted model past the responses a resumed
 	// session already has.
 	responsesSeen int
@@ -99,6 +109,9 @@ type wireOptions struct {
 // rules and the sandbox plan.
 func wire(ctx context.Context, a *app, cfg *config.Config, cwd string, o wireOptions) (*wiring, error) {
 	w := &wiring{finish: func() error { return nil }}
+	if o.jsonExt && !o.json {
+		return nil, usageErrorf("--json-extensions adds events to the --json stream: give --json too")
+	}
 	list, err := approve.ParseAnswers(o.decisions)
 	if err != nil {
 		return nil, usageErrorf("--decisions: %v", err)
@@ -125,7 +138,8 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd string, o wireOpt
 	if o.observer != nil {
 		w.observer = o.observer
 	} else if o.json {
-		w.observer = render.NewJSONL(a.stdout)
+		j := render.NewJSONLWith(a.stdout, render.JSONLOptions{Extensions: o.jsonExt})
+		w.observer, w.jsonl = j, j
 	} else {
 		progress := false
 		if f, ok := a.stderr.(*os.File); ok {
@@ -184,7 +198,7 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd string, o wireOpt
 		prev := w.finish
 		w.finish = func() error { return errors.Join(mgr.Close(), prev()) }
 	}
-	srcs, err := loadRules(ctx, cfg.Home, rulesProject(cfg, cwd))
+	srcs, err := loadRules(ctx, cfg.ConfigHome, rulesProject(cfg, cwd))
 	if err != nil {
 		return nil, err
 	}
@@ -203,9 +217,9 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd string, o wireOpt
 	if plan, err = hidePlan(plan, cfg); err != nil {
 		return nil, err
 	}
-	instr, err := prompt.Build(prompt.Input{Home: cfg.Home, Cwd: cwd, ApprovalPolicy: sc.ApprovalPolicy,
+	instr, err := prompt.Build(prompt.Input{Home: cfg.ConfigHome, Cwd: cwd, ApprovalPolicy: sc.ApprovalPolicy,
 		SandboxMode: sc.SandboxMode, WritableRoots: plan.WritableRoots, NetworkAccess: sc.NetworkAccess,
-		ProjectDocMaxBytes: cfg.ProjectDocMaxBytes})
+		ProjectDocMaxBytes: cfg.ProjectDocMaxBytes, FallbackFilenames: cfg.ProjectDocFallbackFilenames})
 	if err != nil {
 		return nil, err
 	}
@@ -270,23 +284,32 @@ func buildModel(ctx context.Context, cfg *config.Config, seen, compacted int) (m
 			if p.BaseURL != "" {
 				pc.BaseURL = p.BaseURL
 			}
-			if p.EnvKey != "" {
-				pc.EnvKey = p.EnvKey
-			}
+			// A provider without env_key (a local server: Ollama, LM
+			// Studio) needs no credentials.
+			pc.EnvKey = p.EnvKey
 			if p.WireAPI != "" {
 				pc.WireAPI = p.WireAPI
 			}
 			n := int(p.RequestMaxRetries) // 0 means no retries
 			pc.RequestMaxRetries = &n
+			if p.StreamMaxRetries != nil {
+				s := int(*p.StreamMaxRetries)
+				pc.StreamMaxRetries = &s
+			}
 			pc.StreamIdleTimeoutMs = p.StreamIdleTimeoutMs
+			pc.HTTPHeaders, pc.EnvHTTPHeaders, pc.QueryParams = p.HTTPHeaders, p.EnvHTTPHeaders, p.QueryParams
 		}
 		pc.Model = cfg.Model
 		pc.Reasoning = openai.Reasoning{Effort: cfg.ModelReasoningEffort, Summary: cfg.ModelReasoningSummary, Verbosity: cfg.ModelVerbosity}
 		var opts []openai.Option
-		if ts, err := auth.NewTokenSource(ctx, auth.NewStore(cfg.Home), nil); err == nil {
-			opts = append(opts, openai.WithTokenSource(ts))
-		} else if !errors.Is(err, auth.ErrNotLoggedIn) {
-			return nil, err
+		// `docket login` signs in to OpenAI: its token goes to the openai
+		// provider only, never to another server's base_url.
+		if cfg.ModelProvider == config.ProviderOpenAI {
+			if ts, err := auth.NewTokenSource(ctx, auth.NewStore(cfg.Home), nil); err == nil {
+				opts = append(opts, openai.WithTokenSource(ts))
+			} else if !errors.Is(err, auth.ErrNotLoggedIn) {
+				return nil, err
+			}
 		}
 		p, err := openai.New(pc, opts...)
 		if err != nil {
@@ -407,7 +430,9 @@ func hardenPlan(plan events.SandboxPlan, cfg *config.Config) events.SandboxPlan 
 		return plan
 	}
 	plan.Limits = cfg.Sandbox.Limits()
-	return ws.ProtectHome(plan, cfg.Home)
+	// The Codex home read in place of Docket's holds the config and rules
+	// in force: as protected as Docket's own.
+	return ws.ProtectHome(ws.ProtectHome(plan, cfg.Home), cfg.CodexHome)
 }
 
 // settings are the configuration's recorded settings plus what the command

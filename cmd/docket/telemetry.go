@@ -21,7 +21,8 @@ const telemetryFlush = 3 * time.Second
 func telemetrySettings(cfg *config.Config) telemetry.Settings {
 	o := cfg.OTel
 	s := telemetry.Settings{Endpoint: o.Endpoint, Protocol: o.Protocol, Headers: o.Headers, Insecure: o.Insecure,
-		Sampling: o.Sampling, QueueSize: int(o.QueueSize), Version: version, Env: os.Getenv, Argv: telemetry.ArgvRedacted}
+		Sampling: o.Sampling, QueueSize: int(o.QueueSize), Version: version, Env: os.Getenv, Argv: telemetry.ArgvRedacted,
+		Environment: o.Environment}
 	switch o.Redaction {
 	case "none":
 		s.Argv = telemetry.ArgvFull

@@ -29,6 +29,13 @@ type Doc struct {
 // total; once the cap is hit the rest is dropped. maxBytes <= 0 loads
 // nothing. Missing files are skipped; unreadable ones are errors naming them.
 func LoadDocs(home, cwd string, maxBytes int64) ([]Doc, error) {
+	return LoadDocsWith(home, cwd, maxBytes, nil)
+}
+
+// LoadDocsWith is LoadDocs where a project directory without AGENTS.md
+// gives the first of fallbacks it has (CLAUDE.md, ...), as Codex's
+// project_doc_fallback_filenames.
+func LoadDocsWith(home, cwd string, maxBytes int64, fallbacks []string) ([]Doc, error) {
 	if maxBytes <= 0 {
 		return nil, nil
 	}
@@ -41,7 +48,7 @@ func LoadDocs(home, cwd string, maxBytes int64) ([]Doc, error) {
 		return nil, err
 	}
 	for _, d := range dirs {
-		p := filepath.Join(d, DocFileName)
+		p := docIn(d, fallbacks)
 		if len(paths) > 0 && paths[0] == p {
 			continue // home is inside the project: read it once
 		}
@@ -67,6 +74,21 @@ func LoadDocs(home, cwd string, maxBytes int64) ([]Doc, error) {
 		docs = append(docs, Doc{Path: p, Text: text, Truncated: truncated})
 	}
 	return docs, nil
+}
+
+// docIn is the instruction file of dir: AGENTS.md, else the first of
+// fallbacks that is a regular file, else AGENTS.md (which reads as none).
+func docIn(dir string, fallbacks []string) string {
+	p := filepath.Join(dir, DocFileName)
+	if _, err := os.Lstat(p); err == nil {
+		return p
+	}
+	for _, name := range fallbacks {
+		if fi, err := os.Stat(filepath.Join(dir, name)); err == nil && fi.Mode().IsRegular() {
+			return filepath.Join(dir, name)
+		}
+	}
+	return p
 }
 
 // projectDirs lists the directories from the project root down to cwd.

@@ -26,6 +26,9 @@ type Input struct {
 	// ProjectDocMaxBytes caps the AGENTS.md text (project_doc_max_bytes);
 	// 0 or less leaves AGENTS.md out.
 	ProjectDocMaxBytes int64
+	// FallbackFilenames are read, in order, in a project directory that
+	// has no AGENTS.md (Codex's project_doc_fallback_filenames).
+	FallbackFilenames []string
 }
 
 // Result is the assembled instructions and the documents they include.
@@ -41,7 +44,7 @@ func Build(in Input) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	docs, err := LoadDocs(in.Home, in.Cwd, in.ProjectDocMaxBytes)
+	docs, err := LoadDocsWith(in.Home, in.Cwd, in.ProjectDocMaxBytes, in.FallbackFilenames)
 	if err != nil {
 		return Result{}, err
 	}

@@ -12,7 +12,9 @@ import (
 // session: untrusted → NeedsApproval; danger-full-access or external-sandbox
 // → Skip; every path inside the plan's writable roots and outside its
 // read-only subpaths → Skip, the write running sandboxed; otherwise
-// NeedsApproval, Forbidden under never ("writing outside of the project").
+// NeedsApproval, Forbidden under never ("writing outside of the project";
+// under read-only, where nothing is writable, Codex's "writing is blocked
+// by read-only sandbox").
 func PatchRequirement(paths []string, ap ApprovalPolicy, sb SandboxPolicy, plan events.SandboxPlan) Requirement {
 	approval, mode := normalize(ap, sb.Mode)
 	switch {
@@ -26,7 +28,10 @@ func PatchRequirement(paths []string, ap ApprovalPolicy, sb SandboxPolicy, plan 
 	if PathsWritable(paths, plan) {
 		return Requirement{Kind: Skip, Cause: CausePolicySkip}
 	}
-	const reason = "writing outside of the project"
+	reason := "writing outside of the project"
+	if mode == ReadOnly {
+		reason = "writing is blocked by read-only sandbox"
+	}
 	if approval == Never {
 		return Requirement{Kind: Forbidden, Cause: CauseOutsideWritableRoots, Reason: reason + "; the approval policy is never"}
 	}

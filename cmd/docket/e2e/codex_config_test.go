@@ -65,14 +65,14 @@ func TestACodexUsersConfigRunsExec(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exec with a Codex config: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
-	var warnings []string
+	var notes []string
 	for _, l := range strings.Split(r.stderr, "\n") {
-		if strings.Contains(l, "warning:") {
-			warnings = append(warnings, l)
+		if strings.Contains(l, "note (said once):") {
+			notes = append(notes, l)
 		}
 	}
-	if len(warnings) != 1 || !strings.Contains(warnings[0], "file_opener (line 14)") || !strings.Contains(warnings[0], "[tui]") {
-		t.Errorf("want one warning naming the ignored keys, got %q", warnings)
+	if len(notes) != 1 || !strings.Contains(notes[0], "file_opener (line 14)") || !strings.Contains(notes[0], "[tui]") {
+		t.Errorf("want one note naming the ignored keys, got %q", notes)
 	}
 	// include_only = [PATH, HOME, CI, PAGER, LANG], set CI and PAGER.
 	for _, want := range []string{`CI=1`, `PAGER=cat`, `LANG=C.UTF-8`, `PATH=`} {

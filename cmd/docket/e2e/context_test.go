@@ -84,7 +84,7 @@ func lastRequest(t *testing.T, recs []any) events.ModelRequest {
 // passes.
 func TestExecAttachesFilesAndCompactsAutomatically(t *testing.T) {
 	home, ws := t.TempDir(), contextWorkspace(t)
-	r := docket(t, nil, "exec", "--skip-git-repo-check", "--home", home, "-C", ws, "--json", "-c", "model_auto_compact_token_limit=400",
+	r := docket(t, nil, "exec", "--skip-git-repo-check", "--home", home, "-C", ws, "--json", "--json-extensions", "-c", "model_auto_compact_token_limit=400",
 		"--model-script", compactScript(t), "what does @notes.txt say? mail me at a@@b.c, not @nobody")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
@@ -201,7 +201,7 @@ func TestReferencedImagesAndFilesReachTheProvider(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := []string{"OPENAI_BASE_URL=" + hs.URL + "/v1", "OPENAI_API_KEY=sk-e2e", "DOCKET_HOME=" + home}
-	r := docket(t, env, "exec", "--skip-git-repo-check", "-C", ws, "--json", "-c", "model_context_window=60",
+	r := docket(t, env, "exec", "--skip-git-repo-check", "-C", ws, "--json", "--json-extensions", "-c", "model_context_window=60",
 		"what is in @shot.png? see @notes.txt")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)

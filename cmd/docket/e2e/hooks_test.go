@@ -247,7 +247,7 @@ func TestAHookAskUnderApprovalNeverIsADenial(t *testing.T) {
 	script := writeScript(t, `{"output":[{"type":"function_call","call_id":"a1","name":"shell","arguments":{"command":["touch","a1"]}}]}`,
 		`{"output":[{"type":"message","content":"done"}]}`)
 	r := docket(t, nil, "exec", "--skip-git-repo-check", "--home", home, "-C", ws, "-a", "never", "-s", "workspace-write",
-		"--model-script", script, "--json", "go")
+		"--model-script", script, "--json", "--json-extensions", "go")
 	if r.code != 0 {
 		t.Fatalf("exec: exit %d\n%s", r.code, r.stderr)
 	}

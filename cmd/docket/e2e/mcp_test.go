@@ -47,11 +47,11 @@ func TestMCPListAndAnMCPCallThroughExec(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Without a decision the MCP call parks the session (exit 3).
-	r = docket(t, nil, "exec", "--skip-git-repo-check", "--home", home, "-C", ws, "--model-script", script, "--json", "echo it")
+	r = docket(t, nil, "exec", "--skip-git-repo-check", "--home", home, "-C", ws, "--model-script", script, "--json", "--json-extensions", "-a", "on-request", "echo it")
 	if r.code != 3 || !strings.Contains(r.stdout, `"session.parked"`) {
 		t.Fatalf("exec without decisions: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
-	r = docket(t, nil, "resume", "--last", "-C", ws, "--home", home, "--model-script", script, "--decisions", "approved", "--json")
+	r = docket(t, nil, "resume", "--last", "-C", ws, "--home", home, "--model-script", script, "--decisions", "approved", "--json", "--json-extensions")
 	if r.code != 0 || !strings.Contains(r.stdout, "via the cli") || !strings.Contains(r.stdout, `"out_of_process"`) {
 		t.Fatalf("resume: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}

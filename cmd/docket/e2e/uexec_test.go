@@ -26,7 +26,7 @@ func writeCall(id, args string) string {
 const doneMsg = `{"output":[{"type":"message","content":"done"}]}`
 
 // toolOutputs reads each call's tool_output from the newest session.
-func toolOutputs(t *testing.T, home string) map[string]string {
+func journalToolOutputs(t *testing.T, home string) map[string]string {
 	t.Helper()
 	sf, err := journal.Find(home, "last")
 	if err != nil {
@@ -106,7 +106,7 @@ func TestUnifiedExecScenariosThroughTheBinary(t *testing.T) {
 			if r.code != 0 {
 				t.Fatalf("exec: exit %d\n%s", r.code, r.stderr)
 			}
-			out := toolOutputs(t, home)
+			out := journalToolOutputs(t, home)
 			for call, wants := range tc.want {
 				for _, w := range wants {
 					if !strings.Contains(out[call], w) {
@@ -164,7 +164,7 @@ func TestKilledDocketLosesItsProcessesAndResumeSaysSo(t *testing.T) {
 			if r.code != 0 {
 				t.Fatalf("resume: exit %d\n%s", r.code, r.stderr)
 			}
-			out := toolOutputs(t, home)
+			out := journalToolOutputs(t, home)
 			// Killed during c2's poll, c2 is "outcome unknown"; killed just
 			// before it began, the resumed c2 learns of the loss itself.
 			if !strings.Contains(out["c2"], "outcome unknown") && !strings.Contains(out["c2"], "was lost") {

@@ -7,10 +7,13 @@ package openai
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"time"
 
 	sdk "github.com/openai/openai-go/v3"
@@ -58,6 +61,16 @@ type ProviderConfig struct {
 	// Reasoning is sent with every request; the CLI fills it from the
 	// top-level model_reasoning_* and model_verbosity keys.
 	Reasoning Reasoning `toml:"-"`
+	// StreamMaxRetries is how many times a stream that failed after the
+	// request was accepted is retried; nil means as many as requests.
+	StreamMaxRetries *int `toml:"stream_max_retries"`
+	// HTTPHeaders are sent with every request; EnvHTTPHeaders name the
+	// variable holding a header's value (a header whose variable is unset
+	// or empty is not sent).
+	HTTPHeaders    map[string]string `toml:"http_headers"`
+	EnvHTTPHeaders map[string]string `toml:"env_http_headers"`
+	// QueryParams are added to every request's URL (Azure's api-version).
+	QueryParams map[string]string `toml:"query_params"`
 }
 
 // DefaultConfig is the built-in "openai" provider.
@@ -82,6 +95,9 @@ type Provider struct {
 	getenv func(string) string
 	retry  retry.Policy
 	now    func() time.Time
+	// requestTries and streamRetries are the retry budgets of a request
+	// refused and of a stream broken after it was accepted.
+	requestTries, streamRetries int
 
 	responses responses.ResponseService
 	chat      sdk.ChatCompletionService
@@ -116,6 +132,13 @@ func New(cfg ProviderConfig, opts ...Option) (*Provider, error) {
 			return nil, fmt.Errorf("%s.request_max_retries: %d is out of range 0..100", where, retries)
 		}
 	}
+	streamRetries := retries
+	if cfg.StreamMaxRetries != nil {
+		streamRetries = *cfg.StreamMaxRetries
+		if streamRetries < 0 || streamRetries > 100 {
+			return nil, fmt.Errorf("%s.stream_max_retries: %d is out of range 0..100", where, streamRetries)
+		}
+	}
 	if cfg.StreamIdleTimeoutMs < 0 {
 		return nil, fmt.Errorf("%s.stream_idle_timeout_ms: %d is negative", where, cfg.StreamIdleTimeoutMs)
 	}
@@ -123,16 +146,18 @@ func New(cfg ProviderConfig, opts ...Option) (*Provider, error) {
 		cfg.StreamIdleTimeoutMs = DefaultStreamIdleTimeoutMs
 	}
 	p := &Provider{
-		cfg:    cfg,
-		idle:   time.Duration(cfg.StreamIdleTimeoutMs) * time.Millisecond,
-		getenv: os.Getenv,
-		retry:  retry.Default(),
-		now:    time.Now,
+		cfg:           cfg,
+		requestTries:  retries,
+		streamRetries: streamRetries,
+		idle:          time.Duration(cfg.StreamIdleTimeoutMs) * time.Millisecond,
+		getenv:        os.Getenv,
+		retry:         retry.Default(),
+		now:           time.Now,
 	}
 	for _, o := range opts {
 		o(p)
 	}
-	p.retry.MaxAttempts = retries + 1
+	p.retry.MaxAttempts = retries + streamRetries + 1
 	if p.http == nil {
 		p.http = &http.Client{}
 	}
@@ -142,6 +167,17 @@ func New(cfg ProviderConfig, opts ...Option) (*Provider, error) {
 		option.WithBaseURL(cfg.BaseURL),
 		option.WithHTTPClient(p.http),
 		option.WithMaxRetries(0),
+	}
+	for _, k := range slices.Sorted(maps.Keys(cfg.HTTPHeaders)) {
+		base = append(base, option.WithHeader(k, cfg.HTTPHeaders[k]))
+	}
+	for _, k := range slices.Sorted(maps.Keys(cfg.EnvHTTPHeaders)) {
+		if v := p.getenv(cfg.EnvHTTPHeaders[k]); v != "" {
+			base = append(base, option.WithHeader(k, v))
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(cfg.QueryParams)) {
+		base = append(base, option.WithQueryAdd(k, cfg.QueryParams[k]))
 	}
 	p.responses = responses.NewResponseService(base...)
 	p.chat = sdk.NewChatCompletionService(base...)
@@ -185,13 +221,26 @@ func (p *Provider) Respond(ctx context.Context, req model.Request, onDelta func(
 		}
 	}
 	var resp model.Response
-	attempts, err := p.retry.Do(ctx, func(ctx context.Context, _ int) error {
+	// request_max_retries and stream_max_retries are separate budgets, as
+	// Codex keeps them: a failure past its own budget ends the retries.
+	var requestFails, streamFails int
+	attempts, err := p.retry.Do(ctx, func(ctx context.Context, attempt int) error {
 		key, err := p.credential()
 		if err != nil {
 			return err
 		}
 		r, err := send(ctx, key)
 		if err != nil {
+			var se *StreamError
+			var te *retry.TransientError
+			if errors.As(err, &se) {
+				streamFails++
+			} else {
+				requestFails++
+			}
+			if errors.As(err, &te) && (streamFails > p.streamRetries || requestFails > p.requestTries) {
+				return &retry.ExhaustedError{Attempts: attempt, Err: te.Err}
+			}
 			return err
 		}
 		resp = r

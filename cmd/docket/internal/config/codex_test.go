@@ -44,10 +44,10 @@ func TestARealisticCodexConfigLoads(t *testing.T) {
 	if c.Projects["/home/user/src/app"].TrustLevel != TrustTrusted || c.Projects["/home/user/scratch"].TrustLevel != TrustUntrusted {
 		t.Errorf("projects = %+v", c.Projects)
 	}
-	if len(c.Warnings) != 1 {
-		t.Fatalf("want exactly one warning, got %q", c.Warnings)
+	if len(c.Warnings) != 0 || len(c.Notes) != 1 {
+		t.Fatalf("want no warning and exactly one note, got %q and %q", c.Warnings, c.Notes)
 	}
-	w := c.Warnings[0]
+	w := c.Notes[0]
 	for _, want := range []string{c.File, "file_opener (line 14)", "hide_agent_reasoning (line 15)", "show_raw_agent_reasoning",
 		"check_for_update_on_startup", "model_providers.azure.env_key_instructions", "[history] (line 78)", "[tui]", "[features]", "[notice]"} {
 		if !strings.Contains(w, want) {
@@ -65,13 +65,14 @@ func TestARealisticCodexConfigLoads(t *testing.T) {
 }
 
 // TestCodexKeyDecisions holds one row per decision of docs/decisions.md
-// ("Codex config keys"): implemented keys load and take effect, UI-only
-// keys load with a warning, others are errors that say why.
+// ("Codex config keys", "Codex 0.171 config"): implemented keys load and
+// take effect; Codex keys Docket has no use for load with a note saying
+// why; only keys Codex does not have either are errors.
 func TestCodexKeyDecisions(t *testing.T) {
 	for _, tc := range []struct {
 		name, file string
 		check      func(*Config) bool // implemented: the value took effect
-		warn       string             // ignored: the warning names this
+		warn       string             // ignored: the note names this
 		err        string             // rejected: the error says this
 		suggestion string
 	}{
@@ -108,9 +109,45 @@ func TestCodexKeyDecisions(t *testing.T) {
 		{name: "model_auto_compact_token_limit is implemented", file: "model_auto_compact_token_limit = 1000\n",
 			check: func(c *Config) bool { return c.SessionConfig().AutoCompactTokenLimit == 1000 }},
 		{name: "a negative context window", file: "model_context_window = -1\n", err: "negative"},
-		{name: "tools is rejected", file: "[tools]\nweb_search = true\n", err: "Docket's tools are"},
-		{name: "mcp env_vars is rejected with the way to do it", file: "[mcp_servers.a]\ncommand = 'x'\nenv_vars = ['TOK']\n", err: `env = { NAME = "${NAME}" }`},
-		{name: "provider stream_max_retries is rejected", file: "[model_providers.a]\nbase_url = 'http://x'\nstream_max_retries = 3\n", err: "request_max_retries"},
+		{name: "tools is noted with why", file: "[tools]\nweb_search = true\n", warn: "Docket's tools are"},
+		{name: "mcp env_vars is noted with the way to do it", file: "[mcp_servers.a]\ncommand = 'x'\nenv_vars = ['TOK']\n", warn: `env = { NAME = "${NAME}" }`},
+		{name: "provider stream_max_retries is implemented", file: "[model_providers.a]\nbase_url = 'http://x'\nstream_max_retries = 3\n",
+			check: func(c *Config) bool { return *c.ModelProviders["a"].StreamMaxRetries == 3 }},
+		{name: "provider headers and query parameters are implemented",
+			file: "[model_providers.a]\nbase_url = 'http://x'\nhttp_headers = { X-A = 'a' }\nenv_http_headers = { X-B = 'B_VAR' }\nquery_params = { api-version = '2025-04-01-preview' }\n",
+			check: func(c *Config) bool {
+				p := c.ModelProviders["a"]
+				return p.HTTPHeaders["X-A"] == "a" && p.EnvHTTPHeaders["X-B"] == "B_VAR" && p.QueryParams["api-version"] == "2025-04-01-preview"
+			}},
+		{name: "tool_output_token_limit is a byte cap", file: "tool_output_token_limit = 1000\n",
+			check: func(c *Config) bool { return c.ToolOutputMaxBytes == 4000 }},
+		{name: "tool_output_max_bytes wins over the token limit", file: "tool_output_token_limit = 1000\ntool_output_max_bytes = 100\n",
+			check: func(c *Config) bool { return c.ToolOutputMaxBytes == 100 }},
+		{name: "project_doc_fallback_filenames is implemented", file: "project_doc_fallback_filenames = ['CLAUDE.md']\n",
+			check: func(c *Config) bool { return slices.Equal(c.ProjectDocFallbackFilenames, []string{"CLAUDE.md"}) }},
+		{name: "a fallback file name with a folder", file: "project_doc_fallback_filenames = ['../x.md']\n", err: "not a file name"},
+		{name: "review_model is noted", file: "review_model = 'gpt-5.5'\n", warn: "review_model (line 1: Docket has no review command)"},
+		{name: "web_search is noted", file: "web_search = 'cached'\n", warn: "web_search (line 1"},
+		{name: "preferred_auth_method is noted", file: "preferred_auth_method = 'apikey'\n", warn: "docket login"},
+		{name: "model_supports_reasoning_summaries is noted, not a typo of model_script", file: "model_supports_reasoning_summaries = true\n",
+			warn: "model_supports_reasoning_summaries (line 1"},
+		{name: "experimental_use_profile is noted", file: "[shell_environment_policy]\nexperimental_use_profile = true\n",
+			warn: "shell_environment_policy.experimental_use_profile"},
+		{name: "default_permissions is read, not noted", file: "default_permissions = ':read-only'\n",
+			check: func(c *Config) bool { return c.DefaultPermissions == ":read-only" }},
+		{name: "codex otel none turns export off", file: "[otel]\nexporter = 'none'\n",
+			check: func(c *Config) bool { return c.OTel.Enabled != nil && !*c.OTel.Enabled }},
+		{name: "codex otel otlp-grpc gives endpoint and protocol", file: "[otel]\nenvironment = 'dev'\nexporter = { otlp-grpc = { endpoint = 'http://c:4317', headers = { k = 'v' } } }\n",
+			check: func(c *Config) bool {
+				o := c.OTel
+				return o.Endpoint == "http://c:4317" && o.Protocol == "grpc" && o.Headers["k"] == "v" && o.Environment == "dev"
+			}},
+		{name: "codex otel otlp-http to logs sends traces", file: "[otel]\nexporter = { otlp-http = { endpoint = 'http://c:4318/v1/logs', protocol = 'binary' } }\n",
+			check: func(c *Config) bool {
+				return c.OTel.Endpoint == "http://c:4318/v1/traces" && c.OTel.Protocol == "http/protobuf"
+			}},
+		{name: "codex otel log_user_prompt is noted", file: "[otel]\nlog_user_prompt = true\n", warn: "never prompts"},
+		{name: "a bad codex otel exporter", file: "[otel]\nexporter = 'zipkin'\n", err: "is not an exporter"},
 		{name: "a typo in approval_policy stays an error", file: "aproval_policy = 'never'\n", err: "unknown key", suggestion: "approval_policy"},
 		{name: "a typo in sandbox_mode stays an error", file: "sandbox_mod = 'danger-full-access'\n", err: "unknown key", suggestion: "sandbox_mode"},
 		{name: "a typo in an ignored key is an error", file: "file_opner = 'vscode'\n", err: "unknown key", suggestion: "file_opener"},
@@ -121,7 +158,6 @@ func TestCodexKeyDecisions(t *testing.T) {
 		{name: "a bad inherit", file: "[shell_environment_policy]\ninherit = 'nne'\n", err: "inherit value", suggestion: "none"},
 		{name: "a bad env pattern", file: "[shell_environment_policy]\nexclude = ['[A-']\n", err: "not a valid pattern"},
 		{name: "an undefined default profile", file: "profile = 'fats'\n[profiles.fast]\n", err: `profile "fats" is not defined`, suggestion: "fast"},
-		{name: "codex otel exporter points to docket's keys", file: "[otel]\nexporter = 'none'\n", err: "takes endpoint, protocol"},
 		{name: "an mcp server with command and url", file: "[mcp_servers.a]\ncommand = 'x'\nurl = 'http://h/mcp'\n", err: "not both"},
 		{name: "a remote mcp server with args", file: "[mcp_servers.a]\nurl = 'http://h/mcp'\nargs = ['x']\n", err: "only a local server"},
 		{name: "a local mcp server with a bearer token", file: "[mcp_servers.a]\ncommand = 'x'\nbearer_token_env_var = 'T'\n", err: "only a remote server"},
@@ -146,10 +182,12 @@ func TestCodexKeyDecisions(t *testing.T) {
 				t.Errorf("the value did not take effect: %+v", c)
 			}
 			switch {
-			case tc.warn == "" && len(c.Warnings) > 0:
+			case len(c.Warnings) > 0:
 				t.Errorf("unexpected warnings %q", c.Warnings)
-			case tc.warn != "" && (len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], tc.warn)):
-				t.Errorf("warnings %q; want one naming %q", c.Warnings, tc.warn)
+			case tc.warn == "" && len(c.Notes) > 0:
+				t.Errorf("unexpected notes %q", c.Notes)
+			case tc.warn != "" && (len(c.Notes) != 1 || !strings.Contains(c.Notes[0], tc.warn)):
+				t.Errorf("notes %q; want one naming %q", c.Notes, tc.warn)
 			}
 		})
 	}
@@ -165,7 +203,7 @@ network_acess = true
 
 [mcp_servers.a]
 command = "srv"
-env_vars = ["TOK"]
+env_vars_typo = ["TOK"]
 
 [tui]
 animations = false
@@ -179,7 +217,7 @@ animations = false
 	want := []struct {
 		line int
 		key  string
-	}{{2, "aproval_policy"}, {6, "sandbox_workspace_write.network_acess"}, {10, "mcp_servers.a.env_vars"}}
+	}{{2, "aproval_policy"}, {6, "sandbox_workspace_write.network_acess"}, {10, "mcp_servers.a.env_vars_typo"}}
 	if len(errs) != len(want) {
 		t.Fatalf("%d errors, want %d (ignored keys are not errors): %v", len(errs), len(want), err)
 	}
@@ -328,7 +366,7 @@ func TestCodexInterfaceOverridesAreWarnedAboutNotRefused(t *testing.T) {
 	for _, tc := range []struct {
 		name, override, warn, err string
 	}{
-		{name: "tui", override: "tui.notifications=true", warn: "-c tui.notifications=true: ignoring"},
+		{name: "tui", override: "tui.notifications=true", warn: "-c tui.notifications=true: ignoring a Codex setting"},
 		{name: "history in a profile", override: "profiles.p.history.persistence=none", warn: "profiles.p.history.persistence"},
 		{name: "a typo in an interface key stays an error", override: "tiu.notifications=true", err: "unknown key"},
 	} {

@@ -54,7 +54,7 @@ func TestErrorsNameFileKeyAndLine(t *testing.T) {
 		{name: "script provider without a script", opts: LoadOptions{Overrides: []string{"model_provider=script"}},
 			source: "-c model_provider=script", key: "model_provider", msg: "model_script"},
 		{name: "missing profile, no file", opts: LoadOptions{Profile: "fast"},
-			source: "FILE", msg: `profile "fast" is selected but the config file does not exist`},
+			source: "FILE", msg: `profile "fast" is selected but neither the config file nor`},
 		{name: "undefined profile", file: "[profiles.fast]\nmodel = 'x'\n", opts: LoadOptions{Profile: "fats"},
 			source: "FILE", msg: `profile "fats" is not defined`, suggestion: "fast"},
 		{name: "misspelt policy in -c", opts: LoadOptions{Overrides: []string{"approval_policy=on-requst"}},

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -52,6 +53,13 @@ type Flags struct {
 	SandboxMode    *string // -s, --sandbox
 	ModelScript    *string // --model-script (selects the script provider)
 	Permissions    *string // --permissions (default_permissions)
+	// OSS is --oss: a local provider (LocalProvider, else oss_provider,
+	// else ollama) and, unless one is chosen, DefaultOSSModel.
+	OSS           bool
+	LocalProvider *string // --local-provider (implies --oss)
+	// ExecApproval is exec's own approval policy when neither -a nor a -c
+	// chose one: never, as codex exec runs whatever the config says.
+	ExecApproval *string
 }
 
 // layer is one source of key/value pairs, already parsed.
@@ -59,6 +67,8 @@ type layer struct {
 	tree   tree
 	source func(key []string) Source
 	where  where
+	// notes are what reading the layer's file has to say once.
+	notes []string
 }
 
 // Load builds the effective configuration from every layer, validating
@@ -73,7 +83,14 @@ func Load(opts LoadOptions) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := &Config{Home: home, File: filepath.Join(home, FileName), Profile: opts.Profile, Tmpdir: env("TMPDIR"), ProjectDir: opts.Cwd}
+	cfg := &Config{Home: home, File: filepath.Join(home, FileName), ConfigHome: home, Profile: opts.Profile, Tmpdir: env("TMPDIR"), ProjectDir: opts.Cwd}
+	if opts.Home == "" && env("DOCKET_HOME") == "" {
+		if ch := codexHomeInstead(cfg.File, env); ch != "" {
+			cfg.CodexHome, cfg.ConfigHome, cfg.File = ch, ch, filepath.Join(ch, FileName)
+			cfg.Notes = append(cfg.Notes, fmt.Sprintf("there is no %s: reading Codex's %s (its rules and AGENTS.md too); `docket import-codex` copies them to Docket's home",
+				filepath.Join(home, FileName), cfg.File))
+		}
+	}
 
 	def, err := defaultsLayer()
 	if err != nil {
@@ -84,7 +101,7 @@ func Load(opts LoadOptions) (*Config, error) {
 		return nil, err
 	}
 	cfg.Profile = file.profile
-	cfg.Warnings = append(cfg.Warnings, file.warnings...)
+	cfg.Notes = append(cfg.Notes, file.warnings...)
 	var upper []layer
 	upper = append(upper, envLayer(env))
 	for _, text := range opts.Overrides {
@@ -117,6 +134,9 @@ func Load(opts LoadOptions) (*Config, error) {
 			}
 		}
 		cfg.Trust = trustOf(projects, opts.Cwd)
+		if n := projectCodexNote(opts.Cwd); n != "" {
+			cfg.Notes = append(cfg.Notes, n)
+		}
 		files := projectFiles(opts.Cwd)
 		switch {
 		case len(files) == 0:
@@ -127,7 +147,7 @@ func Load(opts LoadOptions) (*Config, error) {
 			if err != nil {
 				return nil, err
 			}
-			cfg.Warnings = append(cfg.Warnings, warnings...)
+			cfg.Notes = append(cfg.Notes, warnings...)
 			if pl != nil {
 				layers = append(append(append([]layer{def}, file.layers...), *pl), upper...)
 				if merged, err = mergeLayers(cfg, layers); err != nil {
@@ -136,10 +156,18 @@ func Load(opts LoadOptions) (*Config, error) {
 			}
 		}
 	}
+	if opts.Flags.OSS || opts.Flags.LocalProvider != nil {
+		if err := ossLayer(cfg, merged, opts.Flags); err != nil {
+			return nil, err
+		}
+	}
 	if err := decodeTree(merged, cfg); err != nil {
 		return nil, &Error{Source: "merged configuration", Msg: err.Error(), Err: err}
 	}
 	if err := checkMerged(cfg); err != nil {
+		return nil, err
+	}
+	if err := applyCodexExtras(cfg, merged); err != nil {
 		return nil, err
 	}
 	if err := applyPermissions(cfg, env, opts.SandboxCommand); err != nil {
@@ -155,6 +183,9 @@ func Load(opts LoadOptions) (*Config, error) {
 	if p, ok := cfg.ModelProviders[cfg.ModelProvider]; ok && p.EnvKey != "" {
 		cfg.APIKeyEnv = p.EnvKey
 		cfg.APIKey = env(p.EnvKey)
+	}
+	for _, n := range cfg.OTel.notes() {
+		cfg.Notes = append(cfg.Notes, n)
 	}
 	cfg.settings, err = settingsOf(merged)
 	if err != nil {
@@ -260,7 +291,15 @@ func loadFile(path, profile string) (fileLayers, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		if profile != "" {
-			return fileLayers{}, &Error{Source: path, Msg: fmt.Sprintf("profile %q is selected but the config file does not exist", profile), Err: err}
+			// Codex 0.169+ keeps a profile in its own file, which needs no
+			// config.toml beside it.
+			if pl, perr := loadProfileFile(path, profile); perr != nil || pl != nil {
+				if perr != nil {
+					return fileLayers{}, perr
+				}
+				return fileLayers{layers: []layer{*pl}, profile: profile, warnings: pl.notes}, nil
+			}
+			return fileLayers{}, &Error{Source: path, Msg: fmt.Sprintf("profile %q is selected but neither the config file nor %s exists", profile, profileFile(path, profile)), Err: err}
 		}
 		return fileLayers{}, nil
 	}
@@ -290,13 +329,29 @@ func loadFile(path, profile string) (fileLayers, error) {
 		return out, nil
 	}
 	pt, ok := profiles[profile].(tree)
+	pl, err := loadProfileFile(path, profile)
+	if err != nil {
+		return fileLayers{}, err
+	}
+	switch {
+	case ok && pl != nil:
+		return fileLayers{}, &Error{Source: path, Key: "profiles." + profile, Line: firstLine(lines, joinKey([]string{"profiles", profile})),
+			Msg: fmt.Sprintf("profile %q is defined twice, by [profiles.%s] here and by %s: keep one (Codex 0.169 and later read only the file)",
+				profile, profile, profileFile(path, profile))}
+	case pl != nil:
+		out.layers = append(out.layers, *pl)
+		out.warnings = append(out.warnings, pl.notes...)
+		return out, nil
+	}
 	if !ok {
 		names := make([]string, 0, len(profiles))
 		for n := range profiles {
 			names = append(names, n)
 		}
+		names = append(names, profileFileNames(path)...)
 		sort.Strings(names)
-		msg := fmt.Sprintf("profile %q is not defined (no [profiles.%s] table)", profile, joinKey([]string{profile}))
+		names = slices.Compact(names)
+		msg := fmt.Sprintf("profile %q is not defined (no [profiles.%s] table, no %s)", profile, joinKey([]string{profile}), profileFile(path, profile))
 		if len(names) > 0 {
 			msg += "; defined: " + strings.Join(names, ", ")
 		}
@@ -390,6 +445,8 @@ func flagLayer(f Flags) []layer {
 	}
 	if f.ApprovalPolicy != nil {
 		add("--ask-for-approval", tree{"approval_policy": *f.ApprovalPolicy})
+	} else if f.ExecApproval != nil {
+		add("exec (as codex exec; -a chooses another policy)", tree{"approval_policy": *f.ExecApproval})
 	}
 	if f.SandboxMode != nil {
 		add("--sandbox", tree{"sandbox_mode": *f.SandboxMode})

@@ -28,6 +28,8 @@ type OTel struct {
 	Sampling *float64 `toml:"sampling"`
 	// QueueSize bounds the spans waiting to be sent.
 	QueueSize int64 `toml:"queue_size"`
+	// CodexOTel is Codex's shape of the table (otel_codex.go).
+	CodexOTel
 }
 
 func otelProtocols() []string  { return []string{"grpc", "http/protobuf"} }
@@ -38,6 +40,9 @@ func checkOTel(c *Config) error {
 	at := func(key ...string) Source {
 		s, _ := c.Sources.Of(joinKey(key))
 		return s
+	}
+	if err := c.OTel.applyCodex(at); err != nil {
+		return err
 	}
 	o := c.OTel
 	k := func(s string) []string { return []string{"otel", s} }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Trust levels of [projects."<path>"] trust_level, as Codex spells them.
@@ -93,8 +94,8 @@ func untrustedWarning(dir, userFile string, t Trust, files []string) string {
 	if t.Level == TrustUntrusted {
 		why = fmt.Sprintf("is marked untrusted ([projects.%s])", joinKey([]string{t.Key}))
 	}
-	return fmt.Sprintf("project %s %s, so its %v were not loaded; to load them add [projects.%s] trust_level = %q to %s",
-		dir, why, files, joinKey([]string{dir}), TrustTrusted, userFile)
+	return fmt.Sprintf("project %s %s, so its %s were not loaded; to load them add [projects.%s] trust_level = %q to %s",
+		dir, why, strings.Join(files, " and "), joinKey([]string{dir}), TrustTrusted, userFile)
 }
 
 // TrustFor is what [projects] says about dir, which need not be the

@@ -50,6 +50,8 @@ type Config struct {
 	// default_permissions); Permissions are the [permissions.NAME] tables.
 	DefaultPermissions string                         `toml:"default_permissions"`
 	Permissions        map[string]permissions.Profile `toml:"permissions"`
+	// CodexExtras are Codex 0.171's keys Docket implements (codex_keys.go).
+	CodexExtras
 
 	// Hooks are the operator's pre_tool and post_tool hooks.
 	Hooks HooksConfig `toml:"hooks"`
@@ -75,9 +77,20 @@ type Config struct {
 	// of it.
 	ProjectDir string `toml:"-"`
 	Trust      Trust  `toml:"-"`
-	// Warnings are said once on stderr: ignored Codex keys, an untrusted
-	// project's files that were not loaded.
+	// Warnings are said on stderr by every command: an untrusted
+	// project's files that were not loaded, a -c Docket ignores.
 	Warnings []string `toml:"-"`
+	// Notes are said once per Docket home (and again only when their text
+	// changes): the Codex keys of a file Docket has no use for, the Codex
+	// home read for want of a Docket one.
+	Notes []string `toml:"-"`
+	// ConfigHome is the folder of the config file read: Docket's home, or
+	// the Codex home read in its place. Its rules/ and AGENTS.md apply.
+	ConfigHome string `toml:"-"`
+	// CodexHome is the Codex home read for want of a Docket config, or "".
+	CodexHome string `toml:"-"`
+	// catalog is model_catalog_json's context windows by model slug.
+	catalog map[string]int64
 
 	// PermissionsSelection says whether a permission profile or the
 	// legacy sandbox_mode keys are in force, and why; PermissionProfile is
@@ -135,6 +148,15 @@ type ModelProvider struct {
 	WireAPI             string `toml:"wire_api"`
 	RequestMaxRetries   int64  `toml:"request_max_retries"`
 	StreamIdleTimeoutMs int64  `toml:"stream_idle_timeout_ms"`
+	// StreamMaxRetries is how often a stream that broke after the request
+	// was accepted is retried; unset, request_max_retries counts for both.
+	StreamMaxRetries *int64 `toml:"stream_max_retries"`
+	// HTTPHeaders are sent with every request; EnvHTTPHeaders map a header
+	// to the variable holding its value (sent when the variable is set).
+	HTTPHeaders    map[string]string `toml:"http_headers"`
+	EnvHTTPHeaders map[string]string `toml:"env_http_headers"`
+	// QueryParams are added to every request's URL (Azure's api-version).
+	QueryParams map[string]string `toml:"query_params"`
 }
 
 // MCPServer is one [mcp_servers.NAME] table, with engine/mcp's keys.
@@ -226,6 +248,9 @@ func (c *Config) SessionConfig() events.SessionConfig {
 // ContextWindow is the model's context window in tokens: the configured
 // model_context_window, else Docket's table; 0 when neither knows it.
 func (c *Config) ContextWindow() int64 {
+	if c.ModelContextWindow == 0 && c.catalog[c.Model] > 0 {
+		return c.catalog[c.Model]
+	}
 	return ctxwindow.Window(c.Model, c.ModelContextWindow)
 }
 

@@ -162,7 +162,7 @@ func checkValues(t tree, w where) error {
 		if err := enum(p("wire_api"), "wire API", wireAPIs()); err != nil {
 			return err
 		}
-		for _, k := range []string{"request_max_retries", "stream_idle_timeout_ms"} {
+		for _, k := range []string{"request_max_retries", "stream_idle_timeout_ms", "stream_max_retries"} {
 			if err := nonNegative(p(k)); err != nil {
 				return err
 			}
@@ -291,6 +291,12 @@ func redacted(key []string) bool {
 		return key[1] == "set"
 	case len(key) == 3 && key[0] == "otel":
 		return key[1] == "headers"
+	case len(key) >= 4 && key[0] == "otel":
+		// Codex's exporter tables: otel.exporter.otlp-http.headers.NAME.
+		return key[len(key)-2] == "headers"
+	case len(key) == 4 && key[0] == "model_providers":
+		// A header or query parameter may be the credential itself.
+		return key[2] == "http_headers" || key[2] == "query_params"
 	}
 	return false
 }

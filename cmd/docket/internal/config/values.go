@@ -68,4 +68,15 @@ env_key = "OPENAI_API_KEY"
 wire_api = "responses"
 request_max_retries = 2
 stream_idle_timeout_ms = 300000
+
+# Codex's built-in local providers: no env_key, no credentials.
+[model_providers.ollama]
+name = "Ollama"
+base_url = "http://localhost:11434/v1"
+wire_api = "responses"
+
+[model_providers.lmstudio]
+name = "LM Studio"
+base_url = "http://localhost:1234/v1"
+wire_api = "responses"
 `

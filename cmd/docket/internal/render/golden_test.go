@@ -26,19 +26,27 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 }
 
+// TestJSONLGolden renders every scenario as Codex's stream (NAME.jsonl)
+// and with Docket's extensions (NAME.ext.jsonl).
 func TestJSONLGolden(t *testing.T) {
 	for name, seq := range scenarios() {
-		t.Run(name, func(t *testing.T) {
-			var out bytes.Buffer
-			j := NewJSONL(&out)
-			for _, n := range seq {
-				j.Notify(n)
+		for _, ext := range []bool{false, true} {
+			file := name + ".jsonl"
+			if ext {
+				file = name + ".ext.jsonl"
 			}
-			if err := j.Err(); err != nil {
-				t.Fatal(err)
-			}
-			golden(t, name+".jsonl", out.Bytes())
-		})
+			t.Run(file, func(t *testing.T) {
+				var out bytes.Buffer
+				j := NewJSONLWith(&out, JSONLOptions{Extensions: ext})
+				for _, n := range seq {
+					j.Notify(n)
+				}
+				if err := j.Err(); err != nil {
+					t.Fatal(err)
+				}
+				golden(t, file, out.Bytes())
+			})
+		}
 	}
 }
 

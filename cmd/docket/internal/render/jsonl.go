@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 
@@ -24,14 +26,33 @@ const (
 
 // JSONL is an engine.Observer that writes one JSON object per line. It is
 // safe for concurrent use: lines are never interleaved.
+//
+// By default the stream is `codex exec --json`'s, event for event (Codex
+// CLI 0.169 and 0.171): no item.updated for commands, no item for a call
+// refused before it ran, a move as one update change, an error event
+// before every turn.failed. With Extensions, Docket's own events and
+// details are added (CLI.md, "exec --json events").
 type JSONL struct {
 	mu       sync.Mutex
 	w        io.Writer
+	ext      bool
 	err      error
 	started  bool
+	ended    bool
 	nextItem int
 	calls    map[string]*openItem
 	procs    map[int]*openItem // long-lived processes' open items (jsonl_process.go)
+}
+
+// JSONLOptions are the renderer's choices.
+type JSONLOptions struct {
+	// Extensions adds Docket's events (call.transition,
+	// approval.requested, session.parked, context.warning,
+	// context.compacted), item.updated with a command's output so far, an
+	// item for a call refused before it ran (declined, or Docket's
+	// tool_call), an error event for a refused call, and a move's
+	// destination as its own add change.
+	Extensions bool
 }
 
 // openItem is a tool call's item between item.started and item.completed.
@@ -42,9 +63,45 @@ type openItem struct {
 	lastUpdate int
 }
 
-// NewJSONL returns a JSONL renderer writing to w.
+// NewJSONL returns a JSONL renderer writing Codex's stream to w.
 func NewJSONL(w io.Writer) *JSONL {
-	return &JSONL{w: w, calls: map[string]*openItem{}}
+	return NewJSONLWith(w, JSONLOptions{})
+}
+
+// NewJSONLWith returns a JSONL renderer with the given options.
+func NewJSONLWith(w io.Writer, o JSONLOptions) *JSONL {
+	return &JSONL{w: w, ext: o.Extensions, calls: map[string]*openItem{}}
+}
+
+// Parked ends the stream of a turn that stopped to wait for approvals of
+// the given calls: the items still open complete as failed (what they
+// showed is what ran), then an error event and turn.failed say that the
+// session is parked and how to go on, so that a client reading Codex's
+// stream sees the turn end.
+func (j *JSONL) Parked(sessionID string, calls []string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.threadStarted(sessionID)
+	for _, id := range slices.Sorted(maps.Keys(j.calls)) {
+		it := j.calls[id]
+		delete(j.calls, id)
+		n := it.start
+		n.ExitCode = -1
+		j.emit(itemEvent{Type: EventItemCompleted, Item: callItem(n, it.id, it.output.String(), engine.StatusFailed, j.ext)})
+	}
+	msg := fmt.Sprintf("session %s is parked waiting for an approval of %s: answer with docket resume %s --decisions approved (or denied)",
+		sessionID, strings.Join(calls, ", "), sessionID)
+	j.turnFailed(msg)
+}
+
+// turnFailed ends a turn as Codex does: the error, then turn.failed.
+func (j *JSONL) turnFailed(msg string) {
+	if j.ended {
+		return
+	}
+	j.ended = true
+	j.emit(errorEvent{Type: EventError, Message: msg})
+	j.emit(turnFailedEvent{Type: EventTurnFailed, Error: messageJSON{Message: msg}})
 }
 
 // Err returns the first error writing to the output, if any; after it the
@@ -85,13 +142,19 @@ func (j *JSONL) Notify(n engine.Notice) {
 	j.threadStarted(n.SessionID)
 	switch n.Type {
 	case engine.NoticeTurnStarted:
+		j.ended = false
 		j.emit(typeOnlyEvent{Type: EventTurnStarted})
 	case engine.NoticeTurnCompleted:
+		j.ended = true
 		j.emit(turnCompletedEvent{Type: EventTurnCompleted, Usage: usageOf(n.Usage)})
 	case engine.NoticeTurnFailed:
-		j.emit(turnFailedEvent{Type: EventTurnFailed, Error: messageJSON{Message: n.Text}})
+		j.turnFailed(n.Text)
 	case engine.NoticeError:
-		j.emit(errorEvent{Type: EventError, Message: n.Text})
+		// The engine's error notices are about one refused call; Codex
+		// only tells the model (CLI.md).
+		if j.ext || n.CallID == "" {
+			j.emit(errorEvent{Type: EventError, Message: n.Text})
+		}
 	case engine.NoticeMessage:
 		j.emit(itemEvent{Type: EventItemCompleted, Item: textItem{ID: j.newID(), Type: ItemAgentMessage, Text: n.Text}})
 	case engine.NoticeReasoning:
@@ -105,21 +168,27 @@ func (j *JSONL) Notify(n engine.Notice) {
 	case engine.NoticeCallCompleted:
 		j.callCompleted(n)
 	case engine.NoticeTransition:
-		if tr := n.Transition; tr != nil {
+		if tr := n.Transition; tr != nil && j.ext {
 			j.emit(transitionEvent{Type: EventCallTransition, CallID: tr.CallID, Seq: n.Seq, From: tr.From,
 				Event: tr.Event, To: tr.To, Cause: tr.Cause, Reason: tr.Reason})
 		}
 	case engine.NoticeApproval:
-		if a := n.Approval; a != nil {
+		if a := n.Approval; a != nil && j.ext {
 			j.emit(approvalEvent{Type: EventApprovalRequested, CallID: a.CallID, Kind: a.Kind, Phase: a.Phase,
 				Command: nonNil(a.Command), Cwd: a.Cwd, Reason: a.Reason, ProposedAmendment: a.ProposedAmendment})
 		}
 	case engine.NoticeParked:
-		j.emit(parkedEvent{Type: EventSessionParked, SessionID: n.SessionID, CallID: n.CallID})
+		if j.ext {
+			j.emit(parkedEvent{Type: EventSessionParked, SessionID: n.SessionID, CallID: n.CallID})
+		}
 	case engine.NoticeContextWarning:
-		j.emit(contextOf(n))
+		if j.ext {
+			j.emit(contextOf(n))
+		}
 	case engine.NoticeCompacted:
-		j.emit(compactedOf(n))
+		if j.ext {
+			j.emit(compactedOf(n))
+		}
 	}
 }
 
@@ -139,12 +208,14 @@ func (j *JSONL) callStarted(n engine.Notice) {
 		it.output.Reset()
 		it.lastUpdate = 0
 		it.start = n
-		j.emit(itemEvent{Type: EventItemUpdated, Item: callItem(n, it.id, "", engine.StatusInProgress)})
+		if j.ext {
+			j.emit(itemEvent{Type: EventItemUpdated, Item: callItem(n, it.id, "", engine.StatusInProgress, j.ext)})
+		}
 		return
 	}
 	it := &openItem{id: j.newID(), start: n}
 	j.calls[n.CallID] = it
-	j.emit(itemEvent{Type: EventItemStarted, Item: callItem(n, it.id, "", engine.StatusInProgress)})
+	j.emit(itemEvent{Type: EventItemStarted, Item: callItem(n, it.id, "", engine.StatusInProgress, j.ext)})
 }
 
 func (j *JSONL) callOutput(n engine.Notice) {
@@ -162,7 +233,9 @@ func (j *JSONL) callOutput(n engine.Notice) {
 		return
 	}
 	it.lastUpdate = size
-	j.emit(itemEvent{Type: EventItemUpdated, Item: callItem(it.start, it.id, it.output.String(), engine.StatusInProgress)})
+	if j.ext {
+		j.emit(itemEvent{Type: EventItemUpdated, Item: callItem(it.start, it.id, it.output.String(), engine.StatusInProgress, j.ext)})
+	}
 }
 
 func (j *JSONL) callCompleted(n engine.Notice) {
@@ -177,6 +250,10 @@ func (j *JSONL) callCompleted(n engine.Notice) {
 			agg = it.output.String()
 		}
 		delete(j.calls, n.CallID)
+	} else if !j.ext && kindOf(n) != ItemCollabToolCall {
+		// Refused before it ran (declined, forbidden, invalid): Codex
+		// emits no item for such a call; the model is told why.
+		return
 	} else {
 		id = j.newID()
 	}
@@ -184,7 +261,7 @@ func (j *JSONL) callCompleted(n engine.Notice) {
 	if status == "" {
 		status = engine.StatusCompleted
 	}
-	j.emit(itemEvent{Type: EventItemCompleted, Item: callItem(n, id, agg, status)})
+	j.emit(itemEvent{Type: EventItemCompleted, Item: callItem(n, id, agg, status, j.ext)})
 }
 
 // kindOf tells which item a tool call is, from what the engine said the
@@ -207,13 +284,17 @@ func kindOf(n engine.Notice) string {
 
 // callItem builds the item for a tool call in the given status. For a
 // finished MCP call, text is its result (or error) text.
-func callItem(n engine.Notice, id, text string, status engine.CallStatus) any {
+func callItem(n engine.Notice, id, text string, status engine.CallStatus, ext bool) any {
 	switch kindOf(n) {
 	case ItemFileChange:
 		if status == engine.StatusDeclined {
 			status = engine.StatusFailed
 		}
-		return fileChangeItem{ID: id, Type: ItemFileChange, Changes: n.Changes, Status: status}
+		changes := n.Changes
+		if !ext {
+			changes = withoutMoveTargets(changes)
+		}
+		return fileChangeItem{ID: id, Type: ItemFileChange, Changes: changes, Status: status}
 	case ItemMCPToolCall:
 		it := mcpItem{ID: id, Type: ItemMCPToolCall, Server: n.Server, Tool: n.MCPTool, Arguments: argumentsJSON(n.Arguments), Status: status}
 		if it.Tool == "" {
@@ -239,6 +320,18 @@ func callItem(n engine.Notice, id, text string, status engine.CallStatus) any {
 		it.ExitCode = &code
 	}
 	return it
+}
+
+// withoutMoveTargets drops a move's destination, so that the move is the
+// one update of its source, as Codex shows it.
+func withoutMoveTargets(changes []engine.FileChange) []engine.FileChange {
+	out := make([]engine.FileChange, 0, len(changes))
+	for _, c := range changes {
+		if c.MovedFrom == "" {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // collabOf is a spawn_agent call as Codex's collab_tool_call. text is the
@@ -297,8 +390,11 @@ func argumentsJSON(s string) json.RawMessage {
 	return b
 }
 
+// usageOf is Codex's usage block. The Responses API reports no cache
+// writes, so cache_write_input_tokens is 0, as Codex shows it for OpenAI.
 func usageOf(u events.Usage) usageJSON {
-	return usageJSON{InputTokens: u.InputTokens, CachedInputTokens: u.CachedInputTokens, OutputTokens: u.OutputTokens}
+	return usageJSON{InputTokens: u.InputTokens, CachedInputTokens: u.CachedInputTokens,
+		OutputTokens: u.OutputTokens, ReasoningOutputTokens: u.ReasoningTokens}
 }
 
 func nonNil(s []string) []string {

@@ -54,7 +54,7 @@ func (j *JSONL) processCompleted(n engine.Notice) bool {
 		if n.ExitCode != 0 {
 			status = engine.StatusFailed
 		}
-		j.emit(itemEvent{Type: EventItemCompleted, Item: callItem(done, it.id, it.output.String(), status)})
+		j.emit(itemEvent{Type: EventItemCompleted, Item: callItem(done, it.id, it.output.String(), status, j.ext)})
 		return true
 	}
 	return false

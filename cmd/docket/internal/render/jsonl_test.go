@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/docket-engine/docket/cmd/docket/internal/render/jsonlschema"
 	"github.com/docket-engine/docket/engine"
 )
 
@@ -42,7 +43,7 @@ func decodeLines(t *testing.T, b []byte) []lineItem {
 // the output only ever grows, and the aggregate is capped.
 func TestItemUpdatedStreamsOutputSoFar(t *testing.T) {
 	var out bytes.Buffer
-	j := NewJSONL(&out)
+	j := NewJSONLWith(&out, JSONLOptions{Extensions: true})
 	cmd := []string{"yes"}
 	j.Notify(notice(engine.Notice{Type: engine.NoticeCallStarted, CallID: "c1", Tool: "shell", Command: cmd}))
 	chunk := strings.Repeat("y\n", 512) // 1 KiB
@@ -157,3 +158,41 @@ func BenchmarkJSONLStreamedOutput(b *testing.B) {
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// TestParkedStreamEndsWithATurnEvent: a turn that parks still ends the
+// stream as Codex's clients expect, with error and turn.failed naming the
+// session, and a call that had started is completed, not left open.
+func TestParkedStreamEndsWithATurnEvent(t *testing.T) {
+	s, err := jsonlschema.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ext := range []bool{false, true} {
+		var out bytes.Buffer
+		j := NewJSONLWith(&out, JSONLOptions{Extensions: ext})
+		j.Notify(notice(engine.Notice{Type: engine.NoticeTurnStarted}))
+		j.Notify(notice(engine.Notice{Type: engine.NoticeCallStarted, CallID: "c1", Tool: "shell", Command: []string{"touch", "/etc/x"}}))
+		j.Notify(notice(engine.Notice{Type: engine.NoticeCallOutput, CallID: "c1", Text: "denied\n"}))
+		j.Notify(notice(engine.Notice{Type: engine.NoticeParked, CallID: "c1"}))
+		j.Parked("s1", []string{"c1"})
+		schema := s.Codex()
+		if ext {
+			schema = s
+		}
+		if _, err := schema.Validate(bytes.NewReader(out.Bytes())); err != nil {
+			t.Fatalf("extensions %v: %v\n%s", ext, err, out.Bytes())
+		}
+		lines := decodeLines(t, out.Bytes())
+		n := len(lines)
+		if n < 3 || lines[n-3].Type != EventItemCompleted || lines[n-3].Item.Status != string(engine.StatusFailed) ||
+			lines[n-2].Type != EventError || lines[n-1].Type != EventTurnFailed {
+			t.Fatalf("extensions %v: the stream does not end with the call completed, error and turn.failed:\n%s", ext, out.Bytes())
+		}
+		if !strings.Contains(out.String(), "docket resume s1 --decisions approved") {
+			t.Errorf("the end does not say how to go on:\n%s", out.Bytes())
+		}
+		if got := strings.Contains(out.String(), `"session.parked"`); got != ext {
+			t.Errorf("extensions %v: session.parked present = %v", ext, got)
+		}
+	}
+}

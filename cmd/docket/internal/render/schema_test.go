@@ -20,17 +20,23 @@ func TestJSONLMatchesTheSchema(t *testing.T) {
 	}
 	all := jsonlschema.Counts{}
 	for name, seq := range scenarios() {
-		var out bytes.Buffer
-		j := NewJSONL(&out)
-		for _, n := range seq {
-			j.Notify(n)
-		}
-		counts, err := s.Validate(&out)
-		if err != nil {
-			t.Errorf("%s: %v", name, err)
-		}
-		for k, c := range counts {
-			all[k] += c
+		for _, ext := range []bool{false, true} {
+			var out bytes.Buffer
+			j := NewJSONLWith(&out, JSONLOptions{Extensions: ext})
+			for _, n := range seq {
+				j.Notify(n)
+			}
+			schema := s.Codex()
+			if ext {
+				schema = s
+			}
+			counts, err := schema.Validate(&out)
+			if err != nil {
+				t.Errorf("%s (extensions %v): %v", name, ext, err)
+			}
+			for k, c := range counts {
+				all[k] += c
+			}
 		}
 	}
 	for _, typ := range s.EventTypes() {
@@ -53,7 +59,7 @@ func TestConcurrentNotifyKeepsLinesWhole(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	j := NewJSONL(&out)
+	j := NewJSONLWith(&out, JSONLOptions{Extensions: true})
 	const calls, chunks = 8, 50
 	for c := range calls {
 		id := fmt.Sprintf("c%d", c)

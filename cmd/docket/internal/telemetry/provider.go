@@ -52,6 +52,9 @@ type Settings struct {
 	ExportTimeout time.Duration
 	// Version is docket's, for the resource.
 	Version string
+	// Environment, when set, is the resource's deployment.environment
+	// (Codex's otel.environment).
+	Environment string
 	// Env looks up the environment (for the protocol variable).
 	Env func(string) string
 }
@@ -85,8 +88,11 @@ func NewProvider(ctx context.Context, s Settings, blocking bool) (*Provider, err
 	if blocking {
 		bopts = append(bopts, sdktrace.WithBlocking())
 	}
-	res, err := resource.New(ctx, resource.WithAttributes(attribute.String("service.name", "docket"),
-		attribute.String("service.version", s.Version)), resource.WithFromEnv(), resource.WithHost())
+	attrs := []attribute.KeyValue{attribute.String("service.name", "docket"), attribute.String("service.version", s.Version)}
+	if s.Environment != "" {
+		attrs = append(attrs, attribute.String("deployment.environment", s.Environment))
+	}
+	res, err := resource.New(ctx, resource.WithAttributes(attrs...), resource.WithFromEnv(), resource.WithHost())
 	if err != nil {
 		// A resource detector's trouble (an unreadable host name) is no
 		// reason to send nothing: keep what was detected.

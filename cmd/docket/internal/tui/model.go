@@ -65,6 +65,9 @@ type Model struct {
 	cancel  context.CancelFunc
 	// interrupting: Ctrl-C was pressed during this turn; another quits.
 	interrupting bool
+	// compacting is set while a /compact runs: the engine's compaction
+	// notice is then the user's own, not an automatic one.
+	compacting bool
 	// armed: Ctrl-C cleared the input while idle; another quits.
 	armed    bool
 	quitting bool
@@ -158,9 +161,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case turnDoneMsg:
+		m.compacting = false
 		return m, m.turnDone(msg)
 	case compactedMsg:
-		m.running, m.interrupting = false, false
+		m.running, m.interrupting, m.compacting = false, false, false
 		m.cancel()
 		m.cancel = nil
 		m.info = m.backend.Info()
@@ -455,6 +459,10 @@ func (m *Model) notice(n engine.Notice) {
 				text: fmt.Sprintf("the context window is %d%% full; /compact summarises the conversation to free it", n.Context.Percent())})
 		}
 	case engine.NoticeCompacted:
+		if m.compacting {
+			// /compact says it itself, with the summary.
+			break
+		}
 		m.blocks = append(m.blocks, &block{kind: blockInfo, finished: true, text: "the conversation was compacted automatically; the model goes on from its summary"})
 	}
 }

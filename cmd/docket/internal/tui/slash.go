@@ -143,7 +143,7 @@ func (m *Model) cmdCompact(string) tea.Cmd {
 		return m.print(m.renderError("this session cannot be compacted"))
 	}
 	ctx, cancel := context.WithCancel(m.ctx)
-	m.running, m.cancel, m.interrupting = true, cancel, false
+	m.running, m.cancel, m.interrupting, m.compacting = true, cancel, false, true
 	return tea.Sequence(m.print(m.renderInfo("compacting: the model summarises the conversation")), func() tea.Msg {
 		summary, err := c.Compact(ctx)
 		if err != nil {

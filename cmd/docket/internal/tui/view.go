@@ -74,13 +74,38 @@ func (m *Model) renderBlock(b *block) string {
 	return m.renderInfo(b.text)
 }
 
-// safeText makes multi-line text safe line by line.
+// safeText makes multi-line text safe line by line. Tabs are expanded to
+// spaces first: they are layout (Go code, patches), not something to show
+// as \t, and a terminal's own tab stops would not match the frame.
 func (m *Model) safeText(s string) string {
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
-		lines[i] = safetext.Line(l)
+		lines[i] = safetext.Line(expandTabs(l))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// tabWidth is the tab stop of expandTabs, as Codex's TUI shows a tab.
+const tabWidth = 4
+
+// expandTabs replaces each tab by spaces to the next tab stop.
+func expandTabs(s string) string {
+	if !strings.Contains(s, "\t") {
+		return s
+	}
+	var b strings.Builder
+	col := 0
+	for _, r := range s {
+		if r == '\t' {
+			n := tabWidth - col%tabWidth
+			b.WriteString(strings.Repeat(" ", n))
+			col += n
+			continue
+		}
+		b.WriteRune(r)
+		col++
+	}
+	return b.String()
 }
 
 func (m *Model) renderUser(text string) string {
@@ -135,7 +160,7 @@ func (m *Model) renderCall(c *callView) string {
 		fmt.Fprintf(&b, "\n  %s", m.style(styleDim, fmt.Sprintf("… %d earlier lines folded", folded)))
 	}
 	for _, l := range c.tail {
-		b.WriteString("\n  " + m.style(styleDim, "│ "+truncate(safetext.Line(l), m.width-4)))
+		b.WriteString("\n  " + m.style(styleDim, "│ "+truncate(safetext.Line(expandTabs(l)), m.width-4)))
 	}
 	return b.String()
 }

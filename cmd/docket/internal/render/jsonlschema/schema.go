@@ -41,6 +41,26 @@ type Schema struct {
 	Events  map[string]object `json:"events"`
 	Items   map[string]object `json:"items"`
 	Objects map[string]object `json:"objects"`
+	// Extensions are the event types, and the item types as "item:TYPE",
+	// that only --json-extensions emits.
+	Extensions []string `json:"extensions"`
+}
+
+// Codex returns the schema of the default stream, `codex exec --json`'s:
+// without the extension events and items.
+func (s *Schema) Codex() *Schema {
+	c := &Schema{Events: map[string]object{}, Items: map[string]object{}, Objects: s.Objects}
+	for k, v := range s.Events {
+		if !slices.Contains(s.Extensions, k) {
+			c.Events[k] = v
+		}
+	}
+	for k, v := range s.Items {
+		if !slices.Contains(s.Extensions, "item:"+k) {
+			c.Items[k] = v
+		}
+	}
+	return c
 }
 
 // Load parses the embedded schema.

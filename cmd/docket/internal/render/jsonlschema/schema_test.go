@@ -26,7 +26,7 @@ func TestValidatorAcceptsAGoodStream(t *testing.T) {
 {"type":"item.started","item":{"id":"item_2","type":"collab_tool_call","tool":"spawn_agent","sender_thread_id":"p","receiver_thread_ids":["c"],"prompt":"go","agents_states":{"c":{"status":"running","message":null}},"status":"in_progress"}}
 {"type":"item.completed","item":{"id":"item_2","type":"collab_tool_call","tool":"spawn_agent","sender_thread_id":"p","receiver_thread_ids":["c"],"prompt":"go","agents_states":{"c":{"status":"completed","message":"done"}},"status":"completed"}}
 {"type":"item.completed","item":{"id":"item_3","type":"tool_call","tool":"nope","arguments":{"a":1},"result":null,"error":{"message":"Invalid call: unknown tool \"nope\""},"status":"failed"}}
-{"type":"turn.completed","usage":{"input_tokens":1,"cached_input_tokens":0,"output_tokens":2}}
+{"type":"turn.completed","usage":{"input_tokens":1,"cached_input_tokens":0,"cache_write_input_tokens":0,"output_tokens":2,"reasoning_output_tokens":0}}
 `
 	counts, err := s.Validate(strings.NewReader(stream))
 	if err != nil {
