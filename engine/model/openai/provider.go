@@ -142,6 +142,7 @@ func New(cfg ProviderConfig, opts ...Option) (*Provider, error) {
 		option.WithBaseURL(cfg.BaseURL),
 		option.WithHTTPClient(p.http),
 		option.WithMaxRetries(0),
+		option.WithMiddleware(limitResponses(cfg.Name, MaxResponseBytes)),
 	}
 	p.responses = responses.NewResponseService(base...)
 	p.chat = sdk.NewChatCompletionService(base...)
