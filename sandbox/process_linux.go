@@ -136,12 +136,31 @@ func runProcess(ctx context.Context, req Request, l launch) (events.ExecOutcome,
 	}
 	start := time.Now()
 	req.trace.mark("spawn.prepare")
+	var dies string // what ends an unsandboxed command's processes with docket
 	if l.narrow {
 		var release func()
 		release, err = startNarrowed(cmd)
 		defer release()
 	} else if tree != nil {
+		// Unsandboxed: a PID namespace of its own, where docket may make
+		// one, so that the leader's parent-death signal takes every
+		// process of the command down with docket (pidns_linux.go).
+		pidns := !req.noPIDNamespace && unsandboxedPIDNamespace()
+		if pidns {
+			sys.Cloneflags |= syscall.CLONE_NEWPID
+		}
 		cmd, err = tree.Start(newCmd)
+		if err != nil && pidns && pidNamespaceRefused(err) {
+			_ = tree.Close() // nothing started in it
+			sys.Cloneflags &^= syscall.CLONE_NEWPID
+			pidns = false
+			tree = proctree.New(req.tree)
+			cmd, err = tree.Start(newCmd)
+		}
+		dies = LayerDiesLeaderOnly
+		if pidns {
+			dies = LayerDiesPIDNamespace
+		}
 	} else {
 		err = cmd.Start()
 	}
@@ -207,6 +226,9 @@ func runProcess(ctx context.Context, req Request, l launch) (events.ExecOutcome,
 		out.Output += msg
 	case tree != nil:
 		out.Layers = append(out.Layers, tree.Mechanism().Layer())
+	}
+	if dies != "" {
+		out.Layers = append(out.Layers, dies)
 	}
 	g.mu.Lock()
 	out.TimedOut = g.timedOut

@@ -55,7 +55,9 @@ func TestUnsandboxedCallKillsASetsidDaemon(t *testing.T) {
 				},
 			}
 			if tc.groupOnly {
-				req.tree = groupOnly
+				// The attack without either fix: no cgroup, and no PID
+				// namespace whose init's exit would take the daemon.
+				req.tree, req.noPIDNamespace = groupOnly, true
 			}
 			out, err := Run(ctx, req)
 			pid := d.Pid(t)

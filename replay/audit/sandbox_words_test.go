@@ -101,6 +101,12 @@ func TestSandboxNoteSaysHowATreeKillCanBeLeft(t *testing.T) {
 			"NO SANDBOX (tree-kill:cgroup-v1, which a process that may write the cgroup file system (root) can leave)"},
 		{"process group", &Sandbox{Mode: events.SandboxNone, Layers: []string{"tree-kill:pgroup"}},
 			"NO SANDBOX (tree-kill:pgroup, which a process leaves with setsid)"},
+		{"pid namespace", &Sandbox{Mode: events.SandboxNone, Layers: []string{"tree-kill:cgroup-v2", "dies-with-docket:pid-namespace"}},
+			"NO SANDBOX (tree-kill:cgroup-v2, which a process that may write the cgroup file system (root) can leave; " +
+				"dies-with-docket:pid-namespace: every process of the run was killed if docket died)"},
+		{"leader only", &Sandbox{Mode: events.SandboxNone, Layers: []string{"tree-kill:pgroup", "dies-with-docket:leader-only"}},
+			"NO SANDBOX (tree-kill:pgroup, which a process leaves with setsid; " +
+				"dies-with-docket:leader-only: if docket was killed, background processes of the run may have outlived it)"},
 		{"nothing held", &Sandbox{Mode: events.SandboxNone}, "NO SANDBOX"},
 		{"sandboxed: layers as recorded", &Sandbox{Mode: events.SandboxWorkspaceWrite, Layers: []string{"landlock:v7", "pidns"}},
 			"sandbox workspace-write, layers landlock:v7 pidns, network off"},

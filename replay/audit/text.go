@@ -231,7 +231,7 @@ func sandboxNote(s *Sandbox) string {
 			for _, l := range s.Layers {
 				notes = append(notes, l+treeKillCaveat(l))
 			}
-			return "NO SANDBOX (" + strings.Join(notes, " ") + ")"
+			return "NO SANDBOX (" + strings.Join(notes, "; ") + ")"
 		}
 		return "NO SANDBOX"
 	}
@@ -246,6 +246,12 @@ func sandboxNote(s *Sandbox) string {
 // tree kill the layer names: the audit does not print it as a guarantee.
 func treeKillCaveat(layer string) string {
 	switch {
+	// The layer words of sandbox/pidns_linux.go (sandbox is not imported
+	// here: it needs cgo).
+	case layer == "dies-with-docket:pid-namespace":
+		return ": every process of the run was killed if docket died"
+	case layer == "dies-with-docket:leader-only":
+		return ": if docket was killed, background processes of the run may have outlived it"
 	case layer == proctree.ProcessGroup.Layer():
 		return ", which a process leaves with setsid"
 	case strings.HasPrefix(layer, proctree.LayerPrefix):
