@@ -142,25 +142,10 @@ func runProcess(ctx context.Context, req Request, l launch) (events.ExecOutcome,
 		release, err = startNarrowed(cmd)
 		defer release()
 	} else if tree != nil {
-		// Unsandboxed: a PID namespace of its own, where docket may make
-		// one, so that the leader's parent-death signal takes every
-		// process of the command down with docket (pidns_linux.go).
-		pidns := !req.noPIDNamespace && unsandboxedPIDNamespace()
-		if pidns {
-			sys.Cloneflags |= syscall.CLONE_NEWPID
-		}
 		cmd, err = tree.Start(newCmd)
-		if err != nil && pidns && pidNamespaceRefused(err) {
-			_ = tree.Close() // nothing started in it
-			sys.Cloneflags &^= syscall.CLONE_NEWPID
-			pidns = false
-			tree = proctree.New(req.tree)
-			cmd, err = tree.Start(newCmd)
-		}
+		// The parent-death signal reaches the leader alone: say so
+		// (outlive_linux.go).
 		dies = LayerDiesLeaderOnly
-		if pidns {
-			dies = LayerDiesPIDNamespace
-		}
 	} else {
 		err = cmd.Start()
 	}

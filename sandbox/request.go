@@ -93,9 +93,6 @@ type Request struct {
 	// proctree); the zero value takes the strongest mechanism. Tests set
 	// it to show what the process group alone lets escape.
 	tree proctree.Options
-	// noPIDNamespace keeps an unsandboxed command out of a PID namespace
-	// of its own (pidns_linux.go), for tests of what the tree kill alone does.
-	noPIDNamespace bool
 	// Stdin, when non-nil, is written to the command's standard input (a
 	// hook reads the call it judges there); nil means /dev/null.
 	Stdin []byte

@@ -55,9 +55,7 @@ func TestUnsandboxedCallKillsASetsidDaemon(t *testing.T) {
 				},
 			}
 			if tc.groupOnly {
-				// The attack without either fix: no cgroup, and no PID
-				// namespace whose init's exit would take the daemon.
-				req.tree, req.noPIDNamespace = groupOnly, true
+				req.tree = groupOnly
 			}
 			out, err := Run(ctx, req)
 			pid := d.Pid(t)

@@ -101,9 +101,6 @@ func TestSandboxNoteSaysHowATreeKillCanBeLeft(t *testing.T) {
 			"NO SANDBOX (tree-kill:cgroup-v1, which a process that may write the cgroup file system (root) can leave)"},
 		{"process group", &Sandbox{Mode: events.SandboxNone, Layers: []string{"tree-kill:pgroup"}},
 			"NO SANDBOX (tree-kill:pgroup, which a process leaves with setsid)"},
-		{"pid namespace", &Sandbox{Mode: events.SandboxNone, Layers: []string{"tree-kill:cgroup-v2", "dies-with-docket:pid-namespace"}},
-			"NO SANDBOX (tree-kill:cgroup-v2, which a process that may write the cgroup file system (root) can leave; " +
-				"dies-with-docket:pid-namespace: every process of the run was killed if docket died)"},
 		{"leader only", &Sandbox{Mode: events.SandboxNone, Layers: []string{"tree-kill:pgroup", "dies-with-docket:leader-only"}},
 			"NO SANDBOX (tree-kill:pgroup, which a process leaves with setsid; " +
 				"dies-with-docket:leader-only: if docket was killed, background processes of the run may have outlived it)"},
@@ -116,5 +113,17 @@ func TestSandboxNoteSaysHowATreeKillCanBeLeft(t *testing.T) {
 				t.Errorf("sandboxNote = %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// A run without the sandbox that never finished (docket was killed while
+// it ran) says what may have outlived docket; a sandboxed one does not.
+func TestResultNoteOfAnInterruptedUnsandboxedRun(t *testing.T) {
+	none := resultNote(Attempt{Sandbox: &Sandbox{Mode: events.SandboxNone}})
+	if !strings.Contains(none, "processes it started in the background may have outlived docket") {
+		t.Errorf("unsandboxed, no outcome: %q", none)
+	}
+	if got := resultNote(Attempt{Sandbox: &Sandbox{Mode: events.SandboxWorkspaceWrite}}); got != "no outcome recorded" {
+		t.Errorf("sandboxed, no outcome: %q", got)
 	}
 }

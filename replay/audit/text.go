@@ -246,10 +246,8 @@ func sandboxNote(s *Sandbox) string {
 // tree kill the layer names: the audit does not print it as a guarantee.
 func treeKillCaveat(layer string) string {
 	switch {
-	// The layer words of sandbox/pidns_linux.go (sandbox is not imported
+	// The layer word of sandbox/outlive_linux.go (sandbox is not imported
 	// here: it needs cgo).
-	case layer == "dies-with-docket:pid-namespace":
-		return ": every process of the run was killed if docket died"
 	case layer == "dies-with-docket:leader-only":
 		return ": if docket was killed, background processes of the run may have outlived it"
 	case layer == proctree.ProcessGroup.Layer():
@@ -266,6 +264,10 @@ func resultNote(at Attempt) string {
 		return "sandbox could not be set up: " + firstLine(at.SandboxError)
 	case at.Error != "":
 		return "could not start: " + firstLine(at.Error)
+	case at.OutcomeSeq == 0 && at.Sandbox != nil && at.Sandbox.Mode == events.SandboxNone:
+		// Started without the sandbox and never finished: docket stopped
+		// while it ran, and only the command got the parent-death signal.
+		return "no outcome recorded: docket stopped while it ran without the sandbox; processes it started in the background may have outlived docket"
 	case at.OutcomeSeq == 0:
 		return "no outcome recorded"
 	}
