@@ -61,7 +61,10 @@ fuzz:
 # A long fault storm (cmd/docket/e2e/storm_test.go): random kill -9s of
 # docket exec over a scripted session with parallel calls, approvals, an
 # approval timeout, saved prefix rules and an MCP call, each followed by
-# resume, verify replay and audit with every invariant checked. The normal
+# resume, verify replay and audit with every invariant checked. Each trial
+# takes one shape (storm_shapes_test.go): exec, docket chat on a pty,
+# every call judged by an unsandboxed hook (whose processes may outlive
+# only a killed docket), or three resumes of the killed session at once. The normal
 # test run has a bounded storm of 10 trials. FAULT_SEED reproduces a storm
 # (kill points and delays; the interleaving of parallel calls still varies);
 # failing trials' journals are kept in FAULT_KEEP.

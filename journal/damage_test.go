@@ -51,6 +51,9 @@ func tryDamaged(t *testing.T, dir string, fx fixture, c damageCase) (int, error)
 	}{{"OpenReadOnly", OpenReadOnly}, {"Open", Open}} {
 		j, oerr := open.fn(path)
 		if oerr != nil {
+			if strings.Contains(oerr.Error(), "runtime error") {
+				t.Fatalf("%s: %s: a runtime error instead of what is damaged: %v", c.name, open.name, oerr)
+			}
 			var de *DamagedError
 			var nj *NotJournalError
 			if !errors.As(oerr, &de) && !errors.As(oerr, &nj) {

@@ -1,7 +1,7 @@
 package journal
 
 import (
-	"fmt"
+	"errors"
 	"runtime/debug"
 )
 
@@ -13,7 +13,9 @@ func guard(f func() error) (err error) {
 	defer func() {
 		debug.SetPanicOnFault(old)
 		if r := recover(); r != nil {
-			err = fmt.Errorf("damaged file: %v", r)
+			// The panic's own words ("runtime error: slice bounds out of
+			// range") say where bbolt broke, not what is damaged.
+			err = errors.New("damaged file: a page's structure is inconsistent, and the database library (bbolt) could not read it")
 		}
 	}()
 	return f()

@@ -136,6 +136,9 @@ func checkPrefix(t testing.TB, what string, fx fixture, got []events.Record) {
 // give, consistent with the k records yielded, in a sentence naming path.
 func checkScanError(t testing.TB, what, path string, k int, err error) {
 	t.Helper()
+	if err != nil && strings.Contains(err.Error(), "runtime error") {
+		t.Fatalf("%s: a runtime error instead of what is damaged: %v", what, err)
+	}
 	var de *DamagedError
 	var nj *NotJournalError
 	switch {

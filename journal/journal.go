@@ -168,6 +168,9 @@ func open(path, id string, readOnly, create bool) (j *Journal, err error) {
 			// A damaged root page can hide the buckets of a real journal.
 			return nil, damagedOrForeign(path, err)
 		}
+		if err := checkIdentity(path, id, j.sessionID); err != nil {
+			return nil, err
+		}
 		if metas[0].Valid != metas[1].Valid {
 			if j.damage, err = j.lookForLostCommit(metas); err != nil {
 				return nil, err

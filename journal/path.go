@@ -26,31 +26,58 @@ type SessionFile struct {
 	ModTime time.Time
 }
 
+// UnreadableDir is a directory under sessions/ that could not be listed: its
+// journals are missing from a listing, and every other one is there.
+type UnreadableDir struct {
+	Path string
+	Err  error
+}
+
+func (u UnreadableDir) Error() string {
+	return fmt.Sprintf("cannot read session directory %s: %v", u.Path, u.Err)
+}
+
+func (u UnreadableDir) Unwrap() error { return u.Err }
+
 // List returns every session journal under home, newest first. Session ids
 // are UUIDv7, so the id order is the start-time order; ties fall back to the
-// file's modification time.
-func List(home string) ([]SessionFile, error) {
+// file's modification time. A directory that cannot be read does not hide
+// the others: it is skipped and returned in unreadable, for the caller to
+// report.
+func List(home string) (files []SessionFile, unreadable []UnreadableDir, err error) {
 	root := filepath.Join(home, "sessions")
 	var out []SessionFile
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if os.IsNotExist(err) && p == root {
 				return filepath.SkipDir
 			}
-			return err
+			if os.IsNotExist(err) {
+				return nil // removed while we walked: nothing of it to list
+			}
+			// One bad day (permissions, an I/O error) must not make every
+			// other session unreachable.
+			unreadable = append(unreadable, UnreadableDir{Path: p, Err: err})
+			if d != nil && d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
 		}
 		if d.IsDir() || !strings.HasSuffix(p, Ext) {
 			return nil
 		}
 		info, err := d.Info()
 		if err != nil {
-			return err
+			if !os.IsNotExist(err) {
+				unreadable = append(unreadable, UnreadableDir{Path: p, Err: err})
+			}
+			return nil
 		}
 		out = append(out, SessionFile{ID: strings.TrimSuffix(d.Name(), Ext), Path: p, ModTime: info.ModTime()})
 		return nil
 	})
 	if err != nil && !os.IsNotExist(err) {
-		return nil, fmt.Errorf("list sessions in %s: %w", root, err)
+		return nil, unreadable, fmt.Errorf("list sessions in %s: %w", root, err)
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].ID != out[j].ID {
@@ -58,7 +85,7 @@ func List(home string) ([]SessionFile, error) {
 		}
 		return out[i].ModTime.After(out[j].ModTime)
 	})
-	return out, nil
+	return out, unreadable, nil
 }
 
 // AmbiguousError is returned when a session prefix matches several sessions.
@@ -79,10 +106,17 @@ func (e *AmbiguousError) Error() string {
 type NotFoundError struct {
 	Ref  string
 	Home string
+	// Unreadable are the directories that could not be searched: the
+	// session may be in one of them.
+	Unreadable []UnreadableDir
 }
 
 func (e *NotFoundError) Error() string {
-	return fmt.Sprintf("no session matches %q under %s", e.Ref, filepath.Join(e.Home, "sessions"))
+	msg := fmt.Sprintf("no session matches %q under %s", e.Ref, filepath.Join(e.Home, "sessions"))
+	for _, u := range e.Unreadable {
+		msg += "; not searched: " + u.Error()
+	}
+	return msg
 }
 
 // Find resolves a session reference: "last", a full id, a unique id prefix,
@@ -95,13 +129,13 @@ func Find(home, ref string) (SessionFile, error) {
 		}
 		return SessionFile{ID: strings.TrimSuffix(filepath.Base(ref), Ext), Path: ref, ModTime: info.ModTime()}, nil
 	}
-	all, err := List(home)
+	all, unreadable, err := List(home)
 	if err != nil {
 		return SessionFile{}, err
 	}
 	if ref == "last" || ref == "--last" {
 		if len(all) == 0 {
-			return SessionFile{}, &NotFoundError{Ref: ref, Home: home}
+			return SessionFile{}, &NotFoundError{Ref: ref, Home: home, Unreadable: unreadable}
 		}
 		return all[0], nil
 	}
@@ -116,7 +150,7 @@ func Find(home, ref string) (SessionFile, error) {
 	}
 	switch len(matches) {
 	case 0:
-		return SessionFile{}, &NotFoundError{Ref: ref, Home: home}
+		return SessionFile{}, &NotFoundError{Ref: ref, Home: home, Unreadable: unreadable}
 	case 1:
 		return matches[0], nil
 	}

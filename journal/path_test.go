@@ -30,7 +30,7 @@ func makeSessions(t *testing.T, home string, ids ...string) map[string]string {
 
 func TestListNewestFirst(t *testing.T) {
 	home := t.TempDir()
-	if got, err := List(home); err != nil || len(got) != 0 {
+	if got, _, err := List(home); err != nil || len(got) != 0 {
 		t.Fatalf("List of an empty home: %v, %v", got, err)
 	}
 	ids := []string{"0199a000-0000-7000-8000-000000000001", "0199a000-0000-7000-8000-000000000003", "0199a000-0000-7000-8000-000000000002"}
@@ -42,7 +42,7 @@ func TestListNewestFirst(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(home, "sessions", "2026", "dir.docket"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	got, err := List(home)
+	got, _, err := List(home)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,6 +25,11 @@ func Scan(path string, from uint64, fn func(events.Record) error) error {
 	}
 	next := from
 	yield := func(r events.Record) error {
+		// A damaged file read page by page has no meta bucket to say whose
+		// it is; its first record does.
+		if err := checkFirstRecord(path, r); err != nil {
+			return callerError{err}
+		}
 		if err := fn(r); err != nil {
 			return callerError{err}
 		}

@@ -136,12 +136,16 @@ func runProcess(ctx context.Context, req Request, l launch) (events.ExecOutcome,
 	}
 	start := time.Now()
 	req.trace.mark("spawn.prepare")
+	var dies string // what ends an unsandboxed command's processes with docket
 	if l.narrow {
 		var release func()
 		release, err = startNarrowed(cmd)
 		defer release()
 	} else if tree != nil {
 		cmd, err = tree.Start(newCmd)
+		// The parent-death signal reaches the leader alone: say so
+		// (outlive_linux.go).
+		dies = LayerDiesLeaderOnly
 	} else {
 		err = cmd.Start()
 	}
@@ -207,6 +211,9 @@ func runProcess(ctx context.Context, req Request, l launch) (events.ExecOutcome,
 		out.Output += msg
 	case tree != nil:
 		out.Layers = append(out.Layers, tree.Mechanism().Layer())
+	}
+	if dies != "" {
+		out.Layers = append(out.Layers, dies)
 	}
 	g.mu.Lock()
 	out.TimedOut = g.timedOut

@@ -163,9 +163,10 @@ func TestServerPerPlanAndNoneForUnsandboxedRetries(t *testing.T) {
 		t.Errorf("%d servers for two plans, want 2", n)
 	}
 	// An unsandboxed retry never goes near a server.
-	// Its only layer, if any, is how its process tree is killed.
+	// Its only layers, if any, are how its process tree is killed, and
+	// what kills it with docket.
 	for _, l := range layersOf(f.plan(vNone)) {
-		if !strings.HasPrefix(l, "tree-kill:") {
+		if !strings.HasPrefix(l, "tree-kill:") && !strings.HasPrefix(l, "dies-with-docket:") {
 			t.Errorf("unsandboxed retry reports the sandbox layer %q", l)
 		}
 	}

@@ -65,7 +65,9 @@ func findSession(home, ref string) (journal.SessionFile, error) {
 	if ref != "last" && ref != "--last" {
 		return journal.Find(home, ref)
 	}
-	files, err := journal.List(home)
+	// A directory that cannot be read is named by Find's error when
+	// nothing else matches.
+	files, _, err := journal.List(home)
 	if err != nil {
 		return journal.SessionFile{}, err
 	}

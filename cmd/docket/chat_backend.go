@@ -411,7 +411,8 @@ func (b *chatBackend) MCP(context.Context) (string, error) {
 
 // Sessions lists this workspace's recent sessions, newest first.
 func (b *chatBackend) Sessions() ([]tui.SessionSummary, error) {
-	files, err := journal.List(b.cfg.Home)
+	// The picker shows what can be read; `docket sessions` names the rest.
+	files, _, err := journal.List(b.cfg.Home)
 	if err != nil {
 		return nil, err
 	}

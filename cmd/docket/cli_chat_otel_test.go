@@ -64,7 +64,7 @@ func TestChatExportsEachSessionToARealCollector(t *testing.T) {
 		t.Errorf("the chat says its telemetry was not sent:\n%s", shown)
 	}
 
-	files, err := journal.List(home)
+	files, _, err := journal.List(home)
 	if err != nil {
 		t.Fatal(err)
 	}

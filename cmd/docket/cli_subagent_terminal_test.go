@@ -54,7 +54,7 @@ func TestSubagentAsksOnTheParentsTerminal(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(ws, "made.txt")); err != nil || string(b) != "made\n" {
 		t.Errorf("the approved child command did not run: %q %v", b, err)
 	}
-	files, err := journal.List(home)
+	files, _, err := journal.List(home)
 	if err != nil || len(files) != 2 {
 		t.Fatalf("sessions %v %v, want parent and child", files, err)
 	}
@@ -118,7 +118,7 @@ func TestCtrlCWhileASubagentWaitsAtTheTerminal(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(ws, "made.txt")); err == nil {
 		t.Error("the child's command ran after the interrupt")
 	}
-	files, err := journal.List(home)
+	files, _, err := journal.List(home)
 	if err != nil || len(files) != 2 {
 		t.Fatalf("sessions %v %v, want parent and child", files, err)
 	}

@@ -147,7 +147,9 @@ func runInteractive(c *cobra.Command, a *app, cfg *config.Config, cwd string, st
 		fmt.Fprintf(a.stderr, "docket: prompt history: %v (kept in memory for this session)\n", herr)
 	}
 	m := tui.New(ctx, b, tui.Options{Color: st.color, Prompt: st.prompt, History: hist})
-	p := tea.NewProgram(m, tea.WithInput(a.stdin), tea.WithOutput(a.stdout), tea.WithContext(ctx), tea.WithFPS(120))
+	reports := &terminalReports{}
+	p := tea.NewProgram(m, tea.WithInput(a.stdin), tea.WithOutput(a.stdout), tea.WithContext(ctx), tea.WithFPS(120),
+		tea.WithFilter(reports.filter))
 	bridge.Attach(p.Send)
 	pump, stopPump := context.WithCancel(ctx)
 	defer stopPump()

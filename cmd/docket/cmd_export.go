@@ -98,10 +98,11 @@ func runExport(ctx context.Context, a *app, home string, overrides, args []strin
 		}
 		files = []journal.SessionFile{sf}
 	} else {
-		list, err := journal.List(cfg.Home)
+		list, unreadable, err := journal.List(cfg.Home)
 		if err != nil {
 			return err
 		}
+		warnUnreadable(a.stderr, unreadable)
 		for _, sf := range list {
 			if since.IsZero() || !startedFromID(sf.ID, sf.ModTime).Before(since) {
 				files = append(files, sf)

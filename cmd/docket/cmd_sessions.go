@@ -57,10 +57,11 @@ func newSessionsCmd(a *app) *cobra.Command {
 			if err != nil {
 				return usageErrorf("%v", err)
 			}
-			files, err := journal.List(h)
+			files, unreadable, err := journal.List(h)
 			if err != nil {
 				return err
 			}
+			warnUnreadable(a.stderr, unreadable)
 			rows := make([]sessionSummary, 0, len(files))
 			for _, f := range files {
 				rows = append(rows, summarizeSession(f))
@@ -204,4 +205,12 @@ func printSessions(w io.Writer, rows []sessionSummary, depth []int) error {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", id, r.Started.Local().Format("2006-01-02 15:04:05"), r.Turns, state, safetext.Line(r.Cwd), safetext.Line(pv))
 	}
 	return tw.Flush()
+}
+
+// warnUnreadable names, on stderr, each session directory a listing had to
+// skip, so that a partial list never passes for a whole one.
+func warnUnreadable(w io.Writer, unreadable []journal.UnreadableDir) {
+	for _, u := range unreadable {
+		fmt.Fprintf(w, "docket: warning: %v (its sessions are not listed)\n", u)
+	}
 }

@@ -59,10 +59,11 @@ func isSubagent(path string) bool {
 // terminal gets a numbered list, and anything else an error naming the
 // candidates.
 func chooseSession(a *app, home, project string, r resumeFlags) (journal.SessionFile, error) {
-	files, err := journal.List(home)
+	files, unreadable, err := journal.List(home)
 	if err != nil {
 		return journal.SessionFile{}, err
 	}
+	warnUnreadable(a.stderr, unreadable)
 	where := "for " + project
 	if r.all {
 		where = "in any project"

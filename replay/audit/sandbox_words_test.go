@@ -101,6 +101,9 @@ func TestSandboxNoteSaysHowATreeKillCanBeLeft(t *testing.T) {
 			"NO SANDBOX (tree-kill:cgroup-v1, which a process that may write the cgroup file system (root) can leave)"},
 		{"process group", &Sandbox{Mode: events.SandboxNone, Layers: []string{"tree-kill:pgroup"}},
 			"NO SANDBOX (tree-kill:pgroup, which a process leaves with setsid)"},
+		{"leader only", &Sandbox{Mode: events.SandboxNone, Layers: []string{"tree-kill:pgroup", "dies-with-docket:leader-only"}},
+			"NO SANDBOX (tree-kill:pgroup, which a process leaves with setsid; " +
+				"dies-with-docket:leader-only: if docket was killed, background processes of the run may have outlived it)"},
 		{"nothing held", &Sandbox{Mode: events.SandboxNone}, "NO SANDBOX"},
 		{"sandboxed: layers as recorded", &Sandbox{Mode: events.SandboxWorkspaceWrite, Layers: []string{"landlock:v7", "pidns"}},
 			"sandbox workspace-write, layers landlock:v7 pidns, network off"},
@@ -110,5 +113,17 @@ func TestSandboxNoteSaysHowATreeKillCanBeLeft(t *testing.T) {
 				t.Errorf("sandboxNote = %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// A run without the sandbox that never finished (docket was killed while
+// it ran) says what may have outlived docket; a sandboxed one does not.
+func TestResultNoteOfAnInterruptedUnsandboxedRun(t *testing.T) {
+	none := resultNote(Attempt{Sandbox: &Sandbox{Mode: events.SandboxNone}})
+	if !strings.Contains(none, "processes it started in the background may have outlived docket") {
+		t.Errorf("unsandboxed, no outcome: %q", none)
+	}
+	if got := resultNote(Attempt{Sandbox: &Sandbox{Mode: events.SandboxWorkspaceWrite}}); got != "no outcome recorded" {
+		t.Errorf("sandboxed, no outcome: %q", got)
 	}
 }

@@ -232,7 +232,7 @@ func sandboxNote(s *Sandbox) string {
 			for _, l := range s.Layers {
 				notes = append(notes, l+layers.TreeKillCaveat(l))
 			}
-			return "NO SANDBOX (" + strings.Join(notes, " ") + ")"
+			return "NO SANDBOX (" + strings.Join(notes, "; ") + ")"
 		}
 		return "NO SANDBOX"
 	}
@@ -249,6 +249,10 @@ func resultNote(at Attempt) string {
 		return "sandbox could not be set up: " + firstLine(at.SandboxError)
 	case at.Error != "":
 		return "could not start: " + firstLine(at.Error)
+	case at.OutcomeSeq == 0 && at.Sandbox != nil && at.Sandbox.Mode == events.SandboxNone:
+		// Started without the sandbox and never finished: docket stopped
+		// while it ran, and only the command got the parent-death signal.
+		return "no outcome recorded: docket stopped while it ran without the sandbox; processes it started in the background may have outlived docket"
 	case at.OutcomeSeq == 0:
 		return "no outcome recorded"
 	}

@@ -12,11 +12,18 @@ const (
 	TreeKillPGroup = TreeKillPrefix + "pgroup"
 )
 
+// DiesWithDocketLeaderOnly says that of an unsandboxed run only the
+// process docket started dies with docket (its parent-death signal): what
+// it started in the background may outlive a killed docket.
+const DiesWithDocketLeaderOnly = "dies-with-docket:leader-only"
+
 // TreeKillCaveat says how a process of an unsandboxed run can escape the
 // tree kill layer names, so that the audit never prints it as a guarantee;
 // "" for any other name.
 func TreeKillCaveat(layer string) string {
 	switch {
+	case layer == DiesWithDocketLeaderOnly:
+		return ": if docket was killed, background processes of the run may have outlived it"
 	case layer == TreeKillPGroup:
 		return ", which a process leaves with setsid"
 	case strings.HasPrefix(layer, TreeKillPrefix):

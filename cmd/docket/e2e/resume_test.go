@@ -51,7 +51,7 @@ func prompts(t *testing.T, home, id string) []string {
 // sessionIDs lists the sessions under home, newest first.
 func sessionIDs(t *testing.T, home string) []string {
 	t.Helper()
-	files, err := journal.List(home)
+	files, _, err := journal.List(home)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -91,6 +91,8 @@ type stormTrial struct {
 	home, ws string
 	crash    string // DOCKET_CRASH_AT, or "" for a timed kill
 	after    time.Duration
+	shape    string // one of stormShapes (storm_shapes_test.go); "" is exec
+	token    string // names the hooks' processes (shapeHooks)
 }
 
 func newStorm(t *testing.T) *storm {
@@ -287,11 +289,33 @@ type stormFailure struct {
 // returns the broken ones (nil: all held, or killed before the first
 // commit, when nothing may have run).
 func (s *storm) trial(t *testing.T, tr *stormTrial) []stormFailure {
-	first := s.exec(t, tr)
+	var first result
+	switch tr.shape {
+	case shapeChat:
+		first = s.chat(t, tr)
+	case shapeHooks:
+		s.withHooks(t, tr)
+		first = s.exec(t, tr)
+	default:
+		first = s.exec(t, tr)
+	}
 	time.Sleep(400 * time.Millisecond) // an orphaned command finishes its write
 	var fails []stormFailure
 	fail := func(class, format string, args ...any) {
 		fails = append(fails, stormFailure{class: class, detail: fmt.Sprintf(format, args...)})
+	}
+	if left := hookLeftovers(t, tr); len(left) > 0 {
+		// A hook's background process may outlive a killed docket, as
+		// docs/sandbox.md says (dies-with-docket:leader-only); never one
+		// that finished.
+		if !first.signaled {
+			fail("hook-outlived", "processes of the hooks outlived a docket that was not killed: pids %v", left)
+		}
+		for _, p := range left {
+			if pid, err := strconv.Atoi(p); err == nil {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
 	}
 	matches, _ := filepath.Glob(filepath.Join(tr.home, "sessions", "*", "*", "*", "*.docket"))
 	if first.signaled && len(matches) == 0 {
@@ -311,7 +335,13 @@ func (s *storm) trial(t *testing.T, tr *stormTrial) []stormFailure {
 			}
 			return fails
 		}
+		if tr.shape == shapeRacing {
+			for _, f := range s.racingResumes(path, tr, 3) {
+				fail("racing-resume", "%s", f)
+			}
+		}
 		// Resume as an operator would: the same script; enough answers.
+		// After racing resumes this finds the session finished.
 		var last result
 		for i := 0; i < 3; i++ {
 			last = s.docket(t, "resume", path, "--home", tr.home, "--model-script", s.script,
@@ -324,7 +354,7 @@ func (s *storm) trial(t *testing.T, tr *stormTrial) []stormFailure {
 			fail("resume", "resume exited %d: %s", last.code, lastLine(last.stderr))
 			return fails
 		}
-	} else if first.code != 0 {
+	} else if first.code != 0 && tr.shape != shapeChat {
 		fail("exec", "exec exited %d without being killed: %s", first.code, lastLine(first.stderr))
 		return fails
 	}
@@ -427,6 +457,7 @@ func TestFaultStorm(t *testing.T) {
 	failed := 0
 	for i := 0; i < trials; i++ {
 		tr := s.newTrial(t)
+		tr.shape = stormShapes[rng.IntN(len(stormShapes))]
 		// Half the trials die at a named point, most others after a delay
 		// within the session's length; one in eight is not killed, so the
 		// session's end (the approval timeout included) is replayed too.
@@ -441,7 +472,7 @@ func TestFaultStorm(t *testing.T) {
 		}
 		fails := s.trial(t, tr)
 		if len(fails) == 0 {
-			t.Logf("trial %d (kill %s): every invariant held", i, kill)
+			t.Logf("trial %d (%s, kill %s): every invariant held", i, tr.shape, kill)
 			continue
 		}
 		s.keep(t, tr, i)
@@ -452,7 +483,7 @@ func TestFaultStorm(t *testing.T) {
 				byClass[f.class]++
 				seen[f.class] = true
 			}
-			t.Errorf("trial %d (kill %s): %s: %s", i, kill, f.class, f.detail)
+			t.Errorf("trial %d (%s, kill %s): %s: %s", i, tr.shape, kill, f.class, f.detail)
 		}
 	}
 	classes := make([]string, 0, len(byClass))

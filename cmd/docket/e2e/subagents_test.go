@@ -59,7 +59,7 @@ func (tr *tree) resume(t *testing.T, id string, extra ...string) result {
 // session_started records.
 func (tr *tree) sessions(t *testing.T) (root string, children map[string]events.SessionStarted) {
 	t.Helper()
-	files, err := journal.List(tr.home)
+	files, _, err := journal.List(tr.home)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -75,6 +75,7 @@ func (p *Provider) chatParams(req model.Request) (sdk.ChatCompletionNewParams, e
 // chatMessages maps conversation items onto chat messages. Consecutive tool
 // calls (and the assistant text just before them) share one assistant message.
 func chatMessages(instructions string, items []events.Item) ([]sdk.ChatCompletionMessageParamUnion, error) {
+	items = withWireCallIDs(items)
 	var out []sdk.ChatCompletionMessageParamUnion
 	if instructions != "" {
 		out = append(out, sdk.SystemMessage(instructions))

@@ -98,6 +98,10 @@ func transientStatus(code int) bool {
 // classifyRequestError turns an error from sending the request (before any
 // event arrived) into a transient or permanent error for the retry loop.
 func (p *Provider) classifyRequestError(err error) error {
+	var tooLarge *ResponseTooLargeError
+	if errors.As(err, &tooLarge) {
+		return tooLarge
+	}
 	var aerr *sdk.Error
 	if errors.As(err, &aerr) {
 		e := &APIError{

@@ -167,6 +167,7 @@ func New(cfg ProviderConfig, opts ...Option) (*Provider, error) {
 		option.WithBaseURL(cfg.BaseURL),
 		option.WithHTTPClient(p.http),
 		option.WithMaxRetries(0),
+		option.WithMiddleware(limitResponses(cfg.Name, MaxResponseBytes)),
 	}
 	for _, k := range slices.Sorted(maps.Keys(cfg.HTTPHeaders)) {
 		base = append(base, option.WithHeader(k, cfg.HTTPHeaders[k]))

@@ -83,6 +83,7 @@ func messageRole(i int, it events.Item) (string, error) {
 
 // responsesInput maps conversation items onto Responses API input items.
 func responsesInput(items []events.Item) (responses.ResponseInputParam, error) {
+	items = withWireCallIDs(items)
 	out := make(responses.ResponseInputParam, 0, len(items))
 	for i, it := range items {
 		switch it.Type {

@@ -618,10 +618,10 @@ func TestBadRequestItemsNameTheItem(t *testing.T) {
 			t.Errorf("%s: err %v, want it to name item 1", wire, err)
 		}
 		req = baseRequest()
-		req.Items = append(req.Items, events.Item{Type: events.ItemFunctionCall, Name: "shell"})
+		req.Items = append(req.Items, events.Item{Type: events.ItemFunctionCall, CallID: "c1"})
 		_, err = p.Respond(context.Background(), req, nil)
-		if err == nil || !strings.Contains(err.Error(), "item 1 (function_call): call_id") {
-			t.Errorf("%s: err %v, want it to name the missing call_id", wire, err)
+		if err == nil || !strings.Contains(err.Error(), "item 1 (function_call): call_id and name are required") {
+			t.Errorf("%s: err %v, want it to name the missing name", wire, err)
 		}
 	}
 	if h.count() != 0 {

@@ -118,8 +118,18 @@ func (l *Lazy) leaf(id uint64) error {
 	if flags := binary.LittleEndian.Uint16(hdr[8:]); flags != LeafPageFlag {
 		return fmt.Errorf("page %d is pointed at as a leaf but has page flags %#x", id, flags)
 	}
-	if overflow := uint64(binary.LittleEndian.Uint32(hdr[12:])); overflow >= l.meta.PgID-id {
+	overflow := uint64(binary.LittleEndian.Uint32(hdr[12:]))
+	if overflow >= l.meta.PgID-id {
 		return fmt.Errorf("page %d claims %d overflow pages, past the end", id, overflow)
+	}
+	// bbolt trusts the element table: one flipped bit in the count or a
+	// position sends it reading outside the page, a panic at best.
+	p := make([]byte, int64(overflow+1)*l.pageSize)
+	if _, err := l.f.ReadAt(p, int64(id)*l.pageSize); err != nil {
+		return fmt.Errorf("page %d: %w", id, err)
+	}
+	if err := leafElementsFit(id, p); err != nil {
+		return err
 	}
 	l.good[id/64] |= 1 << (id % 64)
 	return nil
@@ -143,4 +153,23 @@ func childFor(p []byte, count int, key []byte) int {
 		idx = i
 	}
 	return idx
+}
+
+// leafElementsFit checks that a leaf's element count and every element's
+// key and value lie inside p, the page and its overflow pages.
+func leafElementsFit(id uint64, p []byte) error {
+	count := int(binary.LittleEndian.Uint16(p[10:]))
+	if PageHeaderSize+count*LeafElemSize > len(p) {
+		return fmt.Errorf("leaf page %d claims %d elements", id, count)
+	}
+	for i := 0; i < count; i++ {
+		e := PageHeaderSize + i*LeafElemSize
+		pos := int(binary.LittleEndian.Uint32(p[e+4:]))
+		ksize := int(binary.LittleEndian.Uint32(p[e+8:]))
+		vsize := int(binary.LittleEndian.Uint32(p[e+12:]))
+		if end := e + pos + ksize + vsize; end > len(p) || end < e || pos < 0 || ksize < 0 || vsize < 0 {
+			return fmt.Errorf("leaf page %d element %d of %d lies outside the page (a damaged element table)", id, i, count)
+		}
+	}
+	return nil
 }
