@@ -84,10 +84,11 @@ func TestTimeoutKillsTheWholeGroup(t *testing.T) {
 	for planName, plan := range testPlans(w) {
 		t.Run(planName, func(t *testing.T) {
 			mark := uniqueSleep()
-			// The grandchild sleeps in the background; the shell waits.
+			// The grandchild sleeps in the background; the shell waits. The
+			// time-out leaves a loaded machine time to start the shell.
 			out := mustRun(t, Request{
 				Argv: []string{"sh", "-c", "sleep " + mark + " & echo started; wait"},
-				Cwd:  w, Plan: plan, Timeout: 300 * time.Millisecond, KillGrace: 5 * time.Second,
+				Cwd:  w, Plan: plan, Timeout: 2 * time.Second, KillGrace: 5 * time.Second,
 			})
 			if !out.TimedOut {
 				t.Errorf("TimedOut = false: %+v", out)
