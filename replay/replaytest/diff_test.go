@@ -48,3 +48,32 @@ func TestDiffOfHugeRecordsStaysExact(t *testing.T) {
 		t.Fatalf("the diff of two 3000-line middles lost lines: %d removed, %d added", strings.Count(d, "\n- "), strings.Count(d, "\n+ "))
 	}
 }
+
+// Diff never panics, is empty exactly when the texts are equal, and every
+// line it shows is a line of one side.
+func FuzzDiff(f *testing.F) {
+	f.Add("a\nb\nc", "a\nB\nc")
+	f.Add("", "x")
+	f.Add("{\n  \"a\": 1\n}", "(the replay produced no such record)")
+	f.Fuzz(func(t *testing.T, want, got string) {
+		d := replaytest.Diff(want, got)
+		if (d == "") != (want == got) {
+			t.Fatalf("Diff(%q, %q) = %q", want, got, d)
+		}
+		lines := map[string]bool{}
+		for _, l := range strings.Split(want, "\n") {
+			lines[l] = true
+		}
+		for _, l := range strings.Split(got, "\n") {
+			lines[l] = true
+		}
+		for _, l := range strings.Split(strings.TrimSuffix(d, "\n"), "\n") {
+			if d == "" || strings.HasPrefix(l, "  ... (") {
+				continue
+			}
+			if len(l) < 2 || !lines[l[2:]] {
+				t.Fatalf("Diff(%q, %q) shows %q, a line of neither", want, got, l)
+			}
+		}
+	})
+}
