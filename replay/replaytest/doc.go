@@ -14,4 +14,7 @@
 // pins Docket's behaviour. CurrentRules replays with the rules files that
 // load now instead, so the test pins your rules (what `docket replay
 // --rules current` does).
+//
+// A subagent's records are a session of their own, in a journal of their
+// own: commit and verify each journal of the tree.
 package replaytest
