@@ -3,7 +3,7 @@ package replay
 import (
 	"context"
 	"errors"
-	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
@@ -60,7 +60,9 @@ func (in *recorded) parkedWithin(from, to uint64) bool {
 	return false
 }
 
-func outcomeKey(callID string, attempt int) string { return fmt.Sprintf("%s#%d", callID, attempt) }
+// outcomeKey names one attempt of a call ("c1#2"). Replay looks one up per
+// attempt run and per exec_started record: concatenation, not fmt.
+func outcomeKey(callID string, attempt int) string { return callID + "#" + strconv.Itoa(attempt) }
 
 func collect(recs []decoded) *recorded {
 	in := &recorded{decisions: map[string][]seqDecision{}, outcomes: map[string]events.ExecOutcome{}, outcomeSeqs: map[string]uint64{},
