@@ -26,9 +26,10 @@ type settings struct {
 
 // RecordedRules replays with the rules recorded in the journal: the test
 // then fails only when Docket itself decides differently. It is the
-// default, and undoes an earlier CurrentRules.
+// default, and undoes an earlier CurrentRules, or rules an earlier
+// WithOptions gave.
 func RecordedRules() Option {
-	return func(s *settings) { s.current = false }
+	return func(s *settings) { s.current, s.opts.Rules = false, nil }
 }
 
 // CurrentRules replays with the rules files that load now: home/rules/*.rules
@@ -70,8 +71,7 @@ func VerifyContext(ctx context.Context, t testing.TB, path string, opts ...Optio
 	if ro.Rules != nil {
 		label = fmt.Sprintf("given rules, %d sources", len(ro.Rules))
 	}
-	switch {
-	case s.current:
+	if s.current {
 		ss, err := replay.SessionStart(path)
 		if err != nil {
 			t.Fatalf("replaytest: %v", err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/journal"
+	"github.com/docket-engine/docket/replay"
 	"github.com/docket-engine/docket/replay/replaytest"
 )
 
@@ -87,6 +88,19 @@ func projectWithRules(t *testing.T, text string) string {
 	return dir
 }
 
+// recordedSources are the rules the journal recorded.
+func recordedSources(t *testing.T) []events.RuleSource {
+	t.Helper()
+	ss, err := replay.SessionStart(rulesJournal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ss.Rules) != 1 || ss.Rules[0].Text != recordedRules {
+		t.Fatalf("the journal recorded %+v", ss.Rules)
+	}
+	return ss.Rules
+}
+
 func TestVerifyPassesOnUnchangedRules(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -94,6 +108,9 @@ func TestVerifyPassesOnUnchangedRules(t *testing.T) {
 	}{
 		{"recorded rules (default)", nil},
 		{"recorded rules (named)", []replaytest.Option{replaytest.RecordedRules()}},
+		{"recorded rules after others", []replaytest.Option{
+			replaytest.WithOptions(replay.Options{Rules: []events.RuleSource{}}), replaytest.CurrentRules(homeWithRules(t, "# none\n"), ""), replaytest.RecordedRules()}},
+		{"given rules, the same text at the same path", []replaytest.Option{replaytest.WithOptions(replay.Options{Rules: recordedSources(t)})}},
 		{"current rules, the same file", []replaytest.Option{replaytest.CurrentRules(homeWithRules(t, recordedRules), "")}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
