@@ -152,7 +152,7 @@ func (s *Session) compact(ctx context.Context, turnID, trigger string) (CompactR
 // prompt when kept), and starts its running hash afresh; the context size
 // is then an estimate until the next response reports usage.
 func (s *Session) replaceLocked(summary string, keptPrompt bool) {
-	s.items = nil
+	s.items, s.itemTokens, s.markTokens = nil, 0, 0
 	s.convHash = [32]byte{}
 	if s.permissions != nil {
 		s.addItemsLocked(*s.permissions)

@@ -21,11 +21,11 @@ func (s *Session) contextStatusLocked() ctxwindow.Status {
 		AutoCompactLimit: s.cfg.Session.AutoCompactTokenLimit,
 	}
 	if s.usageOK && s.usageMark <= len(s.items) {
-		st.Used = s.lastUsed + ctxwindow.EstimateItems(s.items[s.usageMark:])
+		st.Used = s.lastUsed + s.itemTokens - s.markTokens
 		st.Estimated = s.usageMark < len(s.items)
 		return st
 	}
-	st.Used = ctxwindow.EstimateText(s.cfg.Instructions) + ctxwindow.EstimateItems(s.items)
+	st.Used = ctxwindow.EstimateText(s.cfg.Instructions) + s.itemTokens
 	st.Estimated = true
 	return st
 }
@@ -34,7 +34,7 @@ func (s *Session) contextStatusLocked() ctxwindow.Status {
 // the end of the conversation as it now is (the response's items added).
 func (s *Session) noteUsageLocked(u events.Usage) {
 	if n, ok := ctxwindow.Used(u); ok {
-		s.lastUsed, s.usageMark, s.usageOK = n, len(s.items), true
+		s.lastUsed, s.usageMark, s.usageOK, s.markTokens = n, len(s.items), true, s.itemTokens
 	}
 }
 

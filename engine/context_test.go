@@ -146,3 +146,35 @@ func mustTurn(t *testing.T, s *engine.Session, prompt string) {
 		t.Fatalf("turn %q: %+v, %v", prompt, res, err)
 	}
 }
+
+// The status adds to the last reported usage what came after it, and
+// after a compaction counts only what replaced the conversation: the
+// running estimate follows every way the conversation changes.
+func TestContextStatusFollowsTheConversation(t *testing.T) {
+	const reply = `{"output":[{"type":"message","content":"ok"}],"usage":{"input_tokens":700,"output_tokens":150}}`
+	const silent = `{"output":[{"type":"message","content":"a longer answer"}]}`
+	const summary = `{"compact":true,"output":[{"type":"message","content":"short"}]}`
+	s, _, _ := memSession(t, events.SessionConfig{Model: "x", ContextWindow: 100_000}, silent, reply, silent, summary, silent)
+	mustTurn(t, s, "one")
+	if st, want := s.ContextStatus(), ctxwindow.EstimateText("one")+ctxwindow.EstimateText("a longer answer"); st.Used != want || !st.Estimated {
+		t.Fatalf("after a turn without usage: %+v, want an estimate of %d", st, want)
+	}
+	mustTurn(t, s, "two")
+	if st := s.ContextStatus(); st.Used != 850 || st.Estimated {
+		t.Fatalf("after a reported usage: %+v, want 850 exactly", st)
+	}
+	mustTurn(t, s, "three")
+	if st, want := s.ContextStatus(), 850+ctxwindow.EstimateText("three")+ctxwindow.EstimateText("a longer answer"); st.Used != want || !st.Estimated {
+		t.Fatalf("after a turn past the usage: %+v, want %d", st, want)
+	}
+	if _, err := s.Compact(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if st, want := s.ContextStatus(), ctxwindow.EstimateItems([]events.Item{engine.SummaryItem("short")}); st.Used != want || !st.Estimated {
+		t.Fatalf("after a compaction: %+v, want the summary's %d", st, want)
+	}
+	mustTurn(t, s, "four")
+	if st, want := s.ContextStatus(), ctxwindow.EstimateItems([]events.Item{engine.SummaryItem("short")})+ctxwindow.EstimateText("four")+ctxwindow.EstimateText("a longer answer"); st.Used != want {
+		t.Fatalf("after a turn past the compaction: %+v, want %d", st, want)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/docket-engine/docket/engine/ctxwindow"
 	"github.com/docket-engine/docket/engine/model"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/states"
@@ -106,6 +107,11 @@ type Session struct {
 	usageMark int
 	usageOK   bool
 	warned    bool
+	// itemTokens estimates all of items, markTokens items[:usageMark]:
+	// kept as items are added, so a request's status costs what the new
+	// items cost, not the whole history (a session whose model reports
+	// no usage would otherwise estimate the conversation per request).
+	itemTokens, markTokens int64
 	// prompt is the user message of the turn under way (or the last
 	// one), which an automatic compaction keeps.
 	prompt *events.Item
@@ -317,6 +323,7 @@ func (s *Session) addItemsLocked(items ...events.Item) {
 		copy(s.convHash[:], h.Sum(nil))
 	}
 	s.items = append(s.items, items...)
+	s.itemTokens += ctxwindow.EstimateItems(items)
 }
 
 func (s *Session) assessRisk(ctx context.Context, cr *callRun, denied events.ExecOutcome) *events.RiskAssessment {

@@ -71,6 +71,7 @@ type comparingLog struct {
 	crashed  bool
 	diverged *Divergence
 	compared int
+	enc      events.BodyEncoder // guarded by mu, as Append is
 
 	// The end of the segment (segment.go): want records to produce, end
 	// closed once they all are, stall the bound on no progress.
@@ -89,9 +90,23 @@ func newComparingLog(recs []decoded, stopAt uint64, stall time.Duration) *compar
 	if stall <= 0 {
 		stall = defaultStall
 	}
-	l := &comparingLog{streams: map[string][]decoded{}, pos: map[string]int{}, stopAt: stopAt, end: make(chan struct{}), stall: stall}
+	// Two passes, one backing array: a journal has a stream per call, and
+	// growing each by append was most of what setting up a replay
+	// allocated.
+	sizes := map[string]int{}
 	for _, r := range recs {
-		l.streams[r.rec.CallID] = append(l.streams[r.rec.CallID], r)
+		sizes[r.rec.CallID]++
+	}
+	l := &comparingLog{streams: make(map[string][]decoded, len(sizes)), pos: make(map[string]int, len(sizes)),
+		stopAt: stopAt, end: make(chan struct{}), stall: stall}
+	backing := make([]decoded, len(recs))
+	for _, r := range recs {
+		st, ok := l.streams[r.rec.CallID]
+		if !ok {
+			n := sizes[r.rec.CallID]
+			st, backing = backing[:0:n], backing[n:]
+		}
+		l.streams[r.rec.CallID] = append(st, r)
 	}
 	return l
 }
@@ -143,7 +158,7 @@ func (l *comparingLog) Append(at time.Time, callID string, body any) (events.Rec
 	want := st[i]
 	// Bodies encode canonically (a decode-encode round trip is byte-identical),
 	// so equal bytes are equal payloads; JSON is rendered only for a diff.
-	got, err := events.EncodeBody(body)
+	got, err := l.enc.Encode(body)
 	if err != nil || want.rec.Kind != kind || !bytes.Equal(got, want.rec.Body) {
 		l.diverged = &Divergence{Seq: want.rec.Seq, CallID: callID, Kind: want.rec.Kind, Want: canonical(want.value()), Got: canonical(body)}
 		return events.Record{}, l.diverged

@@ -3,7 +3,7 @@ package replay
 import (
 	"context"
 	"errors"
-	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
@@ -39,6 +39,15 @@ type recorded struct {
 	stops map[string]operatorStop
 	// hooks are the recorded hook verdicts, in seq order.
 	hooks []seqVerdict
+	// resolved indexes each response's path resolutions by turn and
+	// request (the first response of each), so a request's lookup does
+	// not scan every response before it.
+	resolved map[requestKey][]events.ResolvedPath
+}
+
+type requestKey struct {
+	turnID  string
+	request int
 }
 
 // parkedWithin reports whether a turn parked between from and to (0: end).
@@ -51,11 +60,14 @@ func (in *recorded) parkedWithin(from, to uint64) bool {
 	return false
 }
 
-func outcomeKey(callID string, attempt int) string { return fmt.Sprintf("%s#%d", callID, attempt) }
+// outcomeKey names one attempt of a call ("c1#2"). Replay looks one up per
+// attempt run and per exec_started record: concatenation, not fmt.
+func outcomeKey(callID string, attempt int) string { return callID + "#" + strconv.Itoa(attempt) }
 
 func collect(recs []decoded) *recorded {
 	in := &recorded{decisions: map[string][]seqDecision{}, outcomes: map[string]events.ExecOutcome{}, outcomeSeqs: map[string]uint64{},
-		started: map[string]bool{}, risks: map[string]events.RiskAssessment{}, ended: true, stops: map[string]operatorStop{}}
+		started: map[string]bool{}, risks: map[string]events.RiskAssessment{}, ended: true, stops: map[string]operatorStop{},
+		resolved: map[requestKey][]events.ResolvedPath{}}
 	for _, r := range recs {
 		if r.rec.Kind == events.KindExecStarted {
 			// Only which attempt started matters (decision records are
@@ -66,6 +78,9 @@ func collect(recs []decoded) *recorded {
 		switch v := r.body.(type) {
 		case *events.ModelResponse:
 			in.responses = append(in.responses, seqResponse{seq: r.rec.Seq, r: *v})
+			if k := (requestKey{v.TurnID, v.Request}); !hasKey(in.resolved, k) {
+				in.resolved[k] = v.Resolved
+			}
 		case *events.Decision:
 			in.decisions[v.RequestID] = append(in.decisions[v.RequestID], seqDecision{seq: r.rec.Seq, d: *v})
 		case *events.ExecOutcome:
@@ -303,12 +318,7 @@ type recordedPaths struct{ in *recorded }
 // for a journal written before resolutions were recorded, whose calls then
 // resolve through RealPath.
 func (p recordedPaths) Resolve(turnID string, request int, _ []events.ResolvedPath) []events.ResolvedPath {
-	for _, r := range p.in.responses {
-		if r.r.TurnID == turnID && r.r.Request == request {
-			return r.r.Resolved
-		}
-	}
-	return nil
+	return p.in.resolved[requestKey{turnID, request}]
 }
 
 // RealPath resolves on disk, as Docket did before it recorded resolutions.
@@ -319,11 +329,20 @@ type fixedClock struct{ t time.Time }
 
 func (c fixedClock) Now() time.Time { return c.t }
 
-// attemptOf reads an exec_started record's attempt.
+// attemptOf reads an exec_started record's attempt, and only that: the
+// record itself is compared as bytes, so the rest of it (argv, sandbox
+// plan) need not be decoded here.
 func attemptOf(r events.Record) int {
-	b, err := r.Decode()
-	if err != nil {
+	var v struct {
+		Attempt int `msgpack:"attempt"`
+	}
+	if err := events.DecodeBody(r.Body, &v); err != nil {
 		return 0
 	}
-	return b.(*events.ExecStarted).Attempt
+	return v.Attempt
+}
+
+func hasKey[K comparable, V any](m map[K]V, k K) bool {
+	_, ok := m[k]
+	return ok
 }

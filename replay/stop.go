@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"bytes"
 	"context"
 	"sync"
 	"time"
@@ -26,6 +27,12 @@ type operatorStop struct {
 
 // operatorStopOf reads an interrupt transition that was not the user's.
 func operatorStopOf(r events.Record) (string, operatorStop, bool) {
+	// msgpack keeps strings as their bytes: a body without either cause
+	// is no operator stop, and most transitions skip the decode (replay
+	// reads every transition of the journal here).
+	if !bytes.Contains(r.Body, []byte(states.CauseCancelled)) && !bytes.Contains(r.Body, []byte(states.CauseDeadline)) {
+		return "", operatorStop{}, false
+	}
 	b, err := r.Decode()
 	if err != nil {
 		return "", operatorStop{}, false

@@ -188,19 +188,9 @@ func rulesLabel(r string) string {
 // workspace would load now: the user's, and the project's when the
 // configuration trusts the workspace.
 func currentRules(ctx context.Context, home, path string) ([]events.RuleSource, error) {
-	var ss *events.SessionStarted
-	errStop := errors.New("stop")
-	err := journal.Scan(path, 1, func(r events.Record) error {
-		if b, err := r.Decode(); err == nil {
-			ss, _ = b.(*events.SessionStarted)
-		}
-		return errStop
-	})
-	if err != nil && !errors.Is(err, errStop) {
+	ss, err := replay.SessionStart(path)
+	if err != nil {
 		return nil, err
-	}
-	if ss == nil {
-		return nil, fmt.Errorf("%s does not begin with session_started", path)
 	}
 	cfg, err := config.Load(config.LoadOptions{Home: home, Env: os.Getenv, Cwd: ss.Cwd})
 	if err != nil {

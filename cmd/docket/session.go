@@ -28,7 +28,6 @@ import (
 	"github.com/docket-engine/docket/sandbox"
 	"github.com/docket-engine/docket/sandbox/gitwalk"
 	"github.com/docket-engine/docket/states/policy"
-	"github.com/docket-engine/docket/states/rules"
 )
 
 // version is Docket's version, recorded in every journal.
@@ -331,21 +330,15 @@ func mcpServers(cfg *config.Config) map[string]mcp.ServerConfig {
 	return out
 }
 
-// loadRules reads the rules files in force; any load error fails closed.
-// project is "" when the workspace is not trusted: its rules do not load.
-// A cancelled ctx (SIGINT, SIGTERM) interrupts a rules file mid-evaluation.
+// loadRules reads the rules files in force (rulesfile.InForce), with the
+// CLI's exit codes: an interrupt fails, a bad rules file is a usage error.
 func loadRules(ctx context.Context, home, project string) ([]events.RuleSource, error) {
-	set, err := rulesfile.Load(rulesfile.Discover(home, project), rules.LoadOptions{Context: ctx})
+	srcs, err := rulesfile.InForce(ctx, home, project)
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			return nil, &exitError{code: exitFailed, err: fmt.Errorf("interrupted while loading the rules: %w", err)}
 		}
 		return nil, &exitError{code: exitUsage, err: err}
-	}
-	srcs := set.Sources()
-	userRules := filepath.Join(home, "rules") + string(filepath.Separator)
-	for i := range srcs {
-		srcs[i].Project = !strings.HasPrefix(srcs[i].Path, userRules)
 	}
 	return srcs, nil
 }
