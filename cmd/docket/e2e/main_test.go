@@ -14,7 +14,9 @@ import (
 // faultBin is the same binary built with the docketfault tag, whose fault
 // hooks the environment can arm (DOCKET_CRASH_AT, DOCKET_FAULT_LOG);
 // frontBin is the front binary as `make build` installs it, with docketBin
-// beside it as docket-core.
+// beside it as docket-core. $DOCKET_TEST_BIN and $DOCKET_TEST_FAULT_BIN
+// name the first two when make has built them before the tests; only the
+// ones not named are built here.
 var docketBin, faultBin, frontBin string
 
 func TestMain(m *testing.M) {
@@ -23,14 +25,22 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	docketBin = filepath.Join(dir, "docket")
-	faultBin = filepath.Join(dir, "docket-fault")
-	for _, b := range [][]string{{"-o", docketBin}, {"-tags", "docketfault", "-o", faultBin}} {
-		build := exec.Command("go", append(append([]string{"build"}, b...), ".")...)
+	docketBin, faultBin = os.Getenv("DOCKET_TEST_BIN"), os.Getenv("DOCKET_TEST_FAULT_BIN")
+	for _, b := range []struct {
+		path  *string
+		name  string
+		flags []string
+	}{{&docketBin, "docket", nil}, {&faultBin, "docket-fault", []string{"-tags", "docketfault"}}} {
+		if *b.path != "" {
+			continue
+		}
+		*b.path = filepath.Join(dir, b.name)
+		args := append(append([]string{"build"}, b.flags...), "-o", *b.path, ".")
+		build := exec.Command("go", args...)
 		build.Dir = ".."
 		build.Stdout, build.Stderr = os.Stderr, os.Stderr
 		if err := build.Run(); err != nil {
-			fmt.Fprintln(os.Stderr, "build docket:", b, err)
+			fmt.Fprintln(os.Stderr, "build docket:", args, err)
 			os.Exit(1)
 		}
 	}
@@ -62,5 +72,18 @@ func buildFront(dir string) error {
 	if err := build.Run(); err != nil {
 		return err
 	}
-	return os.Link(docketBin, filepath.Join(front, "docket-core"))
+	return linkOrCopy(docketBin, filepath.Join(front, "docket-core"))
+}
+
+// linkOrCopy hard-links src to dst, or copies it when they lie on different
+// file systems (a docketBin make built under the checkout).
+func linkOrCopy(src, dst string) error {
+	if err := os.Link(src, dst); err == nil {
+		return nil
+	}
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(dst, b, 0o755)
 }
