@@ -18,6 +18,7 @@ import (
 )
 
 func TestLiveReplayRunsTheCommandsAgainAndReportsDrift(t *testing.T) {
+	t.Parallel()
 	home, ws := t.TempDir(), t.TempDir()
 	if err := os.WriteFile(filepath.Join(ws, "data.txt"), []byte("one\n"), 0o644); err != nil {
 		t.Fatal(err)

@@ -166,6 +166,7 @@ var resumeHintRE = regexp.MustCompile(`docket chat --resume ([0-9a-f-]{36})`)
 // running command, quitting, resuming, and finally a verify replay of the
 // journal the whole thing wrote.
 func TestChatSessionEndToEnd(t *testing.T) {
+	t.Parallel()
 	bin := cliBinary(t)
 	dir := t.TempDir()
 	ws, home := filepath.Join(dir, "ws"), filepath.Join(dir, "home")
@@ -360,6 +361,7 @@ func TestChatSessionEndToEnd(t *testing.T) {
 // Without a terminal, or with --json, chat is exec: the same output, and
 // nothing of the UI (escape sequences, the status line) reaches stdout.
 func TestChatWithoutTerminalOrWithJSONIsExec(t *testing.T) {
+	t.Parallel()
 	bin := cliBinary(t)
 	dir := t.TempDir()
 	ws, home := filepath.Join(dir, "ws"), filepath.Join(dir, "home")
@@ -433,6 +435,7 @@ func TestChatWithoutTerminalOrWithJSONIsExec(t *testing.T) {
 
 // docket alone, on a terminal, is the interactive session.
 func TestDocketAloneOnATerminalIsChat(t *testing.T) {
+	t.Parallel()
 	bin := cliBinary(t)
 	dir := t.TempDir()
 	ws, home := filepath.Join(dir, "ws"), filepath.Join(dir, "home")
@@ -484,6 +487,7 @@ func TestDocketAloneOnATerminalIsChat(t *testing.T) {
 // overlay (which says a yes runs it without the sandbox) and reruns
 // unsandboxed once approved; /new and /resume switch sessions inside the UI.
 func TestChatRetryPromptAndSwitchingSessions(t *testing.T) {
+	t.Parallel()
 	bin := cliBinary(t)
 	dir := t.TempDir()
 	ws, home := filepath.Join(dir, "ws"), filepath.Join(dir, "home")

@@ -40,6 +40,7 @@ type jsonlItem struct {
 // calls tool_call items carrying the reason; and no command_execution
 // item may have an empty command (the fallback this replaces).
 func TestExecJSONGivesEveryToolKindItsOwnItem(t *testing.T) {
+	t.Parallel()
 	bin := cliBinary(t)
 	schema, err := jsonlschema.Load()
 	if err != nil {

@@ -37,6 +37,7 @@ func callDaemon(t *testing.T, sock, cwd string, args ...string) (int, string, st
 // different workspaces share its servers and walks, each getting its own
 // output and status, and it stops when told and when idle.
 func TestSandboxDaemonServesParallelCallsAndStops(t *testing.T) {
+	t.Parallel()
 	bin := cliBinary(t)
 	rt, err := os.MkdirTemp("", "dsd")
 	if err != nil {

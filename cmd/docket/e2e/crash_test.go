@@ -102,6 +102,7 @@ func crashPoints(t *testing.T) []string {
 }
 
 func TestKilledSessionsResumeWithoutLossOrRepeats(t *testing.T) {
+	t.Parallel()
 	for _, point := range crashPoints(t) {
 		t.Run(point, func(t *testing.T) {
 			c := newCrashRun(t)

@@ -23,6 +23,7 @@ import (
 // docketfault build's DOCKET_FAULT_NO_LIFELINE=1) the same run shows the
 // command outliving docket and writing after the crash.
 func TestCommandDiesWithDocket(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name       string
 		sandbox    string

@@ -18,6 +18,7 @@ import (
 // at a protected name, one the killed command made, and a placeholder the
 // user has put a file in since.
 func TestLeftPlaceholdersRemovedOnNextStart(t *testing.T) {
+	t.Parallel()
 	home, ws := t.TempDir(), t.TempDir()
 	// The user's own empty read-only .agents: docket finds it, makes nothing.
 	if err := os.Mkdir(filepath.Join(ws, ".agents"), 0o555); err != nil {

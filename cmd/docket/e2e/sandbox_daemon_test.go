@@ -110,6 +110,7 @@ func waitGone(t *testing.T, seconds string) {
 }
 
 func TestSandboxThroughTheDaemonIsDocketCoresCall(t *testing.T) {
+	t.Parallel()
 	env := daemonEnv(t)
 	startDaemon(t, env)
 	cases := []struct {
@@ -170,6 +171,7 @@ func TestSandboxThroughTheDaemonIsDocketCoresCall(t *testing.T) {
 }
 
 func TestSandboxDaemonRefusesASandboxedCaller(t *testing.T) {
+	t.Parallel()
 	env := append(daemonEnv(t), "DOCKET_SANDBOX_DAEMON=require")
 	startDaemon(t, env[:len(env)-1])
 	out := t.TempDir() // outside every root of a read-only sandbox
@@ -209,6 +211,7 @@ func TestSandboxDaemonRefusesASandboxedCaller(t *testing.T) {
 }
 
 func TestSandboxDaemonInterruptStopsTheCommand(t *testing.T) {
+	t.Parallel()
 	env := append(daemonEnv(t), "DOCKET_SANDBOX_DAEMON=require")
 	startDaemon(t, env[:len(env)-1])
 	marker := "61.125"
@@ -232,6 +235,7 @@ func TestSandboxDaemonInterruptStopsTheCommand(t *testing.T) {
 }
 
 func TestSandboxDaemonDeathFailsClosed(t *testing.T) {
+	t.Parallel()
 	env := append(daemonEnv(t), "DOCKET_SANDBOX_DAEMON=require")
 	pid := startDaemon(t, env[:len(env)-1])
 	marker := "61.25"
@@ -258,6 +262,7 @@ func TestSandboxDaemonDeathFailsClosed(t *testing.T) {
 }
 
 func TestFrontHandsEveryOtherCommandToDocketCore(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"--version"}, {"no-such-command"}, {"sandbox", "--help"}} {
 		core := run(t, docketBin, []string{"DOCKET_SANDBOX_DAEMON=off"}, args...)
 		front := run(t, frontBin, []string{"DOCKET_SANDBOX_DAEMON=off"}, args...)
@@ -271,6 +276,7 @@ func TestFrontHandsEveryOtherCommandToDocketCore(t *testing.T) {
 // an argument that is not UTF-8 (JSON would make it U+FFFD), or too big
 // for one datagram, is docket-core's, and gets its bytes as they are.
 func TestFrontLeavesToDocketCoreWhatTheWireWouldChange(t *testing.T) {
+	t.Parallel()
 	env := daemonEnv(t)
 	startDaemon(t, env)
 	// Two variables: one string may not pass 128 KiB in an exec.
