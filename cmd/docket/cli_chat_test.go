@@ -99,8 +99,15 @@ type chatRun struct {
 
 func startChat(t testing.TB, bin string, args ...string) *chatRun {
 	t.Helper()
+	return startChatEnv(t, bin, nil, args...)
+}
+
+// startChatEnv is startChat with env (NAME=VALUE) added to docket's
+// environment, so that a parallel test need not set the process's.
+func startChatEnv(t testing.TB, bin string, env []string, args ...string) *chatRun {
+	t.Helper()
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "NO_COLOR=1", "TERM=xterm-256color")
+	cmd.Env = append(append(os.Environ(), "NO_COLOR=1", "TERM=xterm-256color"), env...)
 	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
 	if err != nil {
 		t.Fatalf("start under a pty: %v", err)

@@ -105,6 +105,7 @@ func TestKilledSessionsResumeWithoutLossOrRepeats(t *testing.T) {
 	t.Parallel()
 	for _, point := range crashPoints(t) {
 		t.Run(point, func(t *testing.T) {
+			t.Parallel()
 			c := newCrashRun(t)
 			first := c.exec(t, point)
 			if !first.signaled {
