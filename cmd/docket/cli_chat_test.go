@@ -482,8 +482,11 @@ func TestDocketAloneOnATerminalIsChat(t *testing.T) {
 	r.typeLine("/diff")
 	r.scr.waitFor(t, at, "untracked files:")
 	r.scr.waitFor(t, at, "fresh.txt")
+	// The mark is taken before the key: the redraw q causes can come
+	// before a mark taken after it, and then nothing more is drawn.
+	at = r.scr.mark()
 	r.keys("q")
-	r.scr.waitFor(t, r.scr.mark(), "Enter send")
+	r.scr.waitFor(t, at, "Enter send")
 	r.keys("\x03")
 	if code, out := r.wait(); code != 0 {
 		t.Fatalf("exit %d:\n%s", code, out)
@@ -542,8 +545,9 @@ func TestChatRetryPromptAndSwitchingSessions(t *testing.T) {
 	r.scr.waitFor(t, at, "audit of session")
 	r.scr.waitFor(t, at, "w1")
 	r.scr.waitFor(t, at, "q close")
+	at = r.scr.mark() // before the key, as in TestDocketAloneOnATerminalIsChat
 	r.keys("q")
-	r.scr.waitFor(t, r.scr.mark(), "Enter send")
+	r.scr.waitFor(t, at, "Enter send")
 
 	at = r.scr.mark()
 	r.typeLine("/new")
