@@ -44,14 +44,72 @@ vet: $(TOOLS)/staticcheck $(TOOLS)/errcheck
 	$(TOOLS)/staticcheck $(PKGS)
 	$(TOOLS)/errcheck -ignoretests -exclude .ci/errcheck-excludes.txt $(ERRCHECK_PKGS)
 
-# The sandbox package takes about 12.5 minutes under -race, here and on
-# CI; the time-out leaves room for a slower machine.
-race:
-	$(GO) test -race -timeout 40m $(PKGS)
+# Tests. `make test` is the everyday loop, at most 10 minutes on two cores:
+# the static checks; every package under the race detector except the slow
+# process suites below; the command-line tests through the built binary
+# (cmd/docket/e2e, no -race: the processes it drives are the plain docket
+# binary); and the demo. The slow suites, which mostly wait on the sandbox
+# starting real processes, run without -race in targets of their own:
+#   test-sandbox  the whole sandbox package: the escape suites through
+#                 every path (per-call helper, lean helper, session server,
+#                 user namespaces) and the cost of missing layers
+#   test-e2e      the crash, power-loss and fault-storm tests of cmd/docket/e2e
+# CI (.ci/run) runs `make test-all`: all three. Every test runs in at least
+# one of them (`make test-list` prints which).
+#
+# The binaries the tests run (docket, docket built with the docketfault tag,
+# the lean sandbox helper, the test OpenTelemetry Collector) are built once
+# by test-bins and named to the tests by environment variables; a test run
+# without them (plain go test) builds its own.
+TESTBIN  := $(CURDIR)/bin/test
+# TESTFLAGS go to every go test below; TESTFLAGS=-count=1 runs tests whose
+# results go test has cached (it cannot see that a binary they run changed).
+TESTFLAGS ?=
+TEST_ENV  = DOCKET_TEST_BIN=$(TESTBIN)/docket DOCKET_TEST_FAULT_BIN=$(TESTBIN)/docket-fault \
+	DOCKET_TEST_HELPER=$(TESTBIN)/lean/docket-sandbox-helper DOCKET_TEST_OTELCOL=$$(./scripts/build-otelcol.sh)
+# The tests test-sandbox and test-e2e take out of `make test`, as -run/-skip
+# patterns (top-level test names, anchored).
+SANDBOX_SLOW := ^(TestEscapeSuite.*|TestMissingNamespacesCostWhatExplainSays|TestWorkloadsStillWork)$$
+E2E_CRASH    := ^(TestFaultStorm|TestKilledSessionsResumeWithoutLossOrRepeats|TestPower.*|TestDamagedNewestMetaAfterACrashDoesNotRunACommandTwice|TestKillWhileTheModelThinks|TestCommandDiesWithDocket|TestResumeAfterACrashRightAfterCompaction|TestSubagentCrashMidRunThenResume)$$
+E2E_PKG      := ./cmd/docket/e2e/
+RACE_PKGS     = $(filter-out %/cmd/docket/e2e,$(shell $(GO) list $(PKGS)))
 
-# What CI runs: static checks, the whole suite under the race detector, and
-# the demo end to end.
-test: vet race demo
+.PHONY: test-bins test-race test-cli test-sandbox test-e2e test-all test-list
+test-bins:
+	$(GO) build -o $(TESTBIN)/docket ./cmd/docket
+	$(GO) build -tags docketfault -o $(TESTBIN)/docket-fault ./cmd/docket
+	CGO_ENABLED=0 $(GO) build -o $(TESTBIN)/lean/docket-sandbox-helper ./sandbox/cmd/docket-sandbox-helper
+	./scripts/build-otelcol.sh >/dev/null
+
+# Every package but cmd/docket/e2e under the race detector, the sandbox's
+# slow suites left to test-sandbox.
+test-race: test-bins
+	$(TEST_ENV) $(GO) test $(TESTFLAGS) -race -timeout 20m -skip '$(SANDBOX_SLOW)' $(RACE_PKGS)
+
+# cmd/docket/e2e but its crash suites, without -race.
+test-cli: test-bins
+	$(TEST_ENV) $(GO) test $(TESTFLAGS) -timeout 20m -skip '$(E2E_CRASH)' $(E2E_PKG)
+
+test-sandbox: test-bins
+	$(TEST_ENV) $(GO) test $(TESTFLAGS) -timeout 30m ./sandbox/...
+
+test-e2e: test-bins
+	$(TEST_ENV) $(GO) test $(TESTFLAGS) -timeout 30m -run '$(E2E_CRASH)' $(E2E_PKG)
+
+# The old name: the whole suite under the race detector, escape suites
+# included (about 20 minutes on two cores).
+race: test-bins
+	$(TEST_ENV) $(GO) test $(TESTFLAGS) -race -timeout 40m $(PKGS)
+
+# The everyday loop.
+test: vet test-race test-cli demo
+
+# What CI runs.
+test-all: test test-sandbox test-e2e
+
+# Which target runs each test (scripts/test-targets.sh).
+test-list: test-bins
+	$(TEST_ENV) SANDBOX_SLOW='$(SANDBOX_SLOW)' E2E_CRASH='$(E2E_CRASH)' ./scripts/test-targets.sh
 
 # Short fuzzing pass over every fuzz target (FUZZTIME per target).
 FUZZTIME ?= 20s

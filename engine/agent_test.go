@@ -16,6 +16,7 @@ import (
 )
 
 func TestSpawnAgentMayOnlyNarrow(t *testing.T) {
+	t.Parallel()
 	parent := events.SessionConfig{ApprovalPolicy: "on-request", SandboxMode: "workspace-write", WritableRoots: []string{"/w/extra"}}
 	plan := events.SandboxPlan{Mode: events.SandboxWorkspaceWrite, WritableRoots: []string{"/w", "/w/extra"}}
 	for _, tc := range []struct {
@@ -144,6 +145,7 @@ func lastTransition(t *testing.T, recs []events.Record, call string) string {
 // child's call is interrupted through its own state machine with the same
 // cause, the parent's spawn calls too, and no child command runs after.
 func TestSubagentTreeStopsTogether(t *testing.T) {
+	t.Parallel()
 	lines := strings.Join([]string{
 		`{"output":[{"type":"function_call","call_id":"p1","name":"spawn_agent","arguments":{"prompt":"a","name":"a"}},` +
 			`{"type":"function_call","call_id":"p2","name":"spawn_agent","arguments":{"prompt":"b","name":"b"}}]}`,
@@ -226,6 +228,7 @@ func TestSubagentTreeStopsTogether(t *testing.T) {
 // response is accepted, so of three parallel calls under a bound of two the
 // third is refused, whichever runs first, and replay refuses the same one.
 func TestSubagentCountBoundIsInCallOrder(t *testing.T) {
+	t.Parallel()
 	spawn := func(id string) string {
 		return `{"type":"function_call","call_id":"` + id + `","name":"spawn_agent","arguments":{"prompt":"p","name":"n` + id + `"}}`
 	}
@@ -281,6 +284,7 @@ func (f approverFunc) Decide(ctx context.Context, req engine.ApprovalRequest) (e
 // abort (user_abort), through its own state machine, and so is the spawn
 // call; the parent's prompt did not wait for the child's turn to end.
 func TestUserAbortInParentStopsRunningChild(t *testing.T) {
+	t.Parallel()
 	lines := strings.Join([]string{
 		`{"output":[{"type":"function_call","call_id":"p1","name":"spawn_agent","arguments":{"prompt":"a","name":"a"}},` +
 			`{"type":"function_call","call_id":"c2","name":"shell","arguments":{"command":["rm","-rf","build"]}}]}`,
@@ -340,6 +344,7 @@ func TestUserAbortInParentStopsRunningChild(t *testing.T) {
 // A subagent inherits the prefix rules the user saved during its parent's
 // session: the child's same command is allowed by the rule without a prompt.
 func TestSubagentInheritsSavedRules(t *testing.T) {
+	t.Parallel()
 	lines := strings.Join([]string{
 		`{"output":[{"type":"function_call","call_id":"c1","name":"shell","arguments":{"command":["touch","x"]}}]}`,
 		`{"output":[{"type":"function_call","call_id":"p1","name":"spawn_agent","arguments":{"prompt":"a","name":"a"}}]}`,

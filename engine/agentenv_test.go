@@ -6,6 +6,7 @@ import (
 )
 
 func TestAgentEnvKeepsTheAgentsOwnSecretsOnly(t *testing.T) {
+	t.Parallel()
 	base := []string{"PATH=/bin", "OPENAI_API_KEY=docket's", "STANDIN=base", "noequals"}
 	own := []string{"ANTHROPIC_API_KEY=the agent's", "STANDIN=own"}
 	got, keep := agentEnv(base, false, own)

@@ -36,6 +36,7 @@ func invalidCalls(t *testing.T, recs []events.Record) []events.InvalidCall {
 }
 
 func TestCallsWithUnusableIdsAreRefusedBeforeAnythingRunsAndTheSessionGoesOn(t *testing.T) {
+	t.Parallel()
 	escalate := `,"sandbox_permissions":"require_escalated","justification":"needed"`
 	cases := []struct {
 		name     string
@@ -129,6 +130,7 @@ func TestCallsWithUnusableIdsAreRefusedBeforeAnythingRunsAndTheSessionGoesOn(t *
 }
 
 func TestACallIdOfAnEarlierResponseIsRefused(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, setup{approval: "on-request", mode: "workspace-write",
 		script: `{"output":[` + shellCall("c1", "touch first", "") + `]}` + "\n" +
 			`{"output":[` + shellCall("c1", "touch second", "") + `]}` + "\n" + done})

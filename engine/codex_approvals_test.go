@@ -67,6 +67,7 @@ const codexUnifiedExecJustification = "Requires escalated permissions to bypass 
 // file, the network fetch or the output the model saw. Codex's own extra
 // approval tests (kind "extra") are run one by one below.
 func TestCodexApprovalMatrix(t *testing.T) {
+	t.Parallel()
 	var data struct {
 		Scenarios []codexScenario `json:"scenarios"`
 	}

@@ -18,6 +18,7 @@ import (
 // argv goes to Docket's shell tool in a real session, and the workspace
 // must end as Codex's does. engine/patch's test runs the other cases.
 func TestCodexPatchThroughShell(t *testing.T) {
+	t.Parallel()
 	var data struct {
 		Cases []struct {
 			ID       string            `json:"id"`

@@ -175,6 +175,7 @@ const doneLine = `{"output":[{"type":"message","content":"done"}]}`
 // commit shared by parallel calls that arrive while it is in flight. Each
 // entry is the kind of the record a commit ended with, in order.
 func TestDurableCommitsPerCall(t *testing.T) {
+	t.Parallel()
 	five := []string{shellCalls("c1"), shellCalls("c2"), shellCalls("c3"), shellCalls("c4"), shellCalls("c5"), doneLine}
 	tests := []struct {
 		name     string

@@ -18,6 +18,7 @@ import (
 // a session grant given by the user). Before, the retry asked again, and a
 // headless session with no answers left parked.
 func TestASessionGrantCountsAtTheRetryStep(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		approval string
@@ -63,6 +64,7 @@ func TestASessionGrantCountsAtTheRetryStep(t *testing.T) {
 // TestASessionGrantForAnotherCommandDoesNotCoverTheRetry: the grant is per
 // key; a different command refused by the sandbox is still asked about.
 func TestASessionGrantForAnotherCommandDoesNotCoverTheRetry(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, setup{approval: "on-failure", mode: "workspace-write",
 		answers: []events.ReviewDecision{events.ApprovedForSession},
 		script:  shellLine("c1", "echo hi >> $OUT/a.txt") + "\n" + shellLine("c2", "echo hi >> $OUT/b.txt") + "\n" + done})
@@ -113,8 +115,10 @@ func patchCalls(id, name string) map[string]string {
 // untrusted. Before, the function form was an invalid call and the shell
 // forms ran as a command that does not exist (exit 127).
 func TestEveryFormOfApplyPatchTakesThePatchPath(t *testing.T) {
+	t.Parallel()
 	for name, item := range patchCalls("p1", "added.txt") {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			f := newFixture(t, setup{approval: "untrusted", mode: "workspace-write",
 				answers: []events.ReviewDecision{events.Approved},
 				script:  item + "\n" + done})
@@ -158,6 +162,7 @@ func TestEveryFormOfApplyPatchTakesThePatchPath(t *testing.T) {
 // TestAShellApplyPatchIsVerifiedWhole: a patch sent through the shell
 // whose second operation fails writes nothing, as the apply_patch tool's.
 func TestAShellApplyPatchIsVerifiedWhole(t *testing.T) {
+	t.Parallel()
 	p := "*** Begin Patch\n*** Add File: new.txt\n+x\n*** Update File: missing.txt\n@@\n-a\n+b\n*** End Patch\n"
 	f := newFixture(t, setup{approval: "on-request", mode: "workspace-write",
 		script: shellArgvLine("p1", "bash", "-lc", "apply_patch <<'EOF'\n"+p+"EOF") + "\n" + done})
@@ -173,6 +178,7 @@ func TestAShellApplyPatchIsVerifiedWhole(t *testing.T) {
 // TestOnlyCodexShapesOfShellApplyPatchAreIntercepted: a script that does
 // more than apply a patch runs as the command it is.
 func TestOnlyCodexShapesOfShellApplyPatchAreIntercepted(t *testing.T) {
+	t.Parallel()
 	p := "*** Begin Patch\n*** Add File: new.txt\n+x\n*** End Patch\n"
 	f := newFixture(t, setup{approval: "on-request", mode: "workspace-write",
 		script: shellArgvLine("p1", "bash", "-lc", "apply_patch <<'EOF'\n"+p+"EOF\necho after") + "\n" + done})

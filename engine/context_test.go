@@ -39,6 +39,7 @@ func memSession(t *testing.T, sc events.SessionConfig, lines ...string) (*engine
 }
 
 func TestContextStatus(t *testing.T) {
+	t.Parallel()
 	const reply = `{"output":[{"type":"message","content":"ok"}],"usage":{"input_tokens":700,"output_tokens":150}}`
 	const silent = `{"output":[{"type":"message","content":"ok"}]}`
 	for _, tc := range []struct {
@@ -84,6 +85,7 @@ func TestContextStatus(t *testing.T) {
 // TestWarningIsSaidOnceUntilCompaction: a second full response does not
 // warn again; after a compaction empties the context, it may.
 func TestWarningIsSaidOnceUntilCompaction(t *testing.T) {
+	t.Parallel()
 	const full = `{"output":[{"type":"message","content":"ok"}],"usage":{"input_tokens":900,"output_tokens":10}}`
 	const summary = `{"compact":true,"output":[{"type":"message","content":"short"}]}`
 	s, _, notices := memSession(t, events.SessionConfig{Model: "x", ContextWindow: 1000}, full, full, summary, full)
@@ -114,6 +116,7 @@ func TestWarningIsSaidOnceUntilCompaction(t *testing.T) {
 }
 
 func TestCompactRefusals(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, log, _ := memSession(t, events.SessionConfig{})
 	if _, err := s.Compact(ctx); !errors.Is(err, engine.ErrNothingToCompact) {

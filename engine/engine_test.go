@@ -21,6 +21,7 @@ func shellLine(id, cmd string) string {
 const done = `{"output":[{"type":"message","content":"done"}]}`
 
 func TestKnownSafeCommandRunsSandboxedWithoutAPrompt(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, setup{approval: "untrusted", mode: "workspace-write",
 		script: `{"output":[{"type":"function_call","call_id":"c1","name":"shell","arguments":{"command":["ls"]}}]}` + "\n" + done})
 	res := f.turn("list")
@@ -36,6 +37,7 @@ func TestKnownSafeCommandRunsSandboxedWithoutAPrompt(t *testing.T) {
 }
 
 func TestSandboxDenialIsRetriedUnsandboxedOnlyAfterTheUserApproves(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, setup{approval: "on-failure", mode: "workspace-write", answers: []events.ReviewDecision{events.Approved},
 		script: shellLine("c1", "echo hi > $OUT/x") + "\n" + done})
 	f.turn("write outside")
@@ -52,6 +54,7 @@ func TestSandboxDenialIsRetriedUnsandboxedOnlyAfterTheUserApproves(t *testing.T)
 }
 
 func TestSandboxDenialUnderOnRequestGoesBackToTheModel(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, setup{approval: "on-request", mode: "workspace-write",
 		script: shellLine("c1", "echo hi > $OUT/x") + "\n" + done})
 	f.turn("write outside")
@@ -74,6 +77,7 @@ func TestSandboxDenialUnderOnRequestGoesBackToTheModel(t *testing.T) {
 }
 
 func TestUserDenialTellsTheModelAndTheTurnGoesOn(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, setup{approval: "untrusted", mode: "workspace-write", answers: []events.ReviewDecision{events.Denied},
 		script: shellLine("c1", "echo hi > x") + "\n" + done})
 	res := f.turn("write")
@@ -89,6 +93,7 @@ func TestUserDenialTellsTheModelAndTheTurnGoesOn(t *testing.T) {
 }
 
 func TestNoDecisionParksTheCallInAwaitingDecision(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, setup{approval: "untrusted", mode: "workspace-write",
 		script: shellLine("c1", "echo hi > x") + "\n" + done})
 	res := f.turn("write")
@@ -101,6 +106,7 @@ func TestNoDecisionParksTheCallInAwaitingDecision(t *testing.T) {
 }
 
 func TestApplyPatchInsideTheWorkspaceWritesUnderTheSandbox(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, setup{approval: "on-request", mode: "workspace-write",
 		script: `{"output":[{"type":"custom_tool_call","call_id":"p1","name":"apply_patch","input":"*** Begin Patch\n*** Add File: hello.txt\n+hi\n*** End Patch\n"}]}` + "\n" + done})
 	f.turn("patch")
@@ -113,6 +119,7 @@ func TestApplyPatchInsideTheWorkspaceWritesUnderTheSandbox(t *testing.T) {
 }
 
 func TestInvalidCallsFailWithAResultForTheModel(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ name, item, want string }{
 		{"unknown tool", `{"type":"function_call","call_id":"c1","name":"nope","arguments":{}}`, "unknown tool"},
 		{"arguments not JSON", `{"type":"function_call","call_id":"c1","name":"shell","arguments":"{not json"}`, "not valid shell arguments"},
@@ -123,6 +130,7 @@ func TestInvalidCallsFailWithAResultForTheModel(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			f := newFixture(t, setup{approval: "on-request", mode: "workspace-write",
 				script: `{"output":[` + tc.item + `]}` + "\n" + done})
 			if res := f.turn("go"); res.Status != events.TurnCompleted {
@@ -181,6 +189,7 @@ func (w *writeAheadRunner) Run(ctx context.Context, req engine.RunRequest) (even
 }
 
 func TestEveryRunIsDurablyJournaledBeforeItStarts(t *testing.T) {
+	t.Parallel()
 	exe, _ := os.Executable()
 	war := &writeAheadRunner{Runner: &engine.ProcessRunner{HelperPath: exe}, t: t}
 	f := newFixture(t, setup{approval: "on-failure", mode: "workspace-write", answers: []events.ReviewDecision{events.Approved}, runner: war,
@@ -193,6 +202,7 @@ func TestEveryRunIsDurablyJournaledBeforeItStarts(t *testing.T) {
 }
 
 func TestParallelCallsReturnInCallOrder(t *testing.T) {
+	t.Parallel()
 	line := `{"output":[` +
 		`{"type":"function_call","call_id":"a","name":"shell","arguments":{"command":["bash","-lc","sleep 0.3; echo A"]}},` +
 		`{"type":"function_call","call_id":"b","name":"shell","arguments":{"command":["bash","-lc","echo B"]}}]}`
@@ -210,6 +220,7 @@ func TestParallelCallsReturnInCallOrder(t *testing.T) {
 }
 
 func TestADeclinedRetryStillShowsTheModelTheSandboxedRun(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, setup{approval: "on-failure", mode: "workspace-write", answers: []events.ReviewDecision{events.Denied},
 		script: shellLine("c1", "echo partial; echo hi > $OUT/x") + "\n" + done})
 	f.turn("go")

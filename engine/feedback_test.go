@@ -25,6 +25,7 @@ func (a *answering) Decide(_ context.Context, req engine.ApprovalRequest) (engin
 }
 
 func TestADenialsFeedbackReachesTheModelAndTheJournal(t *testing.T) {
+	t.Parallel()
 	appr := &answering{ans: engine.Answer{Decision: events.Denied, Source: events.SourceUser, Feedback: "use make test instead"}}
 	f := newFixture(t, setup{approval: "untrusted", mode: "workspace-write", approver: appr,
 		script: shellLine("c1", "go test ./...") + "\n" + done})
@@ -59,6 +60,7 @@ func TestADenialsFeedbackReachesTheModelAndTheJournal(t *testing.T) {
 // TestTheApproverIsToldWhatAYesMeans: the flags a prompt relies on to say
 // "without the sandbox" follow the policy.
 func TestTheApproverIsToldWhatAYesMeans(t *testing.T) {
+	t.Parallel()
 	escalate := `,"sandbox_permissions":"require_escalated","justification":"I must write outside"`
 	for _, tc := range []struct {
 		name, approval, args                string

@@ -37,6 +37,7 @@ func verdict(d events.HookDecision, reason string) events.HookVerdict {
 // does not let a sandbox denial be retried unasked), its allow skips no
 // prompt, and a forbidden call is denied before any hook is asked.
 func TestHooksOnlyTighten(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name     string
 		approval string
@@ -95,6 +96,7 @@ func TestHooksOnlyTighten(t *testing.T) {
 // TestAPostToolHooksDenyReachesTheModel: a post_tool hook cannot undo the
 // call, but what it says on a deny is appended to the model's output.
 func TestAPostToolHooksDenyReachesTheModel(t *testing.T) {
+	t.Parallel()
 	h := &fixedHooks{post: []events.HookVerdict{verdict(events.HookDeny, "the build is now broken")}}
 	f := newFixture(t, setup{approval: "on-failure", mode: "workspace-write", hooks: h, script: shellLine("c1", "touch $WS/b") + "\n" + done})
 	f.turn("go")

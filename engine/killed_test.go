@@ -8,6 +8,7 @@ import (
 )
 
 func TestTheModelSeesALimitKillAsSuch(t *testing.T) {
+	t.Parallel()
 	for killed, want := range map[string]string{
 		"memory_limit": "killed: memory limit", "cpu_limit": "killed: cpu limit", "file_size_limit": "killed: file size limit",
 	} {

@@ -23,6 +23,7 @@ func outputOf(f *fixture, callID string) string {
 }
 
 func TestHugeAndNonUTF8OutputReachTheModelShaped(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, setup{approval: "on-request", mode: "workspace-write",
 		script: shellLine("c1", `head -c 3000000 /dev/zero | tr '\0' 'a'; printf '\xff\xfe tail-marker'`) + "\n" + done})
 	f.turn("go")
@@ -45,6 +46,7 @@ func TestHugeAndNonUTF8OutputReachTheModelShaped(t *testing.T) {
 }
 
 func TestAPatchThatCannotApplyWritesNothingAndSaysWhichHunk(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, setup{approval: "on-request", mode: "workspace-write",
 		script: `{"output":[{"type":"custom_tool_call","call_id":"p1","name":"apply_patch","input":"*** Begin Patch\n*** Add File: new.txt\n+x\n*** Update File: missing.txt\n@@\n-a\n+b\n*** End Patch\n"}]}` + "\n" + done})
 	f.turn("go")
@@ -60,6 +62,7 @@ func TestAPatchThatCannotApplyWritesNothingAndSaysWhichHunk(t *testing.T) {
 }
 
 func TestCancellingATurnInterruptsItsRunningCall(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, setup{approval: "on-request", mode: "workspace-write",
 		script: shellLine("c1", "echo started; sleep 30") + "\n" + done})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -85,6 +88,7 @@ func TestCancellingATurnInterruptsItsRunningCall(t *testing.T) {
 }
 
 func TestAbortInterruptsTheOtherCallsInFlight(t *testing.T) {
+	t.Parallel()
 	line := `{"output":[` +
 		`{"type":"function_call","call_id":"a","name":"shell","arguments":{"command":["bash","-lc","echo a; sleep 30"]}},` +
 		`{"type":"function_call","call_id":"b","name":"shell","arguments":{"command":["bash","-lc","echo b > b.txt"]}}]}`
@@ -106,6 +110,7 @@ func TestAbortInterruptsTheOtherCallsInFlight(t *testing.T) {
 }
 
 func TestAnApprovalTimeoutIsNotAUserDenial(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, setup{approval: "untrusted", mode: "workspace-write", approver: &enginetest.ScriptedApprover{Answers: []events.ReviewDecision{enginetest.Wait}},
 		timeout: 200 * time.Millisecond, script: shellLine("c1", "echo hi > x") + "\n" + done})
 	f.turn("go")
@@ -124,6 +129,7 @@ func TestAnApprovalTimeoutIsNotAUserDenial(t *testing.T) {
 }
 
 func TestAnAmendmentIsSavedAndTakesEffectAtOnce(t *testing.T) {
+	t.Parallel()
 	call := func(id string) string {
 		return `{"output":[{"type":"function_call","call_id":"` + id + `","name":"shell","arguments":{"command":["touch","a.txt"]}}]}`
 	}
@@ -146,6 +152,7 @@ func TestAnAmendmentIsSavedAndTakesEffectAtOnce(t *testing.T) {
 }
 
 func TestAGrantForTheSessionSkipsTheNextPromptForTheSameCommandOnly(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, setup{approval: "untrusted", mode: "workspace-write", answers: []events.ReviewDecision{events.ApprovedForSession, events.Denied},
 		script: shellLine("c1", "echo a >> g.txt") + "\n" + shellLine("c2", "echo a >> g.txt") + "\n" + shellLine("c3", "echo b >> g.txt") + "\n" + done})
 	f.turn("go")
@@ -166,6 +173,7 @@ func (r *fixedRisk) Assess(ctx context.Context, callID string, command []string,
 }
 
 func TestASandboxDenialIsRiskAssessedAndTheRetryPromptShowsIt(t *testing.T) {
+	t.Parallel()
 	risk := &fixedRisk{}
 	f := newFixture(t, setup{approval: "on-failure", mode: "workspace-write", answers: []events.ReviewDecision{events.Denied}, risk: risk,
 		script: shellLine("c1", "echo hi > $OUT/x") + "\n" + done})
@@ -190,6 +198,7 @@ func TestASandboxDenialIsRiskAssessedAndTheRetryPromptShowsIt(t *testing.T) {
 }
 
 func TestOnlyTheUsersOwnAllowRulesLiftTheSandbox(t *testing.T) {
+	t.Parallel()
 	rule := `prefix_rule(pattern=["touch"], decision="allow")` + "\n"
 	call := `{"output":[{"type":"function_call","call_id":"c1","name":"shell","arguments":{"command":["touch","a.txt"]}}]}`
 	for _, tc := range []struct {

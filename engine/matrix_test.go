@@ -107,10 +107,12 @@ func matrixCall(kind string) (item string, file string) {
 }
 
 func TestApprovalMatrixFollowsTheDesign(t *testing.T) {
+	t.Parallel()
 	for _, pol := range []string{"untrusted", "on-failure", "on-request", "never"} {
 		for _, mode := range []string{"read-only", "workspace-write", "danger-full-access"} {
 			for _, kind := range []string{"safe", "write-inside", "write-outside", "escalation", "patch-inside", "patch-outside"} {
 				t.Run(pol+"/"+mode+"/"+kind, func(t *testing.T) {
+					t.Parallel()
 					want := expect(pol, mode, kind)
 					item, file := matrixCall(kind)
 					f := newFixture(t, setup{approval: pol, mode: mode,

@@ -15,6 +15,7 @@ import (
 // not the one the session started with: tightened to untrusted, the
 // parent's child asks before it runs a command, as the parent would.
 func TestSubagentStartsFromThePolicyInForce(t *testing.T) {
+	t.Parallel()
 	lines := strings.Join([]string{
 		`{"output":[{"type":"function_call","call_id":"p1","name":"spawn_agent","arguments":{"prompt":"a","name":"a"}}]}`,
 		`{"output":[{"type":"message","content":"done"}]}`,

@@ -12,6 +12,7 @@ import (
 // A policy changed between turns governs the next turn's decisions, is
 // journaled as an input, and a restored session (resume) is under it.
 func TestSetApprovalPolicyGovernsLaterTurnsAndSurvivesRestore(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, setup{approval: "untrusted", mode: "workspace-write", answers: []events.ReviewDecision{events.Approved},
 		script: `{"output":[{"type":"function_call","call_id":"c1","name":"shell","arguments":{"command":["touch","a"]}}]}
 {"output":[{"type":"message","content":"one"}]}

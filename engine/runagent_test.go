@@ -23,6 +23,7 @@ func agentEnvFor(t *testing.T, approval string) *engine.Env {
 }
 
 func TestAgentToolPrepares(t *testing.T) {
+	t.Parallel()
 	tool := engine.AgentTool{Agents: []events.AgentInfo{
 		{Name: "claude", Command: "claude", Args: []string{"-p", "{prompt}", "--output-format", "stream-json"}, TimeoutMs: 5000, Format: "stream-json"},
 		{Name: "plain", Command: "ask", Format: "text"},
@@ -69,6 +70,7 @@ func TestAgentToolPrepares(t *testing.T) {
 }
 
 func TestAgentResultOfJudgesTheOutcome(t *testing.T) {
+	t.Parallel()
 	ok := `{"type":"result","is_error":false,"result":"42"}`
 	for _, tc := range []struct {
 		name    string

@@ -16,6 +16,7 @@ import (
 // cancelled and a passed deadline is deadline, whether the call was
 // running or waiting for an answer.
 func TestAStoppedTurnRecordsWhoStoppedIt(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name     string
 		approval string

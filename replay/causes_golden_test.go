@@ -281,8 +281,10 @@ func recordCauses(t *testing.T, sc causeScenario) string {
 // real and checks each call's path against the hand-written table, then
 // verify-replays it.
 func TestCauseJournalsRecordWhatDesignSays(t *testing.T) {
+	t.Parallel()
 	for _, sc := range causeScenarios() {
 		t.Run(sc.name, func(t *testing.T) {
+			t.Parallel()
 			path := recordCauses(t, sc)
 			checkPaths(t, "fresh recording", paths(t, path), sc.want)
 			if err := verifyBounded(t, path); err != nil {
@@ -296,6 +298,7 @@ func TestCauseJournalsRecordWhatDesignSays(t *testing.T) {
 // hand-written table and verify-replays them: a golden file re-recorded
 // after a change of behaviour fails here, whatever -update wrote.
 func TestGoldenCauseJournals(t *testing.T) {
+	t.Parallel()
 	for _, sc := range causeScenarios() {
 		t.Run(sc.name, func(t *testing.T) {
 			path := filepath.Join(causeDir, sc.name+journal.Ext)
@@ -314,6 +317,7 @@ func TestGoldenCauseJournals(t *testing.T) {
 // cancelled or a deadline ended shows that cause, and never blames the
 // user; the user's own abort still says user_abort.
 func TestAuditTextNamesWhoStoppedTheTurn(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		journal, want, never string
 	}{

@@ -68,6 +68,7 @@ func kinds(recs []events.Record) []events.RecordKind {
 // each: the recorded summary is fed back, so the replay sends the model
 // the same conversation (the model_request digests match).
 func TestCompactionReplays(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name  string
@@ -154,6 +155,7 @@ func TestCompactionReplays(t *testing.T) {
 // one does not compact, and the replay names the first record that
 // differs.
 func TestReplayWithAnotherCompactLimitDiverges(t *testing.T) {
+	t.Parallel()
 	s, log, _ := contextSession(t, 100, msg1, summaryLine, msg2)
 	mustTurn(t, s, "one")
 	mustTurn(t, s, "two")
@@ -168,6 +170,7 @@ func TestReplayWithAnotherCompactLimitDiverges(t *testing.T) {
 // TestAttachmentsReachTheModelAndReplay: an attachment is journaled with
 // the prompt, sent inside the user message, and fed back by replay.
 func TestAttachmentsReachTheModelAndReplay(t *testing.T) {
+	t.Parallel()
 	s, log, mdl := contextSession(t, 0, msg1)
 	att := events.Attachment{Path: "notes.txt", Content: "hello\n", Size: 6}
 	if _, err := s.TurnWithInput(context.Background(), engine.TurnInput{Text: "read @notes.txt", Attachments: []events.Attachment{att}}); err != nil {
@@ -195,6 +198,7 @@ func mustTurn(t *testing.T, s *engine.Session, prompt string) {
 // it was journaled, or before the next response) leaves a journal that
 // verifies: replay stops where the process did.
 func TestJournalCutAroundACompactionVerifies(t *testing.T) {
+	t.Parallel()
 	s, log, _ := contextSession(t, 100, msg1, summaryLine, msg2)
 	mustTurn(t, s, "one")
 	mustTurn(t, s, "two")

@@ -70,6 +70,7 @@ func hasDecision(t *testing.T, path string, d events.ReviewDecision) bool {
 }
 
 func TestApprovalTimeoutReplaysAsATimeout(t *testing.T) {
+	t.Parallel()
 	s := &session{home: t.TempDir(), ws: t.TempDir(), id: "timeout",
 		script: []string{line(shell("c1", "echo one > one.txt")), line(shell("c2", "echo two > two.txt")), finalMsg}}
 	exe, _ := os.Executable()
@@ -99,6 +100,7 @@ func TestApprovalTimeoutReplaysAsATimeout(t *testing.T) {
 }
 
 func TestSavedPrefixRuleReplaysWithoutWritingTheRulesFile(t *testing.T) {
+	t.Parallel()
 	s := &session{home: t.TempDir(), ws: t.TempDir(), id: "amend",
 		script: []string{line(argv("c1", "touch", "x.txt")), line(argv("c2", "touch", "x.txt")), finalMsg}}
 	exe, _ := os.Executable()
@@ -170,6 +172,7 @@ func (c *lastCrashRunner) Run(ctx context.Context, req engine.RunRequest) (event
 }
 
 func TestCrashDuringParallelCallsVerifiesAfterResume(t *testing.T) {
+	t.Parallel()
 	s := &session{home: t.TempDir(), ws: t.TempDir(), id: "parallel-crash",
 		script: []string{line(shell("a", "sleep 30 # crash-here"), shell("b", "echo b > b.txt"), shell("c", "echo c > c.txt")), finalMsg}}
 	exe, _ := os.Executable()

@@ -54,6 +54,7 @@ func recordUnsandboxed(t *testing.T, outside string) (journalPath, ws string) {
 }
 
 func TestLiveReplayConfinesRecordedUnsandboxedCommandsToItsScratchArea(t *testing.T) {
+	t.Parallel()
 	dir, err := os.MkdirTemp("/var/tmp", "docket-live-outside-")
 	if err != nil {
 		t.Fatal(err)

@@ -33,6 +33,7 @@ func mcpDir(t *testing.T) string {
 // A session that calls a real MCP server through the state machine is
 // journaled in full, so it verify-replays with the server gone.
 func TestMCPSessionReplaysWithTheServerGone(t *testing.T) {
+	t.Parallel()
 	dir := mcpDir(t)
 	home, ws := t.TempDir(), t.TempDir()
 	mgr, err := mcp.NewManager(map[string]mcp.ServerConfig{"everything": {

@@ -20,6 +20,7 @@ import (
 // engine reads that from the disk when the response arrives and journals
 // it, so a replay decides the same after the disk changed.
 func TestPatchPathResolutionsAreJournaledAndReplayedWithoutTheDisk(t *testing.T) {
+	t.Parallel()
 	home, ws, outside := t.TempDir(), t.TempDir(), t.TempDir()
 	link := filepath.Join(ws, "out")
 	if err := os.Symlink(outside, link); err != nil {

@@ -57,6 +57,7 @@ func developerTexts(items []events.Item) []string {
 // compaction keeps the message; a restored session sends the same
 // conversation; and the journal verify-replays with the same digests.
 func TestPolicyChangeTellsTheModelAndReplays(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	log := &enginetest.MemLog{}
 	third := `{"output":[{"type":"message","content":"third answer"}]}`
@@ -142,6 +143,7 @@ func TestPolicyChangeTellsTheModelAndReplays(t *testing.T) {
 // before the message existed (policy_changed without one) replays and
 // resumes sending none, so its recorded digests still match.
 func TestPolicyChangeWithoutMessageReplaysWithoutOne(t *testing.T) {
+	t.Parallel()
 	log := &enginetest.MemLog{}
 	s, mdl := policySession(t, log, msg1, msg2)
 	mustTurn(t, s, "one")
@@ -163,6 +165,7 @@ func TestPolicyChangeWithoutMessageReplaysWithoutOne(t *testing.T) {
 // TestPolicyChangeIsRefusedWithAnUnfinishedTurn: the message would land
 // between a parked turn's calls and their outputs.
 func TestPolicyChangeIsRefusedWithAnUnfinishedTurn(t *testing.T) {
+	t.Parallel()
 	log := &enginetest.MemLog{}
 	call := `{"output":[{"type":"function_call","call_id":"c1","name":"shell","arguments":{"command":["touch","x"]}}]}`
 	s, _ := policySession(t, log, call)

@@ -23,6 +23,7 @@ import (
 // engine, verify whole in the e2e storm. The counts are read off the
 // journal by hand, not from the replay's own output.
 func TestStormJournalsVerifyReplay(t *testing.T) {
+	t.Parallel()
 	const killedRecords = 47 // records before the first session_resumed
 	recs := readAll(t, "../testdata/storm/parallel-crash.docket")
 	if len(recs) != 137 || count(recs, events.KindSessionResumed) != 1 {
@@ -73,6 +74,7 @@ func TestStormJournalsVerifyReplay(t *testing.T) {
 // segment where a call waits for the killed process's end, must end the
 // replay with that record as the divergence, not hang it.
 func TestAReplayThatCannotFinishASegmentStopsWithADivergence(t *testing.T) {
+	t.Parallel()
 	recs := readAll(t, "../testdata/storm/parallel-crash.docket")
 	home := t.TempDir()
 	j, err := journal.Create(home, "stalled", nowish())

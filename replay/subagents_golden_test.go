@@ -157,6 +157,7 @@ func verifyTree(t *testing.T, path string, find func(string) (string, error)) in
 // shows up as a divergence. go test ./replay -run Subagent -update
 // re-records it.
 func TestSubagentTreeVerifies(t *testing.T) {
+	t.Parallel()
 	home, parent := recordSubagents(t)
 	sf, err := journal.Find(home, parent)
 	if err != nil {

@@ -34,8 +34,10 @@ func count(recs []events.Record, k events.RecordKind) int {
 
 // A session recorded now, for real, replays with every decision matching.
 func TestFreshlyRecordedSessionsVerifyReplay(t *testing.T) {
+	t.Parallel()
 	for _, sc := range scenarios() {
 		t.Run(sc.name, func(t *testing.T) {
+			t.Parallel()
 			path := record(t, sc)
 			res, err := replay.VerifyFile(context.Background(), path, replay.Options{})
 			if err != nil {
@@ -53,6 +55,7 @@ func TestFreshlyRecordedSessionsVerifyReplay(t *testing.T) {
 // The committed journals keep replaying as the code changes: a change in
 // behaviour shows up here as a divergence.
 func TestGoldenJournalsVerifyReplay(t *testing.T) {
+	t.Parallel()
 	files, _ := filepath.Glob("../testdata/journals/*.docket")
 	if len(files) < len(scenarios()) {
 		t.Fatalf("found %d golden journals, want %d: record them with go test ./replay -run Fresh -update", len(files), len(scenarios()))
@@ -97,6 +100,7 @@ func rewrite(t *testing.T, src string, change func(r events.Record, body any) an
 }
 
 func TestAnEditedDecisionDivergesAtTheRecordItChanges(t *testing.T) {
+	t.Parallel()
 	var seq uint64
 	path := rewrite(t, "../testdata/journals/approval.docket", func(r events.Record, body any) any {
 		if d, ok := body.(*events.Decision); ok {
@@ -122,6 +126,7 @@ func TestAnEditedDecisionDivergesAtTheRecordItChanges(t *testing.T) {
 }
 
 func TestChangedRulesDivergeAtTheFirstDecisionTheyChange(t *testing.T) {
+	t.Parallel()
 	path := "../testdata/journals/apply-patch.docket"
 	_, err := replay.VerifyFile(context.Background(), path, replay.Options{Rules: []events.RuleSource{{
 		Path: "test.rules", Text: `prefix_rule(pattern=["bash"], decision="forbidden")` + "\n"}}})
@@ -149,6 +154,7 @@ func TestChangedRulesDivergeAtTheFirstDecisionTheyChange(t *testing.T) {
 }
 
 func TestReplaySpawnsNothing(t *testing.T) {
+	t.Parallel()
 	marker := filepath.Join(t.TempDir(), "ran.txt")
 	path := record(t, scenario{name: "marker", approval: "on-request", mode: "danger-full-access",
 		script: []string{line(shell("c1", "echo ran >> "+marker)), finalMsg}})

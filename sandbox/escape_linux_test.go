@@ -367,8 +367,12 @@ func TestEscapeSuiteLeanHelper(t *testing.T) {
 	runEscapeSuite(t, buildLeanHelper(t), nil)
 }
 
-// buildLeanHelper builds ./cmd/docket-sandbox-helper with CGO_ENABLED=0.
+// buildLeanHelper builds ./cmd/docket-sandbox-helper with CGO_ENABLED=0,
+// unless $DOCKET_TEST_HELPER names one make built before the tests.
 func buildLeanHelper(t testing.TB) string {
+	if bin := os.Getenv("DOCKET_TEST_HELPER"); bin != "" {
+		return bin
+	}
 	gobin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go toolchain to build the helper")

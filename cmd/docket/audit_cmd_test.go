@@ -76,6 +76,7 @@ func runAuditCLI(t *testing.T, args ...string) (code int, stdout, stderr string)
 }
 
 func TestAuditJSONHasTheShapeOfCLIMD(t *testing.T) {
+	t.Parallel()
 	path := auditJournal(t, t.TempDir())
 	code, out, errs := runAuditCLI(t, "audit", path, "--json")
 	if code != 0 {
@@ -156,6 +157,7 @@ func TestAuditFindsSessionsByIDUnderHome(t *testing.T) {
 }
 
 func TestAuditWritesASelfContainedHTMLPage(t *testing.T) {
+	t.Parallel()
 	path := auditJournal(t, t.TempDir())
 	page := filepath.Join(t.TempDir(), "audit.html")
 	code, out, errs := runAuditCLI(t, "audit", path, "--html", page)
@@ -174,6 +176,7 @@ func TestAuditWritesASelfContainedHTMLPage(t *testing.T) {
 }
 
 func TestAuditRejectsWhatItCannotFind(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	path := auditJournal(t, home)
 	tests := []struct {
@@ -199,6 +202,7 @@ func TestAuditRejectsWhatItCannotFind(t *testing.T) {
 }
 
 func TestAuditOfADamagedJournalSaysWhereItStopped(t *testing.T) {
+	t.Parallel()
 	path := auditJournal(t, t.TempDir())
 	b, err := os.ReadFile(path)
 	if err != nil {

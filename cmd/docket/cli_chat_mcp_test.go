@@ -28,6 +28,7 @@ func everythingServer(t *testing.T) string {
 // though it would start now. Every server start is logged by a wrapper,
 // and /mcp adds none.
 func TestChatMCPReportsTheSessionsOwnServers(t *testing.T) {
+	t.Parallel()
 	bin := cliBinary(t)
 	server := everythingServer(t)
 	dir := t.TempDir()

@@ -21,6 +21,7 @@ import (
 // session's telemetry tap and that switching sessions and quitting flush
 // it; both journals still verify-replay.
 func TestChatExportsEachSessionToARealCollector(t *testing.T) {
+	t.Parallel()
 	bin := cliBinary(t)
 	col := otelcoltest.Start(t, otelcoltest.Bin(t), otelcoltest.FreePort(t), otelcoltest.FreePort(t))
 	dir := t.TempDir()

@@ -102,18 +102,18 @@ func (s *messageServer) requests(t *testing.T) []sentRequest {
 // starting one; the journal then verify-replays (the same requests, the
 // same digests) with no server at all.
 func TestChatApprovalsTellsTheModel(t *testing.T) {
+	t.Parallel()
 	bin := cliBinary(t)
 	srv := &messageServer{}
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
-	t.Setenv("OPENAI_BASE_URL", hs.URL+"/v1")
-	t.Setenv("OPENAI_API_KEY", "sk-chat-policy")
+	env := []string{"OPENAI_BASE_URL=" + hs.URL + "/v1", "OPENAI_API_KEY=sk-chat-policy"}
 	dir := t.TempDir()
 	ws, home := filepath.Join(dir, "ws"), filepath.Join(dir, "home")
 	if err := os.Mkdir(ws, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	r := startChat(t, bin, "chat", "--skip-git-repo-check", "--home", home, "-C", ws, "-a", "untrusted", "-s", "workspace-write")
+	r := startChatEnv(t, bin, env, "chat", "--skip-git-repo-check", "--home", home, "-C", ws, "-a", "untrusted", "-s", "workspace-write")
 	r.scr.waitFor(t, 0, "approvals untrusted")
 	at := r.scr.mark()
 	r.typeLine("first")
@@ -135,7 +135,7 @@ func TestChatApprovalsTellsTheModel(t *testing.T) {
 	}
 	id := m[1]
 
-	r = startChat(t, bin, "chat", "--home", home, "--resume", id)
+	r = startChatEnv(t, bin, env, "chat", "--home", home, "--resume", id)
 	r.scr.waitFor(t, 0, "approvals on-request")
 	at = r.scr.mark()
 	r.typeLine("third")
@@ -165,7 +165,7 @@ func TestChatApprovalsTellsTheModel(t *testing.T) {
 	}
 
 	rep := exec.Command(bin, "replay", "--home", home, id)
-	rep.Env = append(os.Environ(), "OPENAI_BASE_URL=http://127.0.0.1:1/v1") // no model: replay must not ask one
+	rep.Env = append(os.Environ(), "OPENAI_API_KEY=sk-chat-policy", "OPENAI_BASE_URL=http://127.0.0.1:1/v1") // no model: replay must not ask one
 	if out, err := rep.CombinedOutput(); err != nil || !strings.Contains(string(out), "replay ok") {
 		t.Fatalf("replay: %v\n%s", err, out)
 	}

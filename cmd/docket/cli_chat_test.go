@@ -99,8 +99,15 @@ type chatRun struct {
 
 func startChat(t testing.TB, bin string, args ...string) *chatRun {
 	t.Helper()
+	return startChatEnv(t, bin, nil, args...)
+}
+
+// startChatEnv is startChat with env (NAME=VALUE) added to docket's
+// environment, so that a parallel test need not set the process's.
+func startChatEnv(t testing.TB, bin string, env []string, args ...string) *chatRun {
+	t.Helper()
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "NO_COLOR=1", "TERM=xterm-256color")
+	cmd.Env = append(append(os.Environ(), "NO_COLOR=1", "TERM=xterm-256color"), env...)
 	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
 	if err != nil {
 		t.Fatalf("start under a pty: %v", err)
@@ -166,6 +173,7 @@ var resumeHintRE = regexp.MustCompile(`docket chat --resume ([0-9a-f-]{36})`)
 // running command, quitting, resuming, and finally a verify replay of the
 // journal the whole thing wrote.
 func TestChatSessionEndToEnd(t *testing.T) {
+	t.Parallel()
 	bin := cliBinary(t)
 	dir := t.TempDir()
 	ws, home := filepath.Join(dir, "ws"), filepath.Join(dir, "home")
@@ -360,6 +368,7 @@ func TestChatSessionEndToEnd(t *testing.T) {
 // Without a terminal, or with --json, chat is exec: the same output, and
 // nothing of the UI (escape sequences, the status line) reaches stdout.
 func TestChatWithoutTerminalOrWithJSONIsExec(t *testing.T) {
+	t.Parallel()
 	bin := cliBinary(t)
 	dir := t.TempDir()
 	ws, home := filepath.Join(dir, "ws"), filepath.Join(dir, "home")
@@ -433,6 +442,7 @@ func TestChatWithoutTerminalOrWithJSONIsExec(t *testing.T) {
 
 // docket alone, on a terminal, is the interactive session.
 func TestDocketAloneOnATerminalIsChat(t *testing.T) {
+	t.Parallel()
 	bin := cliBinary(t)
 	dir := t.TempDir()
 	ws, home := filepath.Join(dir, "ws"), filepath.Join(dir, "home")
@@ -472,8 +482,11 @@ func TestDocketAloneOnATerminalIsChat(t *testing.T) {
 	r.typeLine("/diff")
 	r.scr.waitFor(t, at, "untracked files:")
 	r.scr.waitFor(t, at, "fresh.txt")
+	// The mark is taken before the key: the redraw q causes can come
+	// before a mark taken after it, and then nothing more is drawn.
+	at = r.scr.mark()
 	r.keys("q")
-	r.scr.waitFor(t, r.scr.mark(), "Enter send")
+	r.scr.waitFor(t, at, "Enter send")
 	r.keys("\x03")
 	if code, out := r.wait(); code != 0 {
 		t.Fatalf("exit %d:\n%s", code, out)
@@ -484,6 +497,7 @@ func TestDocketAloneOnATerminalIsChat(t *testing.T) {
 // overlay (which says a yes runs it without the sandbox) and reruns
 // unsandboxed once approved; /new and /resume switch sessions inside the UI.
 func TestChatRetryPromptAndSwitchingSessions(t *testing.T) {
+	t.Parallel()
 	bin := cliBinary(t)
 	dir := t.TempDir()
 	ws, home := filepath.Join(dir, "ws"), filepath.Join(dir, "home")
@@ -531,8 +545,9 @@ func TestChatRetryPromptAndSwitchingSessions(t *testing.T) {
 	r.scr.waitFor(t, at, "audit of session")
 	r.scr.waitFor(t, at, "w1")
 	r.scr.waitFor(t, at, "q close")
+	at = r.scr.mark() // before the key, as in TestDocketAloneOnATerminalIsChat
 	r.keys("q")
-	r.scr.waitFor(t, r.scr.mark(), "Enter send")
+	r.scr.waitFor(t, at, "Enter send")
 
 	at = r.scr.mark()
 	r.typeLine("/new")

@@ -32,6 +32,7 @@ func cliExec(t *testing.T, bin string, args ...string) (int, string, string) {
 // journal) with --json and validates every line, for a completed and a
 // parked turn.
 func TestExecJSONStreamsMatchTheSchema(t *testing.T) {
+	t.Parallel()
 	bin := cliBinary(t)
 	schema, err := jsonlschema.Load()
 	if err != nil {

@@ -43,6 +43,7 @@ type jsonlItem struct {
 // Codex's stream has no item for a refused call
 // (TestExecJSONDefaultStreamIsCodexs).
 func TestExecJSONGivesEveryToolKindItsOwnItem(t *testing.T) {
+	t.Parallel()
 	bin := cliBinary(t)
 	schema, err := jsonlschema.Load()
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 // erase-line sequence, answers "f" with feedback, and checks what the
 // person saw, what ran, and what the journal kept.
 func TestTheTerminalPromptCannotBeSpoofed(t *testing.T) {
+	t.Parallel()
 	bin := cliBinary(t)
 	dir := t.TempDir()
 	ws, home := filepath.Join(dir, "ws"), filepath.Join(dir, "home")

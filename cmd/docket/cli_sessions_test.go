@@ -78,6 +78,7 @@ func cliJournal(t *testing.T, home, cwd string, turns []cliTurn, keepOpen bool) 
 }
 
 func TestSessionsListsNewestFirstWithStateAndPreview(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	long := "line one\n\tline two " + strings.Repeat("x", 100)
 	type want struct {
@@ -151,6 +152,7 @@ func TestSessionsListsNewestFirstWithStateAndPreview(t *testing.T) {
 }
 
 func TestSessionsReportsAFileThatIsNotAJournal(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	good := cliJournal(t, home, "/w", []cliTurn{{"hi", "hello", events.TurnCompleted}}, false)
 	dir := filepath.Join(home, "sessions", "2026", "01", "01")
@@ -177,6 +179,7 @@ func TestSessionsReportsAFileThatIsNotAJournal(t *testing.T) {
 }
 
 func TestSessionsWithNoneAndBadUsage(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	code, stdout, _ := cliRun(t, "sessions", "--home", home, "--json")
 	if code != exitOK || strings.TrimSpace(stdout) != "[]" {

@@ -17,6 +17,7 @@ import (
 // session; the typed answer decides what the child runs and is journaled in
 // the child as the user's.
 func TestSubagentAsksOnTheParentsTerminal(t *testing.T) {
+	t.Parallel()
 	bin := cliBinary(t)
 	script := `{"output":[{"type":"function_call","call_id":"p1","name":"spawn_agent","arguments":{"prompt":"make it","name":"maker"}}]}
 {"output":[{"type":"message","content":"Parent finished."}]}
@@ -83,6 +84,7 @@ func TestSubagentAsksOnTheParentsTerminal(t *testing.T) {
 // answered (no decision is journaled), the child's call ends interrupted
 // (cancelled) through its own state machine, and its command never runs.
 func TestCtrlCWhileASubagentWaitsAtTheTerminal(t *testing.T) {
+	t.Parallel()
 	bin := cliBinary(t)
 	script := `{"output":[{"type":"function_call","call_id":"p1","name":"spawn_agent","arguments":{"prompt":"make it","name":"maker"}}]}
 {"output":[{"type":"message","content":"Parent finished."}]}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,19 +12,43 @@ import (
 	"github.com/creack/pty"
 )
 
-// cliBinary builds docket once per test that needs a real process (a
-// terminal session needs its own controlling terminal).
+// cliBinary is the docket binary for a test that needs a real process (a
+// terminal session needs its own controlling terminal): the one named by
+// $DOCKET_TEST_BIN (make builds it once before the tests), or else one
+// built once for the whole test binary.
 func cliBinary(t testing.TB) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the docket binary")
 	}
-	bin := filepath.Join(t.TempDir(), "docket")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("build docket: %v\n%s", err, out)
+	if bin := os.Getenv("DOCKET_TEST_BIN"); bin != "" {
+		return bin
 	}
-	return bin
+	built.once.Do(func() {
+		dir, err := os.MkdirTemp("", "docket-cli-test-")
+		if err != nil {
+			built.err = err
+			return
+		}
+		built.dir = dir
+		built.bin = filepath.Join(dir, "docket")
+		if out, err := exec.Command("go", "build", "-o", built.bin, ".").CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("build docket: %w\n%s", err, out)
+		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
+	}
+	return built.bin
+}
+
+// built is the docket binary cliBinary built for this test binary; TestMain
+// removes its directory when the tests are done.
+var built struct {
+	once sync.Once
+	dir  string
+	bin  string
+	err  error
 }
 
 // cliScreen collects a terminal's output so a test can wait for text.
@@ -84,6 +109,7 @@ func (s *cliScreen) all() string {
 // controlling terminal, answers the approval prompt by typing, and checks
 // that the answer decided what ran.
 func TestExecAsksOnTheTerminal(t *testing.T) {
+	t.Parallel()
 	bin := cliBinary(t)
 	script := `{"output":[{"type":"function_call","call_id":"c1","name":"shell","arguments":{"command":["bash","-c","echo made > made.txt"],"workdir":"."}}]}
 {"output":[{"type":"message","content":"Finished the task."}]}

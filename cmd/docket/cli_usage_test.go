@@ -7,6 +7,7 @@ import (
 )
 
 func TestUsageErrorsExitTwoOnOneLineWithSuggestions(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -39,6 +40,7 @@ func TestUsageErrorsExitTwoOnOneLineWithSuggestions(t *testing.T) {
 }
 
 func TestNoArgumentsShowsHelpAndSucceeds(t *testing.T) {
+	t.Parallel()
 	code, stdout, _ := cliRun(t)
 	if code != exitOK || !strings.Contains(stdout, "Available Commands") {
 		t.Errorf("exit %d, stdout %q", code, stdout)
@@ -46,6 +48,7 @@ func TestNoArgumentsShowsHelpAndSucceeds(t *testing.T) {
 }
 
 func TestExecConfigurationErrorsExitTwoNamingTheSource(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	cfgFile := home + "/config.toml"
 	if err := os.WriteFile(cfgFile, []byte("model = 'x'\n[profiles.fast]\nsandbox_mode = 'read-ony'\n"), 0o600); err != nil {

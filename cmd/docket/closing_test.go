@@ -6,6 +6,7 @@ import (
 )
 
 func TestClosingReportsACloseFailureWithoutLosingTheExitCode(t *testing.T) {
+	t.Parallel()
 	boom := errors.New("disk full")
 	cmdErr := errors.New("turn failed")
 	tests := []struct {

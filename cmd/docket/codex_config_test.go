@@ -50,6 +50,7 @@ func TestRulesCheckCountsProjectRulesOnlyWhenTrusted(t *testing.T) {
 }
 
 func TestNotifyRunsOnlyForACompletedTurnAndNeverFailsIt(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "payload")
 	for _, tc := range []struct {

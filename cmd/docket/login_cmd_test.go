@@ -43,6 +43,7 @@ func runDocket(args ...string) (int, string, string) {
 }
 
 func TestLoginSavesTokensAndLogoutRemovesThem(t *testing.T) {
+	t.Parallel()
 	srv := deviceServer(t, "")
 	home := t.TempDir()
 	code, out, errOut := runDocket("login", "--home", home, "--issuer", srv.URL, "--client-id", "test")
@@ -74,6 +75,7 @@ func TestLoginSavesTokensAndLogoutRemovesThem(t *testing.T) {
 }
 
 func TestLoginDeniedExitsOne(t *testing.T) {
+	t.Parallel()
 	srv := deviceServer(t, "access_denied")
 	home := t.TempDir()
 	code, _, errOut := runDocket("login", "--home", home, "--device-auth-url", srv.URL+"/oauth/device/code", "--token-url", srv.URL+"/oauth/token")
@@ -86,6 +88,7 @@ func TestLoginDeniedExitsOne(t *testing.T) {
 }
 
 func TestLoginFlagErrorsAreUsageErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		args []string

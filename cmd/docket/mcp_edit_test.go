@@ -22,6 +22,7 @@ network_access = false # trailing
 `
 
 func TestEditServerKeepsEverythingElse(t *testing.T) {
+	t.Parallel()
 	fs := &newServer{command: "npx", args: []string{"-y", `quote"d`}, env: map[string]string{"K": "v"}}
 	cases := []struct {
 		name      string
@@ -66,6 +67,7 @@ func TestEditServerKeepsEverythingElse(t *testing.T) {
 }
 
 func TestEditServerRefusesWhatItCannotEditSafely(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ name, text, want string }{
 		{"inline in [mcp_servers]", "[mcp_servers]\ndocs = { command = \"x\" }\n", "defined inline"},
 		{"dotted key at the top", "mcp_servers.docs.command = \"x\"\n", "defined inline"},

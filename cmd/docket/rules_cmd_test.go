@@ -35,6 +35,7 @@ func writeRules(t *testing.T, dir, name, text string) string {
 }
 
 func TestRulesCheckJSONHasTheShapeOfCLIMD(t *testing.T) {
+	t.Parallel()
 	file := writeRules(t, t.TempDir(), "default.rules", cliExampleRules)
 	code, out, errOut := runRules(t, "rules", "check", "--rules", file, "--json", "--", "git", "push")
 	if code != 0 {
@@ -97,6 +98,7 @@ func mustJSON(t *testing.T, v any) string {
 }
 
 func TestRulesCheckDiscoversHomeRulesAndHonoursTheSandboxMode(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	writeRules(t, home, "rules/default.rules", cliExampleRules)
 	code, out, errOut := runRules(t, "rules", "check", "--home", home, "-s", "danger-full-access", "--json", "git", "status", "--short")
@@ -118,6 +120,7 @@ func TestRulesCheckDiscoversHomeRulesAndHonoursTheSandboxMode(t *testing.T) {
 }
 
 func TestRulesCheckHumanOutput(t *testing.T) {
+	t.Parallel()
 	file := writeRules(t, t.TempDir(), "default.rules", cliExampleRules)
 	code, out, _ := runRules(t, "rules", "check", "--rules", file, "--", "git", "push", "it's")
 	if code != 0 {
@@ -138,6 +141,7 @@ func TestRulesCheckHumanOutput(t *testing.T) {
 }
 
 func TestRulesCheckUsageAndConfigurationErrorsExitTwo(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	bad := writeRules(t, dir, "bad.rules", "prefix_rule(pattern=[\"ls\"])\nprefix_rule(pattern=[\"rm\"], decison=\"allow\")\n")
 	tests := []struct {

@@ -40,6 +40,7 @@ func goldenFile(t *testing.T, name string, got []byte) {
 // with user namespaces on an older Landlock, a user without them, and a
 // kernel without Landlock, where the sandbox is refused.
 func TestExplainForecastGolden(t *testing.T) {
+	t.Parallel()
 	ws := "/work/proj"
 	rw := events.SandboxPlan{Mode: sandbox.ModeWorkspaceWrite, WritableRoots: []string{ws, "/tmp"},
 		ReadOnlySubpaths: []string{ws + "/.git", ws + "/.docket", ws + "/.agents"}, Limits: sandbox.DefaultLimits()}
@@ -79,6 +80,7 @@ func TestExplainForecastGolden(t *testing.T) {
 }
 
 func TestExplainEnforcedGolden(t *testing.T) {
+	t.Parallel()
 	plan := events.SandboxPlan{Mode: sandbox.ModeWorkspaceWrite, WritableRoots: []string{"/work/proj"}, Limits: sandbox.DefaultLimits()}
 	for name, layers := range map[string][]string{
 		// What this machine gave a root docket (docket sandbox --verbose).
@@ -100,6 +102,7 @@ func TestExplainEnforcedGolden(t *testing.T) {
 // TestSandboxExplainWithoutACommand drives the CLI: --explain alone prints
 // this machine's forecast and runs nothing.
 func TestSandboxExplainWithoutACommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	code, stdout, stderr := cliRun(t, "sandbox", "--explain", "-s", "workspace-write", "-C", dir)
 	caps := sandbox.Probe()

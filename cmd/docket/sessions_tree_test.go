@@ -6,6 +6,7 @@ import (
 )
 
 func TestTreeOrderPutsChildrenUnderTheirParent(t *testing.T) {
+	t.Parallel()
 	row := func(id, parent string) sessionSummary { return sessionSummary{ID: id, Parent: parent} }
 	for _, tc := range []struct {
 		name string

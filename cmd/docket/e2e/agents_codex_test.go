@@ -77,6 +77,7 @@ func (s *answerServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // a loopback Responses server, beside the claude stand-in: both answer,
 // they agree, the consensus is valid, and the session verify-replays.
 func TestAgentsRunDrivesTheRealCodexCLI(t *testing.T) {
+	t.Parallel()
 	codex := codexCLI(t)
 	if codex == "" {
 		t.Skip("the Codex CLI is not installed: scripts/install-codex.sh")

@@ -16,6 +16,7 @@ import (
 // answers fails the turn at its deadline (exit 1) and its process group
 // is killed; a setsid daemon leaves the group and is not (documented).
 func TestAgentCLIAsModelProvider(t *testing.T) {
+	t.Parallel()
 	home, ws := t.TempDir(), t.TempDir()
 	marker := fmt.Sprintf("docket-agent-provider-%d", os.Getpid())
 	agents := agentsConfig(t, home, marker)

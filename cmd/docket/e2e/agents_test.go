@@ -112,6 +112,7 @@ timeout_sec = 1
 // sandbox holds them: the /proc scan the consensus test relies on does see
 // them, and killing the group alone would not be enough.
 func TestHangStandinLeavesProcessesWithoutDocket(t *testing.T) {
+	t.Parallel()
 	marker := fmt.Sprintf("docket-agents-bare-%d", os.Getpid())
 	cmd := exec.Command(filepath.Join(standins(t), "hang"), "prompt", marker)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -149,6 +150,7 @@ func TestHangStandinLeavesProcessesWithoutDocket(t *testing.T) {
 // not, and docket exits 1 naming the failed agents and why. Both sessions
 // audit and verify-replay, and replay runs no agent.
 func TestAgentsRunConsensusWithAFailingAndAHangingAgent(t *testing.T) {
+	t.Parallel()
 	home, ws := t.TempDir(), t.TempDir()
 	marker := fmt.Sprintf("docket-agents-hang-%d", os.Getpid())
 	agents := agentsConfig(t, home, marker)
@@ -293,6 +295,7 @@ func checkAgentsAudit(t *testing.T, home, id string) {
 // TestAgentsRunRefusesBadConfigAndFlags: each mistake is exit 2 with a
 // message naming the key or flag.
 func TestAgentsRunRefusesBadConfigAndFlags(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, config string
 		args         []string
@@ -336,6 +339,7 @@ func TestAgentsRunRefusesBadConfigAndFlags(t *testing.T) {
 // synthesis comes; the two-process session verify-replays. The recorded
 // quorum applies to a resumed run too.
 func TestAgentsRunAsksApprovalParksAndResumes(t *testing.T) {
+	t.Parallel()
 	home, ws := t.TempDir(), t.TempDir()
 	agentsConfig(t, home, fmt.Sprintf("docket-agents-park-%d", os.Getpid()))
 	script := writeScript(t, `{"output":[{"type":"message","content":"Synthesis after resume."}]}`)
@@ -384,6 +388,7 @@ func TestAgentsRunAsksApprovalParksAndResumes(t *testing.T) {
 // (sandbox/proctree), the setsid daemon that left the group too
 // (TestHangStandinLeavesProcessesWithoutDocket shows it escapes the group).
 func TestAgentsRunUnsandboxedKillsEverythingItStarted(t *testing.T) {
+	t.Parallel()
 	probe := proctree.New(proctree.Options{})
 	mech := probe.Mechanism()
 	if err := probe.Close(); err != nil {

@@ -55,6 +55,7 @@ func sha(s string) string {
 // every form: each must show the attachment and the compaction, as the
 // journal recorded them, in journal order among the calls.
 func TestAuditShowsARealSessionsCompactionAndAttachments(t *testing.T) {
+	t.Parallel()
 	home, ws := t.TempDir(), contextWorkspace(t)
 	if r := docket(t, nil, "exec", "--skip-git-repo-check", "--home", home, "-C", ws, "-c", "model_auto_compact_token_limit=400",
 		"--model-script", compactScript(t), "what does @notes.txt say?"); r.code != 0 {
@@ -159,6 +160,7 @@ func TestAuditShowsARealSessionsCompactionAndAttachments(t *testing.T) {
 // still reports every other record, names the bad one by its seq and
 // exits 1 (incomplete), without a panic.
 func TestAuditOfAMalformedCompactionNamesItsSeq(t *testing.T) {
+	t.Parallel()
 	home, ws := t.TempDir(), contextWorkspace(t)
 	if r := docket(t, nil, "exec", "--skip-git-repo-check", "--home", home, "-C", ws, "-c", "model_auto_compact_token_limit=400",
 		"--model-script", compactScript(t), "what does @notes.txt say?"); r.code != 0 {

@@ -13,6 +13,7 @@ import (
 // escalation and a call_id given twice must run nothing, reach the model
 // as errors, leave the session able to go on, and audit and replay.
 func TestUnusableCallIdsThroughTheBinary(t *testing.T) {
+	t.Parallel()
 	home, ws := t.TempDir(), t.TempDir()
 	outside, err := os.MkdirTemp("/var/tmp", "docket-callids-")
 	if err != nil {

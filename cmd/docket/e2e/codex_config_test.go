@@ -46,6 +46,7 @@ func writeFile(t *testing.T, path, text string) {
 // warning, the shell environment policy shapes the command's environment,
 // and notify gets Codex's payload.
 func TestACodexUsersConfigRunsExec(t *testing.T) {
+	t.Parallel()
 	home, ws := t.TempDir(), gitWorkspace(t)
 	codexCfg, err := os.ReadFile("../internal/config/testdata/codex_config.toml")
 	if err != nil {
@@ -101,6 +102,7 @@ func TestACodexUsersConfigRunsExec(t *testing.T) {
 }
 
 func TestAConfigWithTyposNamesEveryProblemAtOnce(t *testing.T) {
+	t.Parallel()
 	home, ws := t.TempDir(), gitWorkspace(t)
 	writeFile(t, filepath.Join(home, "config.toml"), "model = 'x'\naproval_policy = 'never'\nsandbox_mod = 'danger-full-access'\nhide_agent_reasoning = true\n[tui]\nanimations = false\n")
 	r := docket(t, nil, "exec", "--home", home, "-C", ws, "--model-script", writeScript(t, `{"output":[{"type":"message","content":"x"}]}`), "hi")
@@ -119,6 +121,7 @@ func TestAConfigWithTyposNamesEveryProblemAtOnce(t *testing.T) {
 // TestOnlyATrustedProjectsRulesLoad runs the same forbidden command in a
 // project whose .docket/rules forbid it, untrusted and then trusted.
 func TestOnlyATrustedProjectsRulesLoad(t *testing.T) {
+	t.Parallel()
 	ws := gitWorkspace(t)
 	writeFile(t, filepath.Join(ws, ".docket", "rules", "project.rules"), `prefix_rule(pattern=["touch"], decision="forbidden", justification="the project forbids touch")`+"\n")
 	script := writeScript(t,
@@ -224,6 +227,7 @@ func everythingHTTP(t *testing.T) (endpoint string, auth func() []string) {
 }
 
 func TestARemoteMCPServerThroughTheBinary(t *testing.T) {
+	t.Parallel()
 	endpoint, auth := everythingHTTP(t)
 	home, ws := t.TempDir(), gitWorkspace(t)
 	writeFile(t, filepath.Join(home, "config.toml"), fmt.Sprintf("[mcp_servers.remote]\nurl = %q\nbearer_token_env_var = \"E2E_MCP_TOKEN\"\nenabled_tools = [\"echo\"]\nstartup_timeout_sec = 60\n", endpoint))

@@ -20,6 +20,7 @@ import (
 // Before the first request the user's prompt is durable, so nothing is
 // lost there at all.
 func TestKillWhileTheModelThinks(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		point string

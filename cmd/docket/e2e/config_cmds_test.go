@@ -14,6 +14,7 @@ import (
 // the binary; the comments and settings around the server survive, and
 // the file still loads (mcp list reads it).
 func TestMCPAddGetRemoveEditOnlyTheirTable(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	cfgPath := filepath.Join(home, "config.toml")
 	orig := "# team settings\nmodel = \"gpt-5\" # pinned\n\n# sandbox as agreed\n[sandbox_workspace_write]\nnetwork_access = false\n"
@@ -71,6 +72,7 @@ func TestMCPAddGetRemoveEditOnlyTheirTable(t *testing.T) {
 // auth.json with mode 0600, status names it masked, and a model request
 // carries it.
 func TestLoginWithAPIKeyAndStatus(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	env := []string{"OPENAI_API_KEY="}
 	r := docket(t, env, "login", "status", "--home", home)
@@ -111,6 +113,7 @@ func TestLoginWithAPIKeyAndStatus(t *testing.T) {
 // TestLoginWithAWrongIssuerSaysSo: a server that is not an OAuth device
 // endpoint gets a one-line answer naming the issuer to check.
 func TestLoginWithAWrongIssuerSaysSo(t *testing.T) {
+	t.Parallel()
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		w.WriteHeader(http.StatusNotFound)

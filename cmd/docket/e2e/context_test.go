@@ -83,6 +83,7 @@ func lastRequest(t *testing.T, recs []any) events.ModelRequest {
 // after it carries the summary alone, and verify replay of the journal
 // passes.
 func TestExecAttachesFilesAndCompactsAutomatically(t *testing.T) {
+	t.Parallel()
 	home, ws := t.TempDir(), contextWorkspace(t)
 	r := docket(t, nil, "exec", "--skip-git-repo-check", "--home", home, "-C", ws, "--json", "--json-extensions", "-c", "model_auto_compact_token_limit=400",
 		"--model-script", compactScript(t), "what does @notes.txt say? mail me at a@@b.c, not @nobody")
@@ -129,6 +130,7 @@ func TestExecAttachesFilesAndCompactsAutomatically(t *testing.T) {
 // the summary, so its next request is the one the uninterrupted session
 // sent (same digest), and the resumed journal verifies.
 func TestResumeAfterACrashRightAfterCompaction(t *testing.T) {
+	t.Parallel()
 	ws, script := contextWorkspace(t), compactScript(t)
 	args := func(home string) []string {
 		return []string{"exec", "--skip-git-repo-check", "--home", home, "-C", ws, "-c", "model_auto_compact_token_limit=400",
@@ -166,6 +168,7 @@ func TestResumeAfterACrashRightAfterCompaction(t *testing.T) {
 // symlink leading out of it is a usage error naming the reference, and no
 // session starts.
 func TestExecRefusesBadFileReferencesBeforeStarting(t *testing.T) {
+	t.Parallel()
 	ws := contextWorkspace(t)
 	for _, tc := range []struct{ name, prompt, want string }{
 		{"directory", "read @sub", "@sub: cannot attach: it is a directory"},
@@ -193,6 +196,7 @@ func TestExecRefusesBadFileReferencesBeforeStarting(t *testing.T) {
 // provider's reported usage (57 tokens of a 60-token window set in the
 // config) brings a context.warning event.
 func TestReferencedImagesAndFilesReachTheProvider(t *testing.T) {
+	t.Parallel()
 	srv := &recordingServer{reply: "a pixel"}
 	hs := httptest.NewServer(srv)
 	defer hs.Close()

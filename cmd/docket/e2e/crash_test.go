@@ -102,8 +102,10 @@ func crashPoints(t *testing.T) []string {
 }
 
 func TestKilledSessionsResumeWithoutLossOrRepeats(t *testing.T) {
+	t.Parallel()
 	for _, point := range crashPoints(t) {
 		t.Run(point, func(t *testing.T) {
+			t.Parallel()
 			c := newCrashRun(t)
 			first := c.exec(t, point)
 			if !first.signaled {

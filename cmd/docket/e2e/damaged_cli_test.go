@@ -14,6 +14,7 @@ import (
 // A finished session with one record damaged in the middle: replay and
 // audit each name the file and what they could not read, and fail.
 func TestReplayAndAuditOfADamagedJournalNameTheFile(t *testing.T) {
+	t.Parallel()
 	c := newCrashRun(t)
 	r := docket(t, []string{"DOCKET_CRASH_AT="}, "exec", "--skip-git-repo-check", "--home", c.home, "-C", c.ws, "-a", "on-failure",
 		"-s", "workspace-write", "--model-script", c.script, "--decisions", "approved,approved,approved", "go")

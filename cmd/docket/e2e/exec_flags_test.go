@@ -19,6 +19,7 @@ import (
 // refuses a workspace outside a git repository unless told, and starts no
 // session when it refuses.
 func TestExecRefusesAWorkspaceOutsideGit(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("needs git to make a repository")
 	}
@@ -67,6 +68,7 @@ func TestExecRefusesAWorkspaceOutsideGit(t *testing.T) {
 // TestExecWithoutAPromptSaysHowToGiveOne covers a missing and an empty
 // prompt: exit 2 and the two ways to give one.
 func TestExecWithoutAPromptSaysHowToGiveOne(t *testing.T) {
+	t.Parallel()
 	home, ws := t.TempDir(), t.TempDir()
 	for _, args := range [][]string{{}, {"  "}} {
 		r := docket(t, nil, append([]string{"exec", "--skip-git-repo-check", "--home", home, "-C", ws, "--model-script", replies(t, "x")}, args...)...)
@@ -128,6 +130,7 @@ func pngBytes(t *testing.T) []byte {
 // prompt, --output-schema sends text.format json_schema, -o writes the final
 // message to a file.
 func TestExecSendsImagesAndTheOutputSchemaAndWritesTheLastMessage(t *testing.T) {
+	t.Parallel()
 	srv := &recordingServer{reply: `{"answer":42}`}
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
@@ -172,6 +175,7 @@ func TestExecSendsImagesAndTheOutputSchemaAndWritesTheLastMessage(t *testing.T) 
 // image, a schema that is not JSON, and a missing file are usage errors
 // (exit 2) before any session or request.
 func TestExecRejectsBadImagesAndSchemasBeforeStarting(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	notImage := filepath.Join(dir, "notes.png")
 	badSchema := filepath.Join(dir, "schema.json")
@@ -206,6 +210,7 @@ func TestExecRejectsBadImagesAndSchemasBeforeStarting(t *testing.T) {
 // TestEphemeralKeepsNoJournal: the run works, nothing is left under the
 // home, and stderr says what that costs.
 func TestEphemeralKeepsNoJournal(t *testing.T) {
+	t.Parallel()
 	home, ws := t.TempDir(), t.TempDir()
 	r := docket(t, nil, "exec", "--skip-git-repo-check", "--ephemeral", "--home", home, "-C", ws, "--model-script", replies(t, "done"), "hi")
 	if r.code != 0 || strings.TrimSpace(r.stdout) != "done" {
@@ -222,6 +227,7 @@ func TestEphemeralKeepsNoJournal(t *testing.T) {
 // TestColorFlag: --color always colours stderr without a terminal, never
 // does not.
 func TestColorFlag(t *testing.T) {
+	t.Parallel()
 	script := func(t *testing.T) string {
 		return writeScript(t, `{"output":[{"type":"function_call","call_id":"c1","name":"shell","arguments":{"command":["true"]}}]}`,
 			`{"output":[{"type":"message","content":"ok"}]}`)
@@ -247,6 +253,7 @@ func TestColorFlag(t *testing.T) {
 // TestAddDirIsWritable: under workspace-write a command cannot write a
 // directory outside the workspace, and can once --add-dir names it.
 func TestAddDirIsWritable(t *testing.T) {
+	t.Parallel()
 	for _, add := range []bool{false, true} {
 		t.Run(fmt.Sprintf("add-dir=%t", add), func(t *testing.T) {
 			home, ws := t.TempDir(), t.TempDir()
@@ -278,6 +285,7 @@ func TestAddDirIsWritable(t *testing.T) {
 // workspace runs unsandboxed without a prompt, and the audit's one line
 // says the user turned approvals and the sandbox off.
 func TestBypassIsJournaledAndAuditedLoudly(t *testing.T) {
+	t.Parallel()
 	home, ws := t.TempDir(), t.TempDir()
 	outside, err := os.MkdirTemp("/var/tmp", "docket-bypass-")
 	if err != nil {

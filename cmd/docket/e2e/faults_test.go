@@ -11,6 +11,7 @@ import (
 // session under the docketfault build dies at the same point, so the
 // environment below does arm the hooks where they exist.
 func TestProductionBinaryIgnoresFaultHooksInTheEnvironment(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name       string
 		bin        string

@@ -12,6 +12,7 @@ import (
 // journal: it works without the sandbox (so the attack is real) and fails
 // in workspace-write, leaving every file as it was.
 func TestDocketHomeUnderAWritableRootStaysReadOnly(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	home := filepath.Join(ws, "dot-docket")
 	files := []string{

@@ -82,6 +82,7 @@ type hookCall struct {
 // which can), and a post_tool hook whose note reaches the model. Then the
 // hook scripts are deleted and verify replay still holds: hooks are inputs.
 func TestHooksJudgeCallsThroughTheBinary(t *testing.T) {
+	t.Parallel()
 	home, ws, outside, hookDir := t.TempDir(), t.TempDir(), t.TempDir(), t.TempDir()
 	s := hookScripts(t, hookDir, outside)
 	writeFile(t, filepath.Join(home, "config.toml"), hookConfig(s))
@@ -241,6 +242,7 @@ func alive(pid int) bool {
 // TestAHookAskUnderApprovalNeverIsADenial: a hook that asks for approval
 // where nobody can be asked (approval policy never) stops the call.
 func TestAHookAskUnderApprovalNeverIsADenial(t *testing.T) {
+	t.Parallel()
 	home, ws, hookDir := t.TempDir(), t.TempDir(), t.TempDir()
 	s := hookScripts(t, hookDir, t.TempDir())
 	writeFile(t, filepath.Join(home, "config.toml"), fmt.Sprintf("[[hooks.pre_tool]]\ntool = \"*\"\ncommand = [%q]\n", s["json-ask"]))
@@ -262,6 +264,7 @@ func TestAHookAskUnderApprovalNeverIsADenial(t *testing.T) {
 // TestABadHookConfigNamesTheKey: a hook without a command, or with an
 // unknown on_error, is refused before the session starts.
 func TestABadHookConfigNamesTheKey(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, file, want string }{
 		{"no command", "[[hooks.pre_tool]]\ntool = \"shell\"\n", "hooks.pre_tool.1.command"},
 		{"bad on_error", "[[hooks.post_tool]]\ntool = \"shell\"\ncommand = [\"x\"]\non_error = \"maybe\"\n", "hooks.post_tool.1.on_error"},
@@ -283,6 +286,7 @@ func TestABadHookConfigNamesTheKey(t *testing.T) {
 // command run without the sandbox unasked; a hook's ask puts the user's
 // approval in front of it, and the audit's why-line names the hook.
 func TestAHookForcedApprovalIsTheWhyOfAnUnsandboxedRun(t *testing.T) {
+	t.Parallel()
 	home, ws, hookDir := t.TempDir(), t.TempDir(), t.TempDir()
 	s := hookScripts(t, hookDir, t.TempDir())
 	writeFile(t, filepath.Join(home, "config.toml"), fmt.Sprintf("[[hooks.pre_tool]]\ntool = \"shell\"\ncommand = [%q]\n", s["json-ask"]))

@@ -14,6 +14,7 @@ import (
 // model, policy, sandbox and workspace; the turn's token usage follows the
 // answer; a failed turn is said once.
 func TestHumanModeHeaderUsageAndFailuresOnce(t *testing.T) {
+	t.Parallel()
 	home, ws := t.TempDir(), t.TempDir()
 	script := writeScript(t, `{"output":[{"type":"message","content":"hi there"}],"usage":{"input_tokens":10,"output_tokens":2}}`)
 	r := docket(t, nil, "exec", "--skip-git-repo-check", "--home", home, "-C", ws, "-a", "never", "-s", "workspace-write", "--model-script", script, "hello")
@@ -36,6 +37,7 @@ func TestHumanModeHeaderUsageAndFailuresOnce(t *testing.T) {
 // TestProgressLineOnlyOnATerminal: with stderr a terminal the progress
 // line is drawn (and cleared); with stderr a pipe it never is.
 func TestProgressLineOnlyOnATerminal(t *testing.T) {
+	t.Parallel()
 	home, ws := t.TempDir(), t.TempDir()
 	script := writeScript(t, `{"output":[{"type":"message","content":"ok"}]}`, `{"output":[{"type":"message","content":"ok"}]}`)
 	ptmx, tty, err := pty.Open()

@@ -19,7 +19,18 @@ var (
 func installFiles(t *testing.T) map[string]string {
 	t.Helper()
 	helperOnce.Do(func() {
-		helperBin = filepath.Join(filepath.Dir(docketBin), "docket-sandbox-helper")
+		// make's prebuilt helper when it names one; else one built here,
+		// away from docketBin, so that the other tests' docket stays its
+		// own helper as before.
+		if helperBin = os.Getenv("DOCKET_TEST_HELPER"); helperBin != "" {
+			return
+		}
+		dir, err := os.MkdirTemp("", "docket-e2e-helper-")
+		if err != nil {
+			helperErr = err
+			return
+		}
+		helperBin = filepath.Join(dir, "docket-sandbox-helper")
 		build := exec.Command("go", "build", "-o", helperBin, "./sandbox/cmd/docket-sandbox-helper")
 		build.Dir = "../../.."
 		build.Env = append(os.Environ(), "CGO_ENABLED=0")

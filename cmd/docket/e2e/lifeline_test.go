@@ -23,6 +23,7 @@ import (
 // docketfault build's DOCKET_FAULT_NO_LIFELINE=1) the same run shows the
 // command outliving docket and writing after the crash.
 func TestCommandDiesWithDocket(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name       string
 		sandbox    string
@@ -103,11 +104,11 @@ func TestCommandDiesWithDocket(t *testing.T) {
 // waitFor polls cond until it holds or a generous bound passes; the bound
 // only keeps a broken run from hanging, no outcome depends on it.
 func waitFor(cond func() bool) bool {
-	for range 600 {
+	for range 3000 { // 30 s
 		if cond() {
 			return true
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond)
 	}
 	return cond()
 }

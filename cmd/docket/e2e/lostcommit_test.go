@@ -56,6 +56,7 @@ func boltRecords(t *testing.T, path string) int {
 // write-ahead record. Resume must report the damage, recover that commit,
 // and treat the command as interrupted; it must not run it again.
 func TestDamagedNewestMetaAfterACrashDoesNotRunACommandTwice(t *testing.T) {
+	t.Parallel()
 	c := newCrashRun(t)
 	first := c.exec(t, "while_running@1")
 	if !first.signaled {

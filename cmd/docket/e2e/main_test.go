@@ -13,6 +13,8 @@ import (
 // docketBin is the production binary, built once for the whole package;
 // faultBin is the same binary built with the docketfault tag, whose fault
 // hooks the environment can arm (DOCKET_CRASH_AT, DOCKET_FAULT_LOG).
+// $DOCKET_TEST_BIN and $DOCKET_TEST_FAULT_BIN name them when make has
+// built them before the tests; only the ones not named are built here.
 var docketBin, faultBin string
 
 func TestMain(m *testing.M) {
@@ -21,14 +23,22 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	docketBin = filepath.Join(dir, "docket")
-	faultBin = filepath.Join(dir, "docket-fault")
-	for _, b := range [][]string{{"-o", docketBin}, {"-tags", "docketfault", "-o", faultBin}} {
-		build := exec.Command("go", append(append([]string{"build"}, b...), ".")...)
+	docketBin, faultBin = os.Getenv("DOCKET_TEST_BIN"), os.Getenv("DOCKET_TEST_FAULT_BIN")
+	for _, b := range []struct {
+		path  *string
+		name  string
+		flags []string
+	}{{&docketBin, "docket", nil}, {&faultBin, "docket-fault", []string{"-tags", "docketfault"}}} {
+		if *b.path != "" {
+			continue
+		}
+		*b.path = filepath.Join(dir, b.name)
+		args := append(append([]string{"build"}, b.flags...), "-o", *b.path, ".")
+		build := exec.Command("go", args...)
 		build.Dir = ".."
 		build.Stdout, build.Stderr = os.Stderr, os.Stderr
 		if err := build.Run(); err != nil {
-			fmt.Fprintln(os.Stderr, "build docket:", b, err)
+			fmt.Fprintln(os.Stderr, "build docket:", args, err)
 			os.Exit(1)
 		}
 	}

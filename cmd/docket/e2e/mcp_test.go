@@ -22,6 +22,7 @@ func mcpBin(t *testing.T) string {
 }
 
 func TestMCPListAndAnMCPCallThroughExec(t *testing.T) {
+	t.Parallel()
 	home, ws := t.TempDir(), t.TempDir()
 	cfg := fmt.Sprintf("[mcp_servers.everything]\ncommand = %q\nstartup_timeout_sec = 60\nenabled_tools = [\"echo\"]\napproval = \"always\"\n", mcpBin(t))
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600); err != nil {
@@ -62,6 +63,7 @@ func TestMCPListAndAnMCPCallThroughExec(t *testing.T) {
 }
 
 func TestASandboxedMCPServerStartsWithItsLayersShown(t *testing.T) {
+	t.Parallel()
 	home, ws := t.TempDir(), t.TempDir()
 	cfg := fmt.Sprintf("[mcp_servers.boxed]\ncommand = %q\nstartup_timeout_sec = 60\nenabled_tools = [\"echo\"]\nsandbox = true\n", mcpBin(t))
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600); err != nil {

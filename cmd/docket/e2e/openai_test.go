@@ -80,6 +80,7 @@ func (s *responsesServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func TestExecAgainstAResponsesServerRunsAToolCallInTheSandbox(t *testing.T) {
+	t.Parallel()
 	srv := &responsesServer{}
 	hs := httptest.NewServer(srv)
 	defer hs.Close()

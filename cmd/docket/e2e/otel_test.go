@@ -19,6 +19,7 @@ import (
 // why-line and the approval's who); docket export then re-sends both
 // sessions over OTLP/HTTP with the same ids.
 func TestSessionsReachARealCollector(t *testing.T) {
+	t.Parallel()
 	bin := otelcoltest.Bin(t)
 	grpcPort, httpPort := otelcoltest.FreePort(t), otelcoltest.FreePort(t)
 	home, ws, outside := t.TempDir(), t.TempDir(), t.TempDir()

@@ -14,6 +14,7 @@ import (
 // The layer itself: a write that no fsync followed is gone after the cut,
 // a synced file under a synced directory survives whole.
 func TestPowerDiskDropsWhatWasNotSynced(t *testing.T) {
+	t.Parallel()
 	d := mountPowerDisk(t)
 	if err := os.WriteFile(filepath.Join(d.mount, "unsynced"), []byte("lost"), 0o600); err != nil {
 		t.Fatal(err)
@@ -59,6 +60,7 @@ func TestPowerDiskDropsWhatWasNotSynced(t *testing.T) {
 // journal, with its write-ahead record, must be on what the disk kept,
 // and resume from that disk must not run the command again.
 func TestPowerCutAfterTheWriteAheadKeepsTheJournal(t *testing.T) {
+	t.Parallel()
 	d := mountPowerDisk(t)
 	c := newCrashRun(t)
 	c.home = filepath.Join(d.mount, "home")

@@ -13,6 +13,7 @@ import (
 // the user's rules allow the command, --rules current exits 1 naming the
 // call and both decisions.
 func TestReplayRulesCurrentNamesTheFirstChangedDecision(t *testing.T) {
+	t.Parallel()
 	home, ws := t.TempDir(), t.TempDir()
 	script := writeScript(t,
 		`{"output":[{"type":"function_call","call_id":"k1","name":"shell","arguments":{"command":["touch","k1.txt"]}}]}`,
@@ -65,6 +66,7 @@ func TestReplayRulesCurrentNamesTheFirstChangedDecision(t *testing.T) {
 // would run and runs nothing; with --yes it runs in a scratch area that is
 // gone afterwards.
 func TestLiveReplayRunsNothingWithoutYes(t *testing.T) {
+	t.Parallel()
 	home, ws := t.TempDir(), t.TempDir()
 	script := writeScript(t,
 		`{"output":[{"type":"function_call","call_id":"w1","name":"shell","arguments":{"command":["bash","-c","echo ran >> live.log"]}}]}`,

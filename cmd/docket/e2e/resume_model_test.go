@@ -17,6 +17,7 @@ import (
 // resume that fails before it starts (the script is gone, the provider has
 // no credentials) writes nothing, so a later resume still works.
 func TestResumeGoesOnWithTheRecordedScript(t *testing.T) {
+	t.Parallel()
 	home, ws := t.TempDir(), t.TempDir()
 	script := writeScript(t,
 		`{"output":[{"type":"function_call","call_id":"c1","name":"shell","arguments":{"command":["bash","-c","echo ran >> ran.txt"]}}]}`,
@@ -97,6 +98,7 @@ func TestResumeGoesOnWithTheRecordedScript(t *testing.T) {
 // goes on under the session's own project settings (its trusted
 // .docket/config.toml), not those of where it happens to run.
 func TestResumeUsesTheSessionsProjectConfig(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	ws := gitWorkspace(t)
 	writeFile(t, filepath.Join(home, "config.toml"), "[projects."+strconv.Quote(ws)+"]\ntrust_level = \"trusted\"\n")

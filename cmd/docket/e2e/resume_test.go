@@ -83,6 +83,7 @@ func equal(a, b []string) bool { return strings.Join(a, "\x00") == strings.Join(
 // adds a turn to the session instead of starting one with the prompt
 // "resume".
 func TestExecResumeContinuesTheSameSession(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		args func(id string) []string
@@ -114,6 +115,7 @@ func TestExecResumeContinuesTheSameSession(t *testing.T) {
 // TestResumeLastIsPerProject: --last takes the newest session of the
 // workspace, not the newest anywhere; --all takes the newest anywhere.
 func TestResumeLastIsPerProject(t *testing.T) {
+	t.Parallel()
 	home, wsA, wsB := t.TempDir(), t.TempDir(), t.TempDir()
 	scriptA, scriptB := replies(t, "a1", "a2"), replies(t, "b1", "b2")
 	idA := startSession(t, home, wsA, scriptA, "in A")
@@ -144,6 +146,7 @@ func TestResumeLastIsPerProject(t *testing.T) {
 // resume with no SESSION fails (exit 2) naming this project's sessions
 // and no other project's.
 func TestResumeWithoutASessionListsTheProjectsSessions(t *testing.T) {
+	t.Parallel()
 	home, ws, other := t.TempDir(), t.TempDir(), t.TempDir()
 	mine := startSession(t, home, ws, replies(t, "r"), "mine")
 	theirs := startSession(t, home, other, replies(t, "r"), "theirs")
@@ -158,6 +161,7 @@ func TestResumeWithoutASessionListsTheProjectsSessions(t *testing.T) {
 // whose number is typed (a lone argument is a SESSION, so the picked
 // session gets no new prompt: resume says so).
 func TestResumePicksOnATerminal(t *testing.T) {
+	t.Parallel()
 	home, ws := t.TempDir(), t.TempDir()
 	script := replies(t, "r1", "r2")
 	older := startSession(t, home, ws, script, "older")
@@ -194,6 +198,7 @@ func TestResumePicksOnATerminal(t *testing.T) {
 // recorded session's journal, policy or sandbox plan are usage errors on
 // resume, and the session is left as it was.
 func TestResumeRefusesWhatASessionCannotChange(t *testing.T) {
+	t.Parallel()
 	home, ws := t.TempDir(), t.TempDir()
 	script := replies(t, "one", "two")
 	id := startSession(t, home, ws, script, "first")

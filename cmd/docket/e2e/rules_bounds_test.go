@@ -17,6 +17,7 @@ import (
 // file from issue 15 used to grow docket to 24 GB; now exec fails with an
 // error naming the file, and the process stays small.
 func TestARulesFileThatGrowsWithoutEndFailsInBoundedMemory(t *testing.T) {
+	t.Parallel()
 	home, ws := t.TempDir(), t.TempDir()
 	rules := filepath.Join(home, "rules", "grow.rules")
 	writeFile(t, rules, "x = [1]\nfor i in range(40):\n    x = x + x\n")
@@ -56,6 +57,7 @@ func cpuTicks(t *testing.T, pid int) int {
 // for minutes within its step bound is interrupted by SIGTERM, and docket
 // exits as an interrupted run does (1), not as a bad rules file (2).
 func TestSIGTERMInterruptsASlowRulesFile(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
 		t.Skip("needs /proc to see the load running")
 	}

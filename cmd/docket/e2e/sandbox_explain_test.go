@@ -10,6 +10,7 @@ import (
 // --explain` and checks that every layer the helper reported is put into
 // words on stderr, while stdout stays the command's own.
 func TestSandboxExplainAfterARun(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r := docket(t, nil, "sandbox", "--explain", "--verbose", "-s", "workspace-write", "-C", dir, "--", "sh", "-c", "echo hi")
 	if r.code != 0 || r.stdout != "hi\n" {

@@ -18,6 +18,7 @@ import (
 // ask for it again (no --decisions: asking would park). Without the
 // commit the answer never reached the disk, and asking again is right.
 func TestASavedAnswerIsNotAskedAgainOnResume(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name     string
 		decision string

@@ -432,6 +432,7 @@ func lastLine(s string) string {
 // TestFaultStorm is the bounded storm of the normal test run; `make fault`
 // runs a long one.
 func TestFaultStorm(t *testing.T) {
+	t.Parallel()
 	trials := 10
 	if v := os.Getenv("DOCKET_STORM_TRIALS"); v != "" {
 		n, err := strconv.Atoi(v)

@@ -115,6 +115,7 @@ func bodies[T any](t *testing.T, recs []events.Record, k events.RecordKind) []*T
 // journaled in the child and referenced in the parent's outcome; the tree
 // verifies, audits with paths and lists children under their parent.
 func TestSubagentParksParentAndResumeAnswersIt(t *testing.T) {
+	t.Parallel()
 	tr := newTree(t,
 		spawnLine([2]string{"p1", `{"prompt":"write out.txt","name":"writer"}`}),
 		says("parent done"),
@@ -212,6 +213,7 @@ func TestSubagentParksParentAndResumeAnswersIt(t *testing.T) {
 // --decisions given up front answers the children's requests too, in the
 // order they are asked; a --decisions answer is who decided.
 func TestSubagentDecisionsFlagAnswersChild(t *testing.T) {
+	t.Parallel()
 	tr := newTree(t,
 		spawnLine([2]string{"p1", `{"prompt":"one","name":"a"}`}),
 		spawnLine([2]string{"p2", `{"prompt":"two","name":"b"}`}),
@@ -239,6 +241,7 @@ func TestSubagentDecisionsFlagAnswersChild(t *testing.T) {
 // An override that would widen the parent's policy is refused with an error
 // the model reads, and no child starts.
 func TestSubagentWiderPolicyRefused(t *testing.T) {
+	t.Parallel()
 	tr := newTree(t,
 		spawnLine([2]string{"p1", `{"prompt":"x","name":"wide","sandbox_mode":"danger-full-access"}`},
 			[2]string{"p2", `{"prompt":"x","name":"net","network_access":true}`},
@@ -270,6 +273,7 @@ func TestSubagentWiderPolicyRefused(t *testing.T) {
 // parent's calls too, and nothing runs afterwards: the commands would write
 // a marker after a delay, and none appears.
 func TestSubagentTreeCancelledMidRun(t *testing.T) {
+	t.Parallel()
 	slow := func(name string) string {
 		return "touch started-" + name + "; sleep 3; touch marker-" + name
 	}
@@ -333,6 +337,7 @@ func TestSubagentTreeCancelledMidRun(t *testing.T) {
 // interrupted and never run again (each command appends one line), the
 // children finish, and the tree verifies.
 func TestSubagentCrashMidRunThenResume(t *testing.T) {
+	t.Parallel()
 	cmdOf := func(name string) string { return "echo " + name + " >> runs.log; echo running; sleep 0.5" }
 	tr := newTree(t,
 		spawnLine([2]string{"p1", `{"prompt":"one","name":"a"}`}, [2]string{"p2", `{"prompt":"two","name":"b"}`}),
@@ -384,6 +389,7 @@ func TestSubagentCrashMidRunThenResume(t *testing.T) {
 // Subagents running in parallel ask in no fixed order: --decisions answers
 // addressed NAME/CALL_ID reach the call they name whichever asks first.
 func TestSubagentAddressedDecisionsInParallel(t *testing.T) {
+	t.Parallel()
 	tr := newTree(t,
 		spawnLine([2]string{"p1", `{"prompt":"one","name":"a"}`}, [2]string{"p2", `{"prompt":"two","name":"b"}`}),
 		says("both done"),
@@ -413,6 +419,7 @@ func TestSubagentAddressedDecisionsInParallel(t *testing.T) {
 // and replay cover all three sessions. subagents.max_depth = 1 refuses the
 // grandchild instead.
 func TestNestedSubagents(t *testing.T) {
+	t.Parallel()
 	lines := []string{
 		spawnLine([2]string{"p1", `{"prompt":"delegate","name":"a"}`}),
 		says("top done"),

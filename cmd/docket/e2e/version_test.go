@@ -13,6 +13,7 @@ import (
 // release, a commit (or says the build recorded none), the Go version and
 // the Landlock ABI this kernel reports.
 func TestVersionNamesBuildToolchainAndLandlock(t *testing.T) {
+	t.Parallel()
 	caps := sandbox.Probe()
 	wantLandlock := "landlock: not available"
 	if caps.LandlockABI > 0 {

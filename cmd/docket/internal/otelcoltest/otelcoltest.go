@@ -22,10 +22,14 @@ import (
 	"time"
 )
 
-// Bin builds (or finds cached) the test collector with
-// scripts/build-otelcol.sh of the module the test runs in.
+// Bin is the test collector: the binary $DOCKET_TEST_OTELCOL names (make
+// builds it once before the tests), or else the one scripts/build-otelcol.sh
+// of the module the test runs in builds or finds cached.
 func Bin(t testing.TB) string {
 	t.Helper()
+	if bin := os.Getenv("DOCKET_TEST_OTELCOL"); bin != "" {
+		return bin
+	}
 	root, err := moduleRoot()
 	if err != nil {
 		t.Fatal(err)
