@@ -138,9 +138,7 @@ func (r *ProcessRunner) spawn(ctx context.Context, sr sandbox.Request, tty bool)
 			c := exec.Command(sr.Argv[0], sr.Argv[1:]...)
 			c.Dir, c.Env = sr.Cwd, unsandboxedEnv(sr.Env, sr.KeepSecretEnv)
 			wire(c)
-			// Pdeathsig: a killed docket takes the leader with it; the
-			// tree's kill at the session's end takes the rest.
-			c.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
+			c.SysProcAttr = leaderAttr()
 			return c
 		})
 		if err != nil {
