@@ -173,6 +173,11 @@ func (PerCall) launch(ctx context.Context, c call) (events.ExecOutcome, error) {
 			}
 		}
 		out, err := launchLimited(ctx, req, helper, s, p.env, plan)
+		var gone *stubVanishedError
+		for try := 0; try < maxStubRetries && errors.As(err, &gone); try++ {
+			// Nothing ran: hold again (a fresh stub) and relaunch, same spec.
+			out, err = launchLimited(ctx, req, helper, s, p.env, plan)
+		}
 		var retry *retryableError
 		if errors.As(err, &retry) {
 			lastErr = retry.err
@@ -385,7 +390,7 @@ func launchHelper(ctx context.Context, req Request, helper string, spec Spec, en
 		if hint := hintFor(setup.failed.Layer); hint != "" {
 			return out, &UnavailableError{Missing: []string{setup.failed.Layer}, Hint: hint, Err: errors.New(setup.failed.Error)}
 		}
-		return out, fmt.Errorf("sandbox: helper setup failed (%s): %s", setup.failed.Layer, setup.failed.Error)
+		return out, asStubVanished(setup.failed.Layer, spec, fmt.Errorf("sandbox: helper setup failed (%s): %s", setup.failed.Layer, setup.failed.Error))
 	case setup.layers == nil:
 		if err != nil || out.TimedOut {
 			return out, err

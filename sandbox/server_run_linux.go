@@ -19,7 +19,13 @@ import (
 // be had, a command too large for one message.
 func (s *Servers) launch(ctx context.Context, c call) (events.ExecOutcome, error) {
 	if s != nil && (c.caps.Root || c.caps.UserNamespaces) {
-		if out, ok, err := s.runViaServer(ctx, c.req, c.p, c.spec, c.caps.Root); ok {
+		out, ok, err := s.runViaServer(ctx, c.req, c.p, c.spec, c.caps.Root)
+		var gone *stubVanishedError
+		for try := 0; ok && try < maxStubRetries && errors.As(err, &gone); try++ {
+			// Nothing ran: hold again (a fresh stub) and send it again.
+			out, ok, err = s.runViaServer(ctx, c.req, c.p, c.spec, c.caps.Root)
+		}
+		if ok {
 			return out, err
 		}
 	}
@@ -196,7 +202,7 @@ func runOnServer(ctx context.Context, req Request, sv *server, spec Spec, env []
 		if hint := hintFor(m.reply.Layer); hint != "" {
 			return out, &UnavailableError{Missing: []string{m.reply.Layer}, Hint: hint, Err: errors.New(m.reply.Error)}
 		}
-		return out, fmt.Errorf("sandbox: server setup failed (%s): %s", m.reply.Layer, m.reply.Error)
+		return out, asStubVanished(m.reply.Layer, spec, fmt.Errorf("sandbox: server setup failed (%s): %s", m.reply.Layer, m.reply.Error))
 	}
 	if len(m.fds) != 1 {
 		closeFDs(m.fds)
