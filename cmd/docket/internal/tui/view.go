@@ -74,9 +74,11 @@ func (m *Model) renderBlock(b *block) string {
 	return m.renderInfo(b.text)
 }
 
-// safeText makes multi-line text safe line by line.
+// safeText makes multi-line text safe line by line. Tabs are expanded
+// first: code and patches are indented with them, and Line would show
+// each as `\t`.
 func (m *Model) safeText(s string) string {
-	lines := strings.Split(s, "\n")
+	lines := strings.Split(safetext.ExpandTabs(s, 0), "\n")
 	for i, l := range lines {
 		lines[i] = safetext.Line(l)
 	}
@@ -135,7 +137,7 @@ func (m *Model) renderCall(c *callView) string {
 		fmt.Fprintf(&b, "\n  %s", m.style(styleDim, fmt.Sprintf("… %d earlier lines folded", folded)))
 	}
 	for _, l := range c.tail {
-		b.WriteString("\n  " + m.style(styleDim, "│ "+truncate(safetext.Line(l), m.width-4)))
+		b.WriteString("\n  " + m.style(styleDim, "│ "+truncate(safetext.Line(safetext.ExpandTabs(l, 0)), m.width-4)))
 	}
 	return b.String()
 }
