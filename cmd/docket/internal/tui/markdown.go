@@ -24,7 +24,7 @@ type markdown struct {
 }
 
 func newMarkdown(color bool) *markdown {
-	return &markdown{color: color, md: goldmark.New(goldmark.WithExtensions(extension.Strikethrough))}
+	return &markdown{color: color, md: goldmark.New(goldmark.WithExtensions(extension.Strikethrough, extension.Table))}
 }
 
 // Styles of the markdown renderer (applied only with colour).
@@ -109,6 +109,8 @@ func (r *mdRender) block(n ast.Node, width, depth int) string {
 			sep = "\n\n"
 		}
 		return strings.Join(items, sep)
+	case *east.Table:
+		return r.table(v, width)
 	case *ast.ThematicBreak:
 		return r.style(styleDim, strings.Repeat("─", min(width, 40)))
 	case *ast.HTMLBlock:
