@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/docket-engine/docket/engine"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/states"
@@ -66,8 +67,13 @@ type Model struct {
 	// interrupting: Ctrl-C was pressed during this turn; another quits.
 	interrupting bool
 	// armed: Ctrl-C cleared the input while idle; another quits.
-	armed    bool
-	quitting bool
+	armed bool
+	// compacting: a /compact the person asked for ran since the last
+	// turn started; the engine's compaction notice, which may arrive after
+	// the command's own result, is then not announced as automatic (an
+	// automatic compaction happens only inside a turn).
+	compacting bool
+	quitting   bool
 
 	overlays []*overlay
 	pager    *pager
@@ -208,6 +214,12 @@ func (m *Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	switch k.Type {
+	case tea.KeyEsc:
+		// As in Codex: Esc interrupts the running turn. Unlike Ctrl-C it
+		// never quits, so a second Esc does nothing.
+		if m.running && !m.interrupting {
+			return m.interrupt()
+		}
 	case tea.KeyCtrlD:
 		if m.input.Value() == "" && !m.running {
 			return m.quit()
@@ -326,7 +338,7 @@ func (m *Model) slashOrPrompt(trimmed, text string) tea.Cmd {
 // submitPrompt prints the prompt and starts its turn.
 func (m *Model) submitPrompt(text string) tea.Cmd {
 	ctx, cancel := context.WithCancel(m.ctx)
-	m.running, m.cancel, m.interrupting = true, cancel, false
+	m.running, m.cancel, m.interrupting, m.compacting = true, cancel, false, false
 	b := m.backend
 	run := func() tea.Msg {
 		res, err := b.Turn(ctx, text)
@@ -338,7 +350,7 @@ func (m *Model) submitPrompt(text string) tea.Cmd {
 // startContinue finishes a resumed session's pending turn.
 func (m *Model) startContinue() tea.Cmd {
 	ctx, cancel := context.WithCancel(m.ctx)
-	m.running, m.cancel, m.interrupting = true, cancel, false
+	m.running, m.cancel, m.interrupting, m.compacting = true, cancel, false, false
 	b := m.backend
 	return tea.Sequence(m.print(m.renderInfo("finishing the session's unfinished turn")), func() tea.Msg {
 		res, err := b.Continue(ctx)
@@ -455,6 +467,9 @@ func (m *Model) notice(n engine.Notice) {
 				text: fmt.Sprintf("the context window is %d%% full; /compact summarises the conversation to free it", n.Context.Percent())})
 		}
 	case engine.NoticeCompacted:
+		if m.compacting {
+			return // cmdCompact announced it, and compactedMsg shows the summary
+		}
 		m.blocks = append(m.blocks, &block{kind: blockInfo, finished: true, text: "the conversation was compacted automatically; the model goes on from its summary"})
 	}
 }
@@ -533,7 +548,19 @@ func (m *Model) print(s string) tea.Cmd {
 		m.deferred = append(m.deferred, s)
 		return nil
 	}
-	return tea.Println(s)
+	return tea.Println(m.fit(s))
+}
+
+// fit breaks every line of s that is wider than the screen. Bubble Tea
+// erases the rest of a printed row only when the line is narrower than
+// the screen; a longer one wrapped by the terminal left the tail of the
+// status line it overwrote on its second row, in the scrollback for good
+// (after Ctrl-C, quitting, and any long notice).
+func (m *Model) fit(s string) string {
+	if m.width <= 0 {
+		return s
+	}
+	return ansi.Hardwrap(s, m.width, true)
 }
 
 // closePager leaves the alternate screen and prints what waited for it.
@@ -541,7 +568,7 @@ func (m *Model) closePager() tea.Cmd {
 	m.pager = nil
 	cmds := []tea.Cmd{tea.ExitAltScreen}
 	if len(m.deferred) > 0 {
-		cmds = append(cmds, tea.Println(strings.Join(m.deferred, "\n")))
+		cmds = append(cmds, tea.Println(m.fit(strings.Join(m.deferred, "\n"))))
 		m.deferred = nil
 	}
 	return tea.Sequence(cmds...)

@@ -61,7 +61,7 @@ func (m *Model) cmdHelp(string) tea.Cmd {
 	for _, c := range commands() {
 		fmt.Fprintf(&b, "\n  /%s %s  %s", c.name, c.args, c.help)
 	}
-	b.WriteString("\nkeys: Enter send · Alt-Enter or Ctrl-J newline · ↑/↓ prompt history · Ctrl-C interrupt the turn, twice quits · Ctrl-D quit")
+	b.WriteString("\nkeys: Enter send · Alt-Enter or Ctrl-J newline · ↑/↓ prompt history · Esc or Ctrl-C interrupt the turn, Ctrl-C twice quits · Ctrl-D quit")
 	return m.print(b.String())
 }
 
@@ -143,7 +143,7 @@ func (m *Model) cmdCompact(string) tea.Cmd {
 		return m.print(m.renderError("this session cannot be compacted"))
 	}
 	ctx, cancel := context.WithCancel(m.ctx)
-	m.running, m.cancel, m.interrupting = true, cancel, false
+	m.running, m.cancel, m.interrupting, m.compacting = true, cancel, false, true
 	return tea.Sequence(m.print(m.renderInfo("compacting: the model summarises the conversation")), func() tea.Msg {
 		summary, err := c.Compact(ctx)
 		if err != nil {

@@ -193,7 +193,7 @@ func (m *Model) statusLine() string {
 	}
 	hint := "Enter send · Ctrl-C quit"
 	if m.running {
-		hint = "Ctrl-C interrupt"
+		hint = "Esc interrupt"
 	}
 	line := strings.Join([]string{id, i.Model, "approvals " + i.ApprovalPolicy, tokens, hint, "sandbox " + sandbox}, " · ")
 	return m.style(styleDim, truncate(line, m.width))
