@@ -141,6 +141,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.input.SetWidth(msg.Width)
+		m.input.SetHeight(m.inputRows())
 		if m.pager != nil {
 			m.pager.resize(msg.Width, msg.Height)
 		}
@@ -225,6 +226,9 @@ func (m *Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 			return m.quit()
 		}
 	case tea.KeyEnter:
+		if k.Alt {
+			break // Alt-Enter is a newline (the textarea's key map says so)
+		}
 		text := m.input.Value()
 		if strings.TrimSpace(text) == "" {
 			return m, nil
@@ -248,28 +252,57 @@ func (m *Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 				m.draft = m.input.Value()
 			}
 			m.historyPos--
-			m.input.SetValue(m.history[m.historyPos])
+			m.editInput(func() { m.input.SetValue(m.history[m.historyPos]) })
 			return m, nil
 		}
 	case tea.KeyDown:
 		if !strings.Contains(m.input.Value(), "\n") && m.historyPos < len(m.history) {
 			m.historyPos++
-			if m.historyPos == len(m.history) {
-				m.input.SetValue(m.draft)
-			} else {
-				m.input.SetValue(m.history[m.historyPos])
-			}
+			m.editInput(func() {
+				if m.historyPos == len(m.history) {
+					m.input.SetValue(m.draft)
+				} else {
+					m.input.SetValue(m.history[m.historyPos])
+				}
+			})
 			return m, nil
 		}
 	}
 	before := m.input.Value()
 	var cmd tea.Cmd
-	m.input, cmd = m.input.Update(k)
-	m.input.SetHeight(min(strings.Count(m.input.Value(), "\n")+1, m.input.MaxHeight))
+	m.editInput(func() { m.input, cmd = m.input.Update(k) })
 	if m.input.Value() != before {
 		m.refreshCompletion()
 	}
 	return m, cmd
+}
+
+// editInput applies an edit to the input at its tallest, then fits the
+// height to the text. The textarea scrolls its view to keep the cursor
+// in it: at one line tall, the newline of Alt-Enter (or a pasted or
+// recalled multi-line prompt, or a long line wrapping) scrolled the first
+// line out, and growing the box afterwards did not scroll it back.
+func (m *Model) editInput(edit func()) {
+	m.input.SetHeight(m.input.MaxHeight)
+	edit()
+	m.input.SetHeight(m.inputRows())
+}
+
+// inputRows is how many rows the input's text takes, its long lines
+// wrapped at the textarea's width, bounded by its maximum height.
+func (m *Model) inputRows() int {
+	w := max(m.input.Width(), 1)
+	rows := 0
+	for _, l := range strings.Split(m.input.Value(), "\n") {
+		// Word-wrapped as the textarea wraps; a full last row puts the
+		// cursor on one more.
+		wrapped := strings.Split(ansi.Wrap(l, w, ""), "\n")
+		rows += len(wrapped)
+		if ansi.StringWidth(wrapped[len(wrapped)-1]) >= w {
+			rows++
+		}
+	}
+	return min(max(rows, 1), m.input.MaxHeight)
 }
 
 // interrupt is Ctrl-C: it interrupts the running turn (the engine records
