@@ -85,6 +85,9 @@ type Model struct {
 	// screen (Bubble Tea prints nothing there); it goes out on close.
 	deferred []string
 
+	// pastes are the long pastes collapsed into notes in the input.
+	pastes []paste
+
 	history    []string
 	historyPos int // len(history) when not walking it
 	draft      string
@@ -214,6 +217,12 @@ func (m *Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if m.comp != nil && m.completionKey(k) {
 		return m, nil
 	}
+	if k.Paste && k.Type == tea.KeyRunes {
+		text := m.collapsePaste(string(k.Runes))
+		m.editInput(func() { m.input.InsertString(text) })
+		m.refreshCompletion()
+		return m, nil
+	}
 	switch k.Type {
 	case tea.KeyEsc:
 		// As in Codex: Esc interrupts the running turn. Unlike Ctrl-C it
@@ -339,13 +348,16 @@ func (m *Model) quit() (tea.Model, tea.Cmd) {
 }
 
 // submit sends what was typed: a slash command or a prompt.
+// The history keeps the prompt with its pastes expanded, so that it can
+// be recalled in a later session.
 func (m *Model) submit(text string) tea.Cmd {
 	trimmed := strings.TrimSpace(text)
-	if len(m.history) == 0 || m.history[len(m.history)-1] != text {
-		m.history = append(m.history, text)
+	full := m.expandPastes(text)
+	if len(m.history) == 0 || m.history[len(m.history)-1] != full {
+		m.history = append(m.history, full)
 		m.historyPos = len(m.history)
 		if m.opts.History != nil {
-			if err := m.opts.History.Add(text); err != nil {
+			if err := m.opts.History.Add(full); err != nil {
 				return tea.Batch(m.slashOrPrompt(trimmed, text), m.print(m.renderError("prompt history: "+err.Error())))
 			}
 		}
@@ -368,8 +380,11 @@ func (m *Model) slashOrPrompt(trimmed, text string) tea.Cmd {
 	return m.submitPrompt(text)
 }
 
-// submitPrompt prints the prompt and starts its turn.
+// submitPrompt prints the prompt and starts its turn. A long paste is
+// echoed as its note; the model gets the whole text.
 func (m *Model) submitPrompt(text string) tea.Cmd {
+	shown := text
+	text = m.expandPastes(text)
 	ctx, cancel := context.WithCancel(m.ctx)
 	m.running, m.cancel, m.interrupting, m.compacting = true, cancel, false, false
 	b := m.backend
@@ -377,7 +392,7 @@ func (m *Model) submitPrompt(text string) tea.Cmd {
 		res, err := b.Turn(ctx, text)
 		return turnDoneMsg{res: res, err: err}
 	}
-	return tea.Sequence(m.print(m.renderUser(text)), run)
+	return tea.Sequence(m.print(m.renderUser(shown)), run)
 }
 
 // startContinue finishes a resumed session's pending turn.
