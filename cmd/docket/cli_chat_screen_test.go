@@ -74,8 +74,8 @@ func typeKeys(t *testing.T, f *os.File, s string) {
 // with its tabs as indentation and a table in columns; a manual /compact
 // not called automatic; Esc interrupting a running command; a multi-line
 // prompt keeping its first line; a 200-line paste collapsed into a note;
-// and no piece of the status line left in the scrollback after the long
-// notices and quitting.
+// no piece of the status line left in the scrollback after the long
+// notices and quitting; and, resumed, the earlier conversation shown.
 func TestChatScreenAsAPersonSeesIt(t *testing.T) {
 	bin := cliBinary(t)
 	dir := t.TempDir()
@@ -179,6 +179,22 @@ func TestChatScreenAsAPersonSeesIt(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no prompt journaled with the whole paste")
+	}
+
+	// Resumed, the session shows its earlier conversation first.
+	cmd, f, scr = startChatScreen(t, bin, 30, 80, true, "chat", "--home", home, "--resume", sf.ID)
+	shown = scr.waitFor(t, "the conversation goes on from here")
+	for _, want := range []string{"› show me\n", "Here is the fix:", "    func run() error {\n        if err", "sandbox │    48",
+		"conversation compacted (manual)", "› wait a while", "✗ sleep 300", "› read this\nlog line 0\n", "[… 191 more lines]", "Got the log."} {
+		if !strings.Contains(shown, want) {
+			t.Errorf("the resumed screen lacks %q:\n%s", want, shown)
+		}
+	}
+	scr.waitFor(t, "Enter s")
+	typeKeys(t, f, "\x03")
+	final = waitExit(t, cmd, scr)
+	if l, ok := statusFragment(strings.Split(final, "\n")); ok {
+		t.Errorf("a piece of the status line stayed in the scrollback: %q\n%s", l, final)
 	}
 }
 

@@ -44,6 +44,9 @@ type (
 	switchedMsg struct {
 		what    string
 		pending bool
+		// resumed: another recorded session is now current; its earlier
+		// conversation is shown first.
+		resumed bool
 	}
 )
 
@@ -129,13 +132,14 @@ func New(ctx context.Context, b Backend, opts Options) *Model {
 // Init starts the first turn: the pending one of a resumed session, or
 // the prompt given on the command line.
 func (m *Model) Init() tea.Cmd {
+	earlier := m.printTranscript()
 	switch {
 	case m.backend.Pending():
-		return m.startContinue()
+		return tea.Sequence(earlier, m.startContinue())
 	case strings.TrimSpace(m.opts.Prompt) != "":
-		return m.submitPrompt(m.opts.Prompt)
+		return tea.Sequence(earlier, m.submitPrompt(m.opts.Prompt))
 	}
-	return nil
+	return earlier
 }
 
 // Update handles one message.
@@ -185,6 +189,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case switchedMsg:
 		m.info = m.backend.Info()
 		cmd := m.print(m.renderInfo(msg.what))
+		if msg.resumed {
+			cmd = tea.Sequence(m.printTranscript(), cmd)
+		}
 		if msg.pending {
 			return m, tea.Sequence(cmd, m.startContinue())
 		}

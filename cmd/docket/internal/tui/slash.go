@@ -187,7 +187,7 @@ func (m *Model) cmdResume(arg string) tea.Cmd {
 		if err != nil {
 			return errMsg{errors.Join(err, noteErr(notes))}
 		}
-		return switchedMsg{what: notes + "resumed session " + b.Info().SessionID, pending: b.Pending()}
+		return switchedMsg{what: notes + "resumed session " + b.Info().SessionID, pending: b.Pending(), resumed: true}
 	})
 }
 
