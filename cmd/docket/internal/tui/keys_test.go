@@ -72,25 +72,32 @@ func TestManualCompactIsNotAnnouncedAsAutomatic(t *testing.T) {
 	}
 }
 
-// Nothing printed to the scrollback is wider than the screen: a longer
-// line would wrap in the terminal, and Bubble Tea does not erase the
-// wrapped row, so the status line's tail stayed behind it.
-func TestPrintedLinesFitTheScreen(t *testing.T) {
+// A printed line wider than the screen erases the rest of the row it
+// wraps onto: Bubble Tea does not, so the status line's tail stayed behind
+// it. The text itself is kept whole, for copying.
+func TestLongPrintedLinesEraseTheirWrappedRow(t *testing.T) {
 	m := newTestModel(newFake())
 	_, cmd := m.quit()
 	_, printed, quit := runAll(cmd)
 	if !quit || len(printed) == 0 {
 		t.Fatalf("quit printed %q (quit %v)", printed, quit)
 	}
+	hint := "docket chat --resume " + m.info.SessionID
+	seen := false
 	for _, p := range printed {
 		for _, l := range strings.Split(p, "\n") {
-			if w := ansi.StringWidth(l); w > m.width {
-				t.Errorf("printed line is %d columns on an %d-column screen: %q", w, m.width, l)
+			w := ansi.StringWidth(l)
+			if w > m.width && w%m.width != 0 && !strings.HasSuffix(l, ansi.EraseLineRight) {
+				t.Errorf("a %d-column line on an %d-column screen does not erase its last row: %q", w, m.width, l)
 			}
+			seen = seen || strings.Contains(l, hint)
 		}
 	}
-	if !strings.Contains(strings.ReplaceAll(strings.Join(printed, ""), "\n", ""), "docket chat --resume "+m.info.SessionID) {
-		t.Errorf("the resume hint lost text: %q", printed)
+	if !seen {
+		t.Errorf("the resume hint is not on one line: %q", printed)
+	}
+	if got := m.fit(strings.Repeat("x", 160)); strings.Contains(got, ansi.EraseLineRight) {
+		t.Errorf("a line filling its last row exactly gets an erase, which would take its last character")
 	}
 }
 

@@ -606,16 +606,26 @@ func (m *Model) print(s string) tea.Cmd {
 	return tea.Println(m.fit(s))
 }
 
-// fit breaks every line of s that is wider than the screen. Bubble Tea
-// erases the rest of a printed row only when the line is narrower than
-// the screen; a longer one wrapped by the terminal left the tail of the
-// status line it overwrote on its second row, in the scrollback for good
-// (after Ctrl-C, quitting, and any long notice).
+// fit makes lines wider than the screen erase the rest of the last row
+// they wrap onto. Bubble Tea erases the rest of a printed row only when
+// the line is narrower than the screen, so a longer one (the resume hint
+// on quit, the interrupt notice, any long notice) left the tail of the
+// status line it overwrote on its wrapped row, in the scrollback for
+// good. The line itself is left to the terminal's soft wrap, so that
+// copying it (a session id, a command) gives it whole. A line that
+// fills its last row exactly needs nothing, and an erase there would
+// take its last character.
 func (m *Model) fit(s string) string {
 	if m.width <= 0 {
 		return s
 	}
-	return ansi.Hardwrap(s, m.width, true)
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if w := ansi.StringWidth(l); w > m.width && w%m.width != 0 {
+			lines[i] = l + ansi.EraseLineRight
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // closePager leaves the alternate screen and prints what waited for it.
