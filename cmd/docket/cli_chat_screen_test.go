@@ -200,8 +200,9 @@ func TestChatScreenAsAPersonSeesIt(t *testing.T) {
 
 // TestChatScreenWithATerminalThatAnswersNothing: a terminal that answers
 // neither the colour nor the cursor query still gets the UI (after the
-// colour query gives up), takes a prompt, and is left with no status line
-// fragments after Ctrl-C quits.
+// colour query gives up), takes a prompt, offers the / popup and the
+// /approvals picker, and is left with no status line fragments after
+// Ctrl-C quits.
 func TestChatScreenWithATerminalThatAnswersNothing(t *testing.T) {
 	bin := cliBinary(t)
 	dir := t.TempDir()
@@ -219,6 +220,15 @@ func TestChatScreenWithATerminalThatAnswersNothing(t *testing.T) {
 	typeKeys(t, f, "hello\r")
 	scr.waitFor(t, "Answered.")
 	scr.waitFor(t, "Enter s")
+
+	// The / popup, and the /approvals picker.
+	typeKeys(t, f, "/")
+	scr.waitFor(t, "/approvals  show or change")
+	typeKeys(t, f, "approvals\r")
+	scr.waitFor(t, "never       never ask; failures go back to the model  (now)")
+	typeKeys(t, f, "\x1b[A\r")
+	scr.waitFor(t, "approval policy is now on-request")
+	scr.waitFor(t, "approvals on-request ·")
 	typeKeys(t, f, "\x03")
 	final := waitExit(t, cmd, scr)
 	if l, ok := statusFragment(strings.Split(final, "\n")); ok {

@@ -181,6 +181,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.print(m.renderInfo("conversation compacted; the model goes on from this summary:\n" + msg.summary))
 	case infoMsg:
 		return m, m.print(m.renderInfo(string(msg)))
+	case sessionsMsg:
+		return m, m.resumePicker(msg)
 	case errMsg:
 		return m, m.print(m.renderError(msg.err.Error()))
 	case pagerMsg:
@@ -221,8 +223,10 @@ func (m *Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if len(m.overlays) > 0 {
 		return m.overlayKey(k)
 	}
-	if m.comp != nil && m.completionKey(k) {
-		return m, nil
+	if m.comp != nil {
+		if handled, cmd := m.completionKey(k); handled {
+			return m, cmd
+		}
 	}
 	if k.Paste && k.Type == tea.KeyRunes {
 		text := m.collapsePaste(string(k.Runes))

@@ -90,7 +90,7 @@ func (m *Model) cmdStatus(string) tea.Cmd {
 
 func (m *Model) cmdApprovals(arg string) tea.Cmd {
 	if arg == "" {
-		return m.print(m.renderInfo("approval policy: " + m.info.ApprovalPolicy + "; change it with /approvals untrusted|on-failure|on-request|never"))
+		return m.approvalsPicker()
 	}
 	b := m.backend
 	return async(func() tea.Msg {
@@ -175,11 +175,7 @@ func (m *Model) cmdResume(arg string) tea.Cmd {
 			if len(list) == 0 {
 				return infoMsg("this workspace has no recorded sessions")
 			}
-			var lines []string
-			for _, s := range list {
-				lines = append(lines, fmt.Sprintf("%s  %s  %s", s.ID, s.Started, s.Preview))
-			}
-			return infoMsg("recent sessions (/resume ID):\n" + strings.Join(lines, "\n"))
+			return sessionsMsg(list)
 		})
 	}
 	return async(func() tea.Msg {
