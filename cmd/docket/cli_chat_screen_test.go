@@ -235,3 +235,44 @@ func TestChatScreenWithATerminalThatAnswersNothing(t *testing.T) {
 		t.Errorf("a piece of the status line stayed in the scrollback: %q\n%s", l, final)
 	}
 }
+
+// TestChatAsksToTrustAFolderOutsideGit: outside a git repository chat asks
+// whether the folder is trusted, as Codex does, instead of exiting; yes
+// opens the UI for the session, no exits without starting anything.
+func TestChatAsksToTrustAFolderOutsideGit(t *testing.T) {
+	bin := cliBinary(t)
+	for _, tc := range []struct {
+		answer string
+		opens  bool
+	}{{"y", true}, {"n", false}} {
+		t.Run(tc.answer, func(t *testing.T) {
+			dir := t.TempDir()
+			ws, home := filepath.Join(dir, "ws"), filepath.Join(dir, "home")
+			if err := os.Mkdir(ws, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			sp := filepath.Join(dir, "script.jsonl")
+			if err := os.WriteFile(sp, []byte(`{"output":[{"type":"message","content":"Answered."}]}`+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cmd, f, scr := startChatScreen(t, bin, 24, 100, true, "chat", "--home", home, "-C", ws, "-a", "never", "-s", "workspace-write", "--model-script", sp)
+			scr.waitFor(t, "Do you trust the files in this folder")
+			typeKeys(t, f, tc.answer+"\r")
+			if !tc.opens {
+				hung := time.AfterFunc(90*time.Second, func() { _ = cmd.Process.Kill() })
+				err := cmd.Wait()
+				hung.Stop()
+				if err == nil || !strings.Contains(scr.waitDone(), "not inside a git repository") {
+					t.Fatalf("a folder not trusted: exit %v\n%s", err, scr.text())
+				}
+				return
+			}
+			scr.waitFor(t, "Enter s")
+			typeKeys(t, f, "hello\r")
+			scr.waitFor(t, "Answered.")
+			scr.waitFor(t, "Enter s")
+			typeKeys(t, f, "\x03")
+			waitExit(t, cmd, scr)
+		})
+	}
+}
