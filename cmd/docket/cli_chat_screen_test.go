@@ -199,8 +199,8 @@ func TestChatScreenAsAPersonSeesIt(t *testing.T) {
 }
 
 // TestChatScreenWithATerminalThatAnswersNothing: a terminal that answers
-// neither the colour nor the cursor query still gets the UI (after the
-// colour query gives up), takes a prompt, offers the / popup and the
+// neither the colour nor the cursor query is not asked either, keeps the
+// keys typed before the UI is up, takes a prompt, offers the / popup and the
 // /approvals picker, and is left with no status line fragments after
 // Ctrl-C quits.
 func TestChatScreenWithATerminalThatAnswersNothing(t *testing.T) {
@@ -216,8 +216,17 @@ func TestChatScreenWithATerminalThatAnswersNothing(t *testing.T) {
 	}
 	cmd, f, scr := startChatScreen(t, bin, 24, 80, false, "chat", "--skip-git-repo-check", "--home", home, "-C", ws,
 		"-a", "never", "-s", "workspace-write", "--model-script", sp)
+	// Typed at once, before the UI is up: none of it may be lost.
+	typeKeys(t, f, "hello")
+	scr.waitFor(t, "› hello")
 	scr.waitFor(t, "Enter s")
-	typeKeys(t, f, "hello\r")
+	scr.mu.Lock()
+	raw := scr.raw.String()
+	scr.mu.Unlock()
+	if strings.Contains(raw, "\x1b]11;?") || strings.Contains(raw, "\x1b[6n") {
+		t.Errorf("docket asked the terminal for its colour or cursor position; this terminal never answers")
+	}
+	typeKeys(t, f, "\r")
 	scr.waitFor(t, "Answered.")
 	scr.waitFor(t, "Enter s")
 
