@@ -40,7 +40,11 @@ type turnDoneMsg struct {
 type (
 	infoMsg     string
 	errMsg      struct{ err error }
-	pagerMsg    struct{ title, text string }
+	pagerMsg    struct {
+		title, text string
+		// diff: text is a unified diff, coloured by line when colour is on.
+		diff bool
+	}
 	switchedMsg struct {
 		what    string
 		pending bool
@@ -186,7 +190,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case errMsg:
 		return m, m.print(m.renderError(msg.err.Error()))
 	case pagerMsg:
-		m.pager = newPager(msg.title, msg.text, m.width, m.height)
+		text := msg.text
+		if msg.diff && m.opts.Color {
+			text = colorDiff(text)
+		}
+		m.pager = newPager(msg.title, text, m.width, m.height)
 		return m, tea.EnterAltScreen
 	case switchedMsg:
 		m.info = m.backend.Info()

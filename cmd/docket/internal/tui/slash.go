@@ -111,7 +111,7 @@ func (m *Model) cmdDiff(string) tea.Cmd {
 		if strings.TrimSpace(d) == "" {
 			return infoMsg("the workspace has no changes against git's index and HEAD")
 		}
-		return pagerMsg{title: "git diff", text: d}
+		return pagerMsg{title: "git diff", text: safeDiff(d), diff: true}
 	})
 }
 
