@@ -113,3 +113,11 @@ func TestPagerWrapsLongLines(t *testing.T) {
 		t.Fatalf("after a resize the end of a long line is cut:\n%s", v)
 	}
 }
+
+// The pager's screen, against a golden file: a long audit line wraps
+// whole within the width instead of being cut at the edge.
+func TestPagerGoldenScreen(t *testing.T) {
+	m := New(context.Background(), newFake(), Options{Width: 40, Height: 12})
+	m.Update(pagerMsg{title: "audit of session 019abcde", text: "call c1  exec  shell\n  command: bash -lc 'go test ./... && go vet ./... && echo all-passed-END'\n  outcome: completed"})
+	golden(t, "pager_wrapped.golden", m.View())
+}
