@@ -285,3 +285,36 @@ func TestChatAsksToTrustAFolderOutsideGit(t *testing.T) {
 		})
 	}
 }
+
+// TestChatNarrowedWindowShowsOnePrompt narrows the window of a terminal
+// that reflows its rows (VTE, kitty, iTerm2): the prompt is drawn once,
+// not again under its old copy.
+func TestChatNarrowedWindowShowsOnePrompt(t *testing.T) {
+	bin := cliBinary(t)
+	dir := t.TempDir()
+	ws, home := filepath.Join(dir, "ws"), filepath.Join(dir, "home")
+	if err := os.Mkdir(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sp := filepath.Join(dir, "script.jsonl")
+	if err := os.WriteFile(sp, []byte(`{"output":[{"type":"message","content":"Answered."}]}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd, f, scr := startChatScreen(t, bin, 24, 120, true, "chat", "--skip-git-repo-check", "--home", home, "-C", ws,
+		"-a", "never", "-s", "workspace-write", "--model-script", sp)
+	scr.waitFor(t, "Enter s")
+	scr.reflow(70)
+	if err := pty.Setsize(f, &pty.Winsize{Rows: 24, Cols: 70}); err != nil {
+		t.Fatal(err)
+	}
+	typeKeys(t, f, "x") // a change to draw after the resize
+	shown := scr.waitFor(t, "› x")
+	if n := strings.Count(shown, "Ask Docket to do something"); n != 0 {
+		t.Errorf("the placeholder prompt is still shown %d times after narrowing and typing:\n%s", n, shown)
+	}
+	if n := strings.Count(shown, "› "); n != 1 {
+		t.Errorf("the prompt is shown %d times after narrowing:\n%s", n, shown)
+	}
+	typeKeys(t, f, "\x03\x03")
+	waitExit(t, cmd, scr)
+}

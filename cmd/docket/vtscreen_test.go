@@ -26,7 +26,10 @@ type vtScreen struct {
 	rows   int
 	cols   int
 
-	grid       [][]rune
+	grid [][]rune
+	// written is how far each row was written (spaces included): what a
+	// reflowing terminal keeps as the row's content.
+	written    []int
 	saved      [][]rune // the main screen while the alternate one is up
 	scrollback []string
 	row, col   int
@@ -40,6 +43,7 @@ func newVTScreen(f *os.File, rows, cols int, answer bool) *vtScreen {
 	s := &vtScreen{f: f, answer: answer, rows: rows, cols: cols}
 	s.cond = sync.NewCond(&s.mu)
 	s.grid = s.blank()
+	s.written = make([]int, rows)
 	go func() {
 		buf := make([]byte, 8192)
 		for {
@@ -79,25 +83,50 @@ func (s *vtScreen) blankRow() []rune {
 	return r
 }
 
-// resize changes the grid's width as a terminal that does not reflow
-// (xterm) does: rows are cut or padded.
-func (s *vtScreen) resize(rows, cols int) {
+// reflow narrows the screen as VTE, kitty or iTerm2 do: a row written
+// past the new width (its spaces included) is split over as many rows as
+// it needs, the rows above the cursor that no longer fit go to the
+// scrollback, and the cursor stays on the cell it was on.
+func (s *vtScreen) reflow(cols int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for i, r := range s.grid {
-		nr := make([]rune, cols)
-		for j := range nr {
-			nr[j] = ' '
-			if j < len(r) {
-				nr[j] = r[j]
-			}
+	var grid [][]rune
+	var written []int
+	crow, ccol := 0, 0
+	for r, row := range s.grid {
+		n := max((s.written[r]+cols-1)/cols, 1)
+		if r == s.row {
+			crow, ccol = len(grid)+min(s.col/cols, n-1), s.col%cols
 		}
-		s.grid[i] = nr
+		for k := range n {
+			nr := make([]rune, cols)
+			for j := range nr {
+				nr[j] = ' '
+				if k*cols+j < len(row) {
+					nr[j] = row[k*cols+j]
+				}
+			}
+			grid = append(grid, nr)
+			written = append(written, min(max(s.written[r]-k*cols, 0), cols))
+		}
 	}
-	s.cols = cols
-	s.col = min(s.col, cols-1)
-	s.wrapNext = false
-	_ = rows
+	// Drop blank rows at the bottom first, then scroll the top off.
+	for len(grid) > s.rows && len(grid)-1 > crow && written[len(grid)-1] == 0 {
+		grid, written = grid[:len(grid)-1], written[:len(written)-1]
+	}
+	for len(grid) > s.rows {
+		s.scrollback = append(s.scrollback, strings.TrimRight(string(grid[0]), " "))
+		grid, written = grid[1:], written[1:]
+		crow--
+	}
+	for len(grid) < s.rows {
+		grid = append(grid, make([]rune, cols))
+		for j := range grid[len(grid)-1] {
+			grid[len(grid)-1][j] = ' '
+		}
+		written = append(written, 0)
+	}
+	s.grid, s.written, s.cols, s.row, s.col, s.wrapNext = grid, written, cols, max(crow, 0), ccol, false
 }
 
 // feed interprets output bytes and returns the terminal's replies.
@@ -148,6 +177,7 @@ func (s *vtScreen) put(r rune) {
 		s.lineFeed()
 	}
 	s.grid[s.row][s.col] = r
+	s.written[s.row] = max(s.written[s.row], s.col+1)
 	if s.col == s.cols-1 {
 		s.wrapNext = true
 	} else {
@@ -165,6 +195,7 @@ func (s *vtScreen) lineFeed() {
 		s.scrollback = append(s.scrollback, strings.TrimRight(string(s.grid[0]), " "))
 	}
 	s.grid = append(s.grid[1:], s.blankRow())
+	s.written = append(s.written[1:], 0)
 }
 
 // escape interprets one escape sequence at the start of b: its length,
@@ -247,14 +278,19 @@ func (s *vtScreen) csi(params string, final byte) string {
 		for j := from; j < to; j++ {
 			s.grid[s.row][j] = ' '
 		}
+		if to == s.cols {
+			s.written[s.row] = min(s.written[s.row], from)
+		}
 	case 'J':
 		switch arg(0, 0) {
 		case 0:
 			for j := s.col; j < s.cols; j++ {
 				s.grid[s.row][j] = ' '
 			}
+			s.written[s.row] = min(s.written[s.row], s.col)
 			for r := s.row + 1; r < s.rows; r++ {
 				s.grid[r] = s.blankRow()
+				s.written[r] = 0
 			}
 		case 1:
 			for r := 0; r < s.row; r++ {
@@ -262,6 +298,7 @@ func (s *vtScreen) csi(params string, final byte) string {
 			}
 		case 2, 3:
 			s.grid = s.blank()
+			s.written = make([]int, s.rows)
 		}
 	case 'n':
 		if arg(0, 0) == 6 && s.answer {

@@ -40,10 +40,23 @@ func (m *Model) View() string {
 		}
 	}
 	if m.quitting {
-		return strings.Join(parts, "\n")
+		return trimLines(strings.Join(parts, "\n"))
 	}
 	parts = append(parts, m.statusLine())
-	return strings.Join(parts, "\n")
+	return trimLines(strings.Join(parts, "\n"))
+}
+
+// trimLines drops the spaces the textarea pads its lines with to the full
+// width. A terminal that reflows its rows on resize (VTE, kitty, iTerm2)
+// kept those spaces, so after narrowing the window the input line took two
+// rows, Bubble Tea's renderer moved up over one, and the prompt was drawn
+// again under its old copy.
+func trimLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.Join(lines, "\n")
 }
 
 func (m *Model) style(s lipgloss.Style, text string) string {
