@@ -38,9 +38,9 @@ type turnDoneMsg struct {
 // infoMsg and errMsg print a line of the UI's own; pagerMsg opens a pager;
 // switchedMsg follows /new and /resume.
 type (
-	infoMsg     string
-	errMsg      struct{ err error }
-	pagerMsg    struct {
+	infoMsg  string
+	errMsg   struct{ err error }
+	pagerMsg struct {
 		title, text string
 		// diff: text is a unified diff, coloured by line when colour is on.
 		diff bool
