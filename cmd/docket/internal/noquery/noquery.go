@@ -32,9 +32,25 @@ var before ci
 func init() {
 	v, ok := os.LookupEnv("CI")
 	before = ci{value: v, set: ok}
-	if !ok || v == "" {
+	// Only when stdout may be a terminal (termenv asks nothing otherwise),
+	// so that a process whose main never runs (a test binary) keeps its
+	// environment as it was.
+	if (!ok || v == "") && maybeTerminal(os.Stdout) {
 		_ = os.Setenv("CI", "docket-start-up")
 	}
+}
+
+// maybeTerminal reports whether f is a character device other than
+// /dev/null: a terminal, or something rare enough that skipping the
+// colour query there costs nothing. It keeps this package's imports to os
+// alone, which is what makes it initialise before termenv.
+func maybeTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	if err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		return false
+	}
+	null, err := os.Stat(os.DevNull)
+	return err != nil || !os.SameFile(fi, null)
 }
 
 // Restore puts CI back as it was before the program started.
