@@ -335,16 +335,22 @@ func TestChatSessionEndToEnd(t *testing.T) {
 					Path string `json:"path"`
 				} `json:"attachments"`
 			} `json:"prompt"`
+			Policy *struct {
+				ApprovalPolicy string `json:"approval_policy"`
+				Previous       string `json:"previous"`
+			} `json:"policy_change"`
 		} `json:"events"`
 	}
 	if err := json.Unmarshal(aout, &report); err != nil {
 		t.Fatalf("audit JSON: %v\n%s", err, aout)
 	}
-	// The audit shows the attachment and the /compact, in that order.
-	if ev := report.Events; len(ev) != 2 || ev[0].Prompt == nil || len(ev[0].Prompt.Attachments) != 1 ||
+	// The audit shows the attachment, the /compact and the /approvals
+	// change, in that order.
+	if ev := report.Events; len(ev) != 3 || ev[0].Prompt == nil || len(ev[0].Prompt.Attachments) != 1 ||
 		ev[0].Prompt.Attachments[0].Path != "notes.txt" || ev[1].Compaction == nil || ev[1].Compaction.Trigger != "manual" ||
-		ev[1].Compaction.Summary != "Summary: greeted, made made.txt." {
-		t.Errorf("audit events: want notes.txt attached, then the manual compaction:\n%s", aout)
+		ev[1].Compaction.Summary != "Summary: greeted, made made.txt." ||
+		ev[2].Policy == nil || ev[2].Policy.ApprovalPolicy != "never" || ev[2].Policy.Previous != "untrusted" {
+		t.Errorf("audit events: want notes.txt attached, the manual compaction, then the policy change:\n%s", aout)
 	}
 	found := false
 	for _, c := range report.Calls {

@@ -84,7 +84,9 @@ func runChat(c *cobra.Command, a *app, f *chatFlags, args []string) error {
 	}
 	if f.resume == "" && !f.skipGitRepoCheck && !cfg.Trust.Trusted() {
 		if err := checkGitRepo(cwd); err != nil {
-			return err
+			if trusted, aerr := askTrust(a, cwd); aerr != nil || !trusted {
+				return errors.Join(err, aerr)
+			}
 		}
 	}
 	if f.ephemeral || f.outputSchema != "" || f.outputLastMessage != "" {

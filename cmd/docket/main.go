@@ -5,10 +5,12 @@ package main
 import (
 	"os"
 
+	"github.com/docket-engine/docket/cmd/docket/internal/noquery"
 	"github.com/docket-engine/docket/engine"
 )
 
 func main() {
+	noquery.Restore()
 	// Helper modes re-execute this binary; they must not go through cobra,
 	// both for start-up time and because the sandbox helper restricts itself.
 	if code, ok := engine.Helper(os.Args); ok {

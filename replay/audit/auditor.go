@@ -136,9 +136,7 @@ func (a *auditor) feed(r events.Record) error {
 	case *events.Compaction:
 		return a.compaction(r, v)
 	case *events.PolicyChanged:
-		// Calls that begin after it were decided under the new policy.
-		a.approvalNow = v.ApprovalPolicy
-		return nil
+		return a.policyChange(r, v)
 	case *events.RuleAmended:
 		am := Amendment{CallID: v.CallID, Seq: r.Seq, Pattern: v.Pattern, Line: v.Line, File: v.File, Written: v.Written}
 		a.amended = append(a.amended, am)

@@ -20,6 +20,9 @@ const (
 	EventCompaction = "compaction"
 	// EventAttachments: a prompt came with files (@path) or images.
 	EventAttachments = "attachments"
+	// EventPolicyChange: the approval policy was changed mid-session
+	// (/approvals); the calls after it were decided under the new one.
+	EventPolicyChange = "policy_change"
 )
 
 // Event is something the journal records about the session's
@@ -27,11 +30,22 @@ const (
 // prompt with files attached. Events come among the calls in journal
 // order; an audit narrowed to calls (--call, --unsandboxed) has none.
 type Event struct {
-	Seq        uint64      `json:"seq"`
-	At         string      `json:"at"`
-	Kind       string      `json:"kind"`
-	Compaction *Compaction `json:"compaction,omitempty"`
-	Prompt     *Prompt     `json:"prompt,omitempty"`
+	Seq        uint64        `json:"seq"`
+	At         string        `json:"at"`
+	Kind       string        `json:"kind"`
+	Compaction *Compaction   `json:"compaction,omitempty"`
+	Prompt     *Prompt       `json:"prompt,omitempty"`
+	Policy     *PolicyChange `json:"policy_change,omitempty"`
+}
+
+// PolicyChange is one change of the approval policy during the session.
+type PolicyChange struct {
+	ApprovalPolicy string `json:"approval_policy"`
+	Previous       string `json:"previous"`
+	// Source is who changed it (user, config, ...).
+	Source string `json:"source"`
+	// Message is what the model was told of the change, when it was.
+	Message string `json:"message,omitempty"`
 }
 
 // Compaction is one compaction record, with what it summarised.
@@ -164,6 +178,14 @@ func (a *auditor) compaction(r events.Record, v *events.Compaction) error {
 		}
 	}
 	return a.event(&Event{Seq: r.Seq, At: fmtTime(r.At), Kind: EventCompaction, Compaction: c})
+}
+
+// policyChange audits a policy_changed record: calls that begin after it
+// were decided under the new policy, and the audit says where it changed.
+func (a *auditor) policyChange(r events.Record, v *events.PolicyChanged) error {
+	a.approvalNow = v.ApprovalPolicy
+	return a.event(&Event{Seq: r.Seq, At: fmtTime(r.At), Kind: EventPolicyChange, Policy: &PolicyChange{
+		ApprovalPolicy: v.ApprovalPolicy, Previous: v.Previous, Source: string(v.Source), Message: v.Message}})
 }
 
 // event queues a session event behind the calls that began before it, so

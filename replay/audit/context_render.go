@@ -15,6 +15,10 @@ func (t *textWriter) Event(e *Event) error {
 		t.compaction(e, e.Compaction)
 	case e.Prompt != nil:
 		t.prompt(e, e.Prompt)
+	case e.Policy != nil:
+		p := e.Policy
+		t.printf("\npolicy      seq %d  %s  approval policy %s (was %s), changed by %s; later calls are decided under it\n",
+			e.Seq, orDash(e.At), orDash(p.ApprovalPolicy), orDash(p.Previous), orDash(p.Source))
 	}
 	return t.err
 }
@@ -134,6 +138,11 @@ func (h *htmlWriter) Event(e *Event) error {
 			h.put("<li class=\"image\">image <code>%s</code>, %d bytes as a data URL</li>", esc(img.SHA256), img.Bytes)
 		}
 		h.put("</ul>\n</section>\n")
+	case e.Policy != nil:
+		p := e.Policy
+		h.put("<section class=\"event policy\" data-seq=\"%d\">\n<h2>Approval policy changed · #%d <span class=\"at\">%s</span></h2>\n", e.Seq, e.Seq, esc(e.At))
+		h.put("<p>Approval policy <code>%s</code> (was <code>%s</code>), changed by %s; later calls are decided under it.</p>\n</section>\n",
+			esc(orDash(p.ApprovalPolicy)), esc(orDash(p.Previous)), esc(orDash(p.Source)))
 	}
 	return h.err
 }

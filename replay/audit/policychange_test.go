@@ -3,6 +3,7 @@ package audit
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/docket-engine/docket/events"
@@ -67,5 +68,33 @@ func TestRecordsMatchesStream(t *testing.T) {
 	exp, _ := json.Marshal(want)
 	if string(got) != string(exp) {
 		t.Fatalf("Records differs from Stream:\n%s\n%s", got, exp)
+	}
+}
+
+// A policy change is an event of the audit, in its place among the calls,
+// in every format: journaled, it used to be shown nowhere.
+func TestAuditShowsThePolicyChange(t *testing.T) {
+	w := newWriter(t, "0199a1b2-0000-7000-8000-00000000e002", events.SessionConfig{ApprovalPolicy: "on-request", SandboxMode: "danger-full-access"})
+	w.durable("", events.PolicyChanged{ApprovalPolicy: "never", Previous: "on-request", Source: events.SourceUser})
+	path := w.close()
+	r, err := Build(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got *PolicyChange
+	for _, e := range r.Events {
+		if e.Kind == EventPolicyChange {
+			got = e.Policy
+		}
+	}
+	if got == nil || got.ApprovalPolicy != "never" || got.Previous != "on-request" || got.Source != string(events.SourceUser) {
+		t.Fatalf("policy change event %+v in %+v", got, r.Events)
+	}
+	var text strings.Builder
+	if err := WriteText(&text, r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "approval policy never (was on-request), changed by user") {
+		t.Fatalf("the text audit does not show the change:\n%s", text.String())
 	}
 }

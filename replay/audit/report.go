@@ -38,7 +38,7 @@ type Report struct {
 	Parent *Parent `json:"parent,omitempty"`
 	Rules  Rules   `json:"rules"`
 	Calls  []Call  `json:"calls"`
-	// Events are the session's compactions and prompts with attachments,
+	// Events are the session's compactions, policy changes and prompts with attachments,
 	// in journal order (see Event); the JSON writer lists them after the
 	// calls, the text and HTML writers among them.
 	Events     []Event     `json:"events,omitempty"`

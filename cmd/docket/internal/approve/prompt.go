@@ -103,7 +103,9 @@ func diff(patch string, color bool) string {
 		shown = shown[:maxPatchLines]
 	}
 	for _, l := range shown {
-		text := safetext.Fold(safetext.Line(l), safetext.DefaultWidth)
+		// Tabs expanded, not escaped: Go and Makefile patches are indented
+		// with them and `\t` on every line makes a patch hard to read.
+		text := safetext.Fold(safetext.Line(safetext.ExpandTabs(l, 0)), safetext.DefaultWidth)
 		style := ""
 		switch {
 		case strings.HasPrefix(l, "***"):

@@ -35,6 +35,10 @@ func TestPromptsAPersonCanTrust(t *testing.T) {
 		Kind: events.ApprovalPatch, Paths: []string{"/outside/notes.txt"}, Cwd: "/work", Reason: "writes outside the project"},
 		Patch: "*** Begin Patch\n*** Update File: /outside/notes.txt\n@@\n-old line\n+new line\x1b[8m hidden\n*** End Patch\n"}
 
+	goPatch := engine.ApprovalRequest{ApprovalRequested: events.ApprovalRequested{CallID: "c6", Phase: events.PhaseInitial,
+		Kind: events.ApprovalPatch, Paths: []string{"/work/main.go"}, Cwd: "/work", Reason: "untrusted policy asks"},
+		Patch: "*** Begin Patch\n*** Update File: main.go\n@@\n func main() {\n-\treturn\n+\tif err := run(); err != nil {\n+\t\tos.Exit(1)\n+\t}\n }\n*** End Patch\n"}
+
 	for _, tc := range []struct {
 		name     string
 		req      engine.ApprovalRequest
@@ -58,6 +62,9 @@ func TestPromptsAPersonCanTrust(t *testing.T) {
 		{name: "a patch shows its diff, plain without colour", req: patch, typed: []string{"y"}, decision: events.Approved,
 			shows: []string{"files:   /outside/notes.txt", "    -old line\n", `    +new line\e[8m hidden`, "    *** Update File: /outside/notes.txt"},
 			hides: []string{"\x1b[32m", "\x1b[8m"}},
+		{name: "a Go patch's tabs are indentation, not escapes", req: goPatch, typed: []string{"y"}, decision: events.Approved,
+			shows: []string{"    +   if err := run(); err != nil {\n", "    +       os.Exit(1)\n", "    -   return\n"},
+			hides: []string{`\t`}},
 		{name: "a patch diff is coloured on a colour terminal", req: patch, color: true, typed: []string{"y"}, decision: events.Approved,
 			shows: []string{"\x1b[31m-old line\x1b[0m", "\x1b[32m+new line\\e[8m hidden\x1b[0m"}, hides: []string{"\x1b[8m"}},
 		{name: "f denies with feedback for the model", req: execRequest("c6"), typed: []string{"f", "  use the make target instead  "},

@@ -86,3 +86,30 @@ type Completer interface {
 type ImageAttacher interface {
 	AttachImage(text string) (path string, ok bool, err error)
 }
+
+// EntryKind is what one entry of a recorded conversation is.
+type EntryKind int
+
+// The kinds of a recorded conversation's entries.
+const (
+	EntryUser EntryKind = iota
+	EntryAssistant
+	EntryCall
+	EntryInfo
+)
+
+// Entry is one piece of a recorded conversation: a prompt, an answer, a
+// command and how it ended, or a note (a compaction). Failed marks a call
+// that did not complete.
+type Entry struct {
+	Kind   EntryKind
+	Text   string
+	Failed bool
+}
+
+// Transcripter is the optional part of a Backend that reads back the
+// current session's conversation from its journal, shown when a session
+// is resumed (as Codex shows the earlier conversation).
+type Transcripter interface {
+	Transcript() ([]Entry, error)
+}

@@ -5,6 +5,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/docket-engine/docket/engine/attach"
+	"github.com/docket-engine/docket/events/safetext"
 )
 
 // maxCompletions bounds the @ popup.
@@ -16,11 +17,21 @@ type completion struct {
 	at      int // byte offset of the @ in the input
 	matches []string
 	sel     int
+	// labels, when set, are what the popup shows for each match (a
+	// command's help, a session's start and first prompt).
+	labels []string
+	// choose, when set, makes this a picker or the / popup: Enter (or
+	// Tab) hands it the chosen match instead of completing an @ path.
+	choose func(m *Model, match string, enter bool) tea.Cmd
 }
 
-// refreshCompletion recomputes the popup after the input changed.
+// refreshCompletion recomputes the popup after the input changed: the
+// slash commands while a command name is typed, else @ paths.
 func (m *Model) refreshCompletion() {
 	m.comp = nil
+	if m.slashPopup() {
+		return
+	}
 	c, ok := m.backend.(Completer)
 	if !ok {
 		return
@@ -36,7 +47,7 @@ func (m *Model) refreshCompletion() {
 
 // completionKey handles a key while the popup is open; handled is false
 // for keys that go on to the input.
-func (m *Model) completionKey(k tea.KeyMsg) (handled bool) {
+func (m *Model) completionKey(k tea.KeyMsg) (handled bool, cmd tea.Cmd) {
 	c := m.comp
 	switch k.Type {
 	case tea.KeyUp:
@@ -44,6 +55,10 @@ func (m *Model) completionKey(k tea.KeyMsg) (handled bool) {
 	case tea.KeyDown:
 		c.sel = (c.sel + 1) % len(c.matches)
 	case tea.KeyTab, tea.KeyEnter:
+		if c.choose != nil {
+			m.comp = nil
+			return true, c.choose(m, c.matches[c.sel], k.Type == tea.KeyEnter)
+		}
 		v := m.input.Value()
 		m.input.SetValue(v[:c.at] + attach.Token(c.matches[c.sel]) + " ")
 		m.input.CursorEnd()
@@ -51,9 +66,9 @@ func (m *Model) completionKey(k tea.KeyMsg) (handled bool) {
 	case tea.KeyEsc:
 		m.comp = nil
 	default:
-		return false
+		return false, nil
 	}
-	return true
+	return true, nil
 }
 
 func (m *Model) viewCompletion() string {
@@ -66,7 +81,10 @@ func (m *Model) viewCompletion() string {
 		if i == m.comp.sel {
 			mark = "› "
 		}
-		b.WriteString(mark + truncate(p, m.width-4))
+		if m.comp.labels != nil {
+			p = m.comp.labels[i]
+		}
+		b.WriteString(mark + truncate(safetext.Line(p), m.width-4))
 	}
 	return m.style(styleDim, b.String())
 }

@@ -24,7 +24,7 @@ type markdown struct {
 }
 
 func newMarkdown(color bool) *markdown {
-	return &markdown{color: color, md: goldmark.New(goldmark.WithExtensions(extension.Strikethrough))}
+	return &markdown{color: color, md: goldmark.New(goldmark.WithExtensions(extension.Strikethrough, extension.Table))}
 }
 
 // Styles of the markdown renderer (applied only with colour).
@@ -78,17 +78,30 @@ func (r *mdRender) block(n ast.Node, width, depth int) string {
 	case *ast.Paragraph, *ast.TextBlock:
 		return ansi.Wordwrap(r.inlines(n), width, "")
 	case *ast.FencedCodeBlock, *ast.CodeBlock:
-		var b strings.Builder
+		var code strings.Builder
 		lines := n.Lines()
 		for i := range lines.Len() {
 			seg := lines.At(i)
-			line := strings.TrimRight(string(seg.Value(r.src)), "\n")
 			if i > 0 {
-				b.WriteString("\n")
+				code.WriteString("\n")
 			}
-			b.WriteString("    " + r.style(mdCode, line))
+			code.WriteString(strings.TrimRight(string(seg.Value(r.src)), "\n"))
 		}
-		return b.String()
+		text := code.String()
+		golang := false
+		if f, ok := v.(*ast.FencedCodeBlock); ok && f.Info != nil {
+			lang, _, _ := strings.Cut(strings.TrimSpace(string(f.Info.Segment.Value(r.src))), " ")
+			golang = lang == "go" || lang == "golang"
+		}
+		out := strings.Split(text, "\n")
+		if r.md.color && golang {
+			out = strings.Split(highlightGo(text), "\n")
+		} else {
+			for i, l := range out {
+				out[i] = r.style(mdCode, l)
+			}
+		}
+		return prefixLines(strings.Join(out, "\n"), "    ", "    ")
 	case *ast.Blockquote:
 		inner := r.children(n, width-2, depth)
 		return prefixLines(inner, r.style(styleDim, "│ "), r.style(styleDim, "│ "))
@@ -109,6 +122,8 @@ func (r *mdRender) block(n ast.Node, width, depth int) string {
 			sep = "\n\n"
 		}
 		return strings.Join(items, sep)
+	case *east.Table:
+		return r.table(v, width)
 	case *ast.ThematicBreak:
 		return r.style(styleDim, strings.Repeat("─", min(width, 40)))
 	case *ast.HTMLBlock:

@@ -23,3 +23,12 @@ func TestMarkdownColorKeepsText(t *testing.T) {
 		}
 	}
 }
+
+// A GFM table keeps its rows and columns: aligned cells under an
+// underlined header, and a table wider than the screen wraps its widest
+// cells rather than running rows together.
+func TestMarkdownTable(t *testing.T) {
+	src := "Results:\n\n| package | tests | time |\n|:--|--:|:-:|\n| engine | 112 | 3.1s |\n| sandbox | 48 | 12.0s |\n\n" +
+		"| name | what it does |\n|---|---|\n| compact | summarises the conversation so that the model can go on with a smaller context window than before |\n"
+	golden(t, "markdown_table.golden", newMarkdown(false).render(src, 50))
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/docket-engine/docket/engine"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/states"
@@ -37,12 +38,19 @@ type turnDoneMsg struct {
 // infoMsg and errMsg print a line of the UI's own; pagerMsg opens a pager;
 // switchedMsg follows /new and /resume.
 type (
-	infoMsg     string
-	errMsg      struct{ err error }
-	pagerMsg    struct{ title, text string }
+	infoMsg  string
+	errMsg   struct{ err error }
+	pagerMsg struct {
+		title, text string
+		// diff: text is a unified diff, coloured by line when colour is on.
+		diff bool
+	}
 	switchedMsg struct {
 		what    string
 		pending bool
+		// resumed: another recorded session is now current; its earlier
+		// conversation is shown first.
+		resumed bool
 	}
 )
 
@@ -65,12 +73,14 @@ type Model struct {
 	cancel  context.CancelFunc
 	// interrupting: Ctrl-C was pressed during this turn; another quits.
 	interrupting bool
-	// compacting is set while a /compact runs: the engine's compaction
-	// notice is then the user's own, not an automatic one.
-	compacting bool
 	// armed: Ctrl-C cleared the input while idle; another quits.
-	armed    bool
-	quitting bool
+	armed bool
+	// compacting: a /compact the person asked for ran since the last
+	// turn started; the engine's compaction notice, which may arrive after
+	// the command's own result, is then not announced as automatic (an
+	// automatic compaction happens only inside a turn).
+	compacting bool
+	quitting   bool
 
 	overlays []*overlay
 	pager    *pager
@@ -81,6 +91,9 @@ type Model struct {
 	// deferred holds what was printed while a pager had the alternate
 	// screen (Bubble Tea prints nothing there); it goes out on close.
 	deferred []string
+
+	// pastes are the long pastes collapsed into notes in the input.
+	pastes []paste
 
 	history    []string
 	historyPos int // len(history) when not walking it
@@ -123,13 +136,14 @@ func New(ctx context.Context, b Backend, opts Options) *Model {
 // Init starts the first turn: the pending one of a resumed session, or
 // the prompt given on the command line.
 func (m *Model) Init() tea.Cmd {
+	earlier := m.printTranscript()
 	switch {
 	case m.backend.Pending():
-		return m.startContinue()
+		return tea.Sequence(earlier, m.startContinue())
 	case strings.TrimSpace(m.opts.Prompt) != "":
-		return m.submitPrompt(m.opts.Prompt)
+		return tea.Sequence(earlier, m.submitPrompt(m.opts.Prompt))
 	}
-	return nil
+	return earlier
 }
 
 // Update handles one message.
@@ -138,6 +152,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.input.SetWidth(msg.Width)
+		m.input.SetHeight(m.inputRows())
 		if m.pager != nil {
 			m.pager.resize(msg.Width, msg.Height)
 		}
@@ -161,24 +176,32 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case turnDoneMsg:
-		m.compacting = false
 		return m, m.turnDone(msg)
 	case compactedMsg:
-		m.running, m.interrupting, m.compacting = false, false, false
+		m.running, m.interrupting = false, false
 		m.cancel()
 		m.cancel = nil
 		m.info = m.backend.Info()
 		return m, m.print(m.renderInfo("conversation compacted; the model goes on from this summary:\n" + msg.summary))
 	case infoMsg:
 		return m, m.print(m.renderInfo(string(msg)))
+	case sessionsMsg:
+		return m, m.resumePicker(msg)
 	case errMsg:
 		return m, m.print(m.renderError(msg.err.Error()))
 	case pagerMsg:
-		m.pager = newPager(msg.title, msg.text, m.width, m.height)
+		text := msg.text
+		if msg.diff && m.opts.Color {
+			text = colorDiff(text)
+		}
+		m.pager = newPager(msg.title, text, m.width, m.height)
 		return m, tea.EnterAltScreen
 	case switchedMsg:
 		m.info = m.backend.Info()
 		cmd := m.print(m.renderInfo(msg.what))
+		if msg.resumed {
+			cmd = tea.Sequence(m.printTranscript(), cmd)
+		}
 		if msg.pending {
 			return m, tea.Sequence(cmd, m.startContinue())
 		}
@@ -208,15 +231,32 @@ func (m *Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if len(m.overlays) > 0 {
 		return m.overlayKey(k)
 	}
-	if m.comp != nil && m.completionKey(k) {
+	if m.comp != nil {
+		if handled, cmd := m.completionKey(k); handled {
+			return m, cmd
+		}
+	}
+	if k.Paste && k.Type == tea.KeyRunes {
+		text := m.collapsePaste(string(k.Runes))
+		m.editInput(func() { m.input.InsertString(text) })
+		m.refreshCompletion()
 		return m, nil
 	}
 	switch k.Type {
+	case tea.KeyEsc:
+		// As in Codex: Esc interrupts the running turn. Unlike Ctrl-C it
+		// never quits, so a second Esc does nothing.
+		if m.running && !m.interrupting {
+			return m.interrupt()
+		}
 	case tea.KeyCtrlD:
 		if m.input.Value() == "" && !m.running {
 			return m.quit()
 		}
 	case tea.KeyEnter:
+		if k.Alt {
+			break // Alt-Enter is a newline (the textarea's key map says so)
+		}
 		text := m.input.Value()
 		if strings.TrimSpace(text) == "" {
 			return m, nil
@@ -240,28 +280,57 @@ func (m *Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 				m.draft = m.input.Value()
 			}
 			m.historyPos--
-			m.input.SetValue(m.history[m.historyPos])
+			m.editInput(func() { m.input.SetValue(m.history[m.historyPos]) })
 			return m, nil
 		}
 	case tea.KeyDown:
 		if !strings.Contains(m.input.Value(), "\n") && m.historyPos < len(m.history) {
 			m.historyPos++
-			if m.historyPos == len(m.history) {
-				m.input.SetValue(m.draft)
-			} else {
-				m.input.SetValue(m.history[m.historyPos])
-			}
+			m.editInput(func() {
+				if m.historyPos == len(m.history) {
+					m.input.SetValue(m.draft)
+				} else {
+					m.input.SetValue(m.history[m.historyPos])
+				}
+			})
 			return m, nil
 		}
 	}
 	before := m.input.Value()
 	var cmd tea.Cmd
-	m.input, cmd = m.input.Update(k)
-	m.input.SetHeight(min(strings.Count(m.input.Value(), "\n")+1, m.input.MaxHeight))
+	m.editInput(func() { m.input, cmd = m.input.Update(k) })
 	if m.input.Value() != before {
 		m.refreshCompletion()
 	}
 	return m, cmd
+}
+
+// editInput applies an edit to the input at its tallest, then fits the
+// height to the text. The textarea scrolls its view to keep the cursor
+// in it: at one line tall, the newline of Alt-Enter (or a pasted or
+// recalled multi-line prompt, or a long line wrapping) scrolled the first
+// line out, and growing the box afterwards did not scroll it back.
+func (m *Model) editInput(edit func()) {
+	m.input.SetHeight(m.input.MaxHeight)
+	edit()
+	m.input.SetHeight(m.inputRows())
+}
+
+// inputRows is how many rows the input's text takes, its long lines
+// wrapped at the textarea's width, bounded by its maximum height.
+func (m *Model) inputRows() int {
+	w := max(m.input.Width(), 1)
+	rows := 0
+	for _, l := range strings.Split(m.input.Value(), "\n") {
+		// Word-wrapped as the textarea wraps; a full last row puts the
+		// cursor on one more.
+		wrapped := strings.Split(ansi.Wrap(l, w, ""), "\n")
+		rows += len(wrapped)
+		if ansi.StringWidth(wrapped[len(wrapped)-1]) >= w {
+			rows++
+		}
+	}
+	return min(max(rows, 1), m.input.MaxHeight)
 }
 
 // interrupt is Ctrl-C: it interrupts the running turn (the engine records
@@ -298,13 +367,16 @@ func (m *Model) quit() (tea.Model, tea.Cmd) {
 }
 
 // submit sends what was typed: a slash command or a prompt.
+// The history keeps the prompt with its pastes expanded, so that it can
+// be recalled in a later session.
 func (m *Model) submit(text string) tea.Cmd {
 	trimmed := strings.TrimSpace(text)
-	if len(m.history) == 0 || m.history[len(m.history)-1] != text {
-		m.history = append(m.history, text)
+	full := m.expandPastes(text)
+	if len(m.history) == 0 || m.history[len(m.history)-1] != full {
+		m.history = append(m.history, full)
 		m.historyPos = len(m.history)
 		if m.opts.History != nil {
-			if err := m.opts.History.Add(text); err != nil {
+			if err := m.opts.History.Add(full); err != nil {
 				return tea.Batch(m.slashOrPrompt(trimmed, text), m.print(m.renderError("prompt history: "+err.Error())))
 			}
 		}
@@ -327,22 +399,25 @@ func (m *Model) slashOrPrompt(trimmed, text string) tea.Cmd {
 	return m.submitPrompt(text)
 }
 
-// submitPrompt prints the prompt and starts its turn.
+// submitPrompt prints the prompt and starts its turn. A long paste is
+// echoed as its note; the model gets the whole text.
 func (m *Model) submitPrompt(text string) tea.Cmd {
+	shown := text
+	text = m.expandPastes(text)
 	ctx, cancel := context.WithCancel(m.ctx)
-	m.running, m.cancel, m.interrupting = true, cancel, false
+	m.running, m.cancel, m.interrupting, m.compacting = true, cancel, false, false
 	b := m.backend
 	run := func() tea.Msg {
 		res, err := b.Turn(ctx, text)
 		return turnDoneMsg{res: res, err: err}
 	}
-	return tea.Sequence(m.print(m.renderUser(text)), run)
+	return tea.Sequence(m.print(m.renderUser(shown)), run)
 }
 
 // startContinue finishes a resumed session's pending turn.
 func (m *Model) startContinue() tea.Cmd {
 	ctx, cancel := context.WithCancel(m.ctx)
-	m.running, m.cancel, m.interrupting = true, cancel, false
+	m.running, m.cancel, m.interrupting, m.compacting = true, cancel, false, false
 	b := m.backend
 	return tea.Sequence(m.print(m.renderInfo("finishing the session's unfinished turn")), func() tea.Msg {
 		res, err := b.Continue(ctx)
@@ -460,8 +535,7 @@ func (m *Model) notice(n engine.Notice) {
 		}
 	case engine.NoticeCompacted:
 		if m.compacting {
-			// /compact says it itself, with the summary.
-			break
+			return // cmdCompact announced it, and compactedMsg shows the summary
 		}
 		m.blocks = append(m.blocks, &block{kind: blockInfo, finished: true, text: "the conversation was compacted automatically; the model goes on from its summary"})
 	}
@@ -541,7 +615,29 @@ func (m *Model) print(s string) tea.Cmd {
 		m.deferred = append(m.deferred, s)
 		return nil
 	}
-	return tea.Println(s)
+	return tea.Println(m.fit(s))
+}
+
+// fit makes lines wider than the screen erase the rest of the last row
+// they wrap onto. Bubble Tea erases the rest of a printed row only when
+// the line is narrower than the screen, so a longer one (the resume hint
+// on quit, the interrupt notice, any long notice) left the tail of the
+// status line it overwrote on its wrapped row, in the scrollback for
+// good. The line itself is left to the terminal's soft wrap, so that
+// copying it (a session id, a command) gives it whole. A line that
+// fills its last row exactly needs nothing, and an erase there would
+// take its last character.
+func (m *Model) fit(s string) string {
+	if m.width <= 0 {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if w := ansi.StringWidth(l); w > m.width && w%m.width != 0 {
+			lines[i] = l + ansi.EraseLineRight
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // closePager leaves the alternate screen and prints what waited for it.
@@ -549,7 +645,7 @@ func (m *Model) closePager() tea.Cmd {
 	m.pager = nil
 	cmds := []tea.Cmd{tea.ExitAltScreen}
 	if len(m.deferred) > 0 {
-		cmds = append(cmds, tea.Println(strings.Join(m.deferred, "\n")))
+		cmds = append(cmds, tea.Println(m.fit(strings.Join(m.deferred, "\n"))))
 		m.deferred = nil
 	}
 	return tea.Sequence(cmds...)

@@ -61,7 +61,7 @@ func (m *Model) cmdHelp(string) tea.Cmd {
 	for _, c := range commands() {
 		fmt.Fprintf(&b, "\n  /%s %s  %s", c.name, c.args, c.help)
 	}
-	b.WriteString("\nkeys: Enter send · Alt-Enter or Ctrl-J newline · ↑/↓ prompt history · Ctrl-C interrupt the turn, twice quits · Ctrl-D quit")
+	b.WriteString("\nkeys: Enter send · Alt-Enter or Ctrl-J newline · ↑/↓ prompt history · Esc or Ctrl-C interrupt the turn, Ctrl-C twice quits · Ctrl-D quit")
 	return m.print(b.String())
 }
 
@@ -90,7 +90,7 @@ func (m *Model) cmdStatus(string) tea.Cmd {
 
 func (m *Model) cmdApprovals(arg string) tea.Cmd {
 	if arg == "" {
-		return m.print(m.renderInfo("approval policy: " + m.info.ApprovalPolicy + "; change it with /approvals untrusted|on-failure|on-request|never"))
+		return m.approvalsPicker()
 	}
 	b := m.backend
 	return async(func() tea.Msg {
@@ -111,7 +111,7 @@ func (m *Model) cmdDiff(string) tea.Cmd {
 		if strings.TrimSpace(d) == "" {
 			return infoMsg("the workspace has no changes against git's index and HEAD")
 		}
-		return pagerMsg{title: "git diff", text: d}
+		return pagerMsg{title: "git diff", text: safeDiff(d), diff: true}
 	})
 }
 
@@ -175,11 +175,7 @@ func (m *Model) cmdResume(arg string) tea.Cmd {
 			if len(list) == 0 {
 				return infoMsg("this workspace has no recorded sessions")
 			}
-			var lines []string
-			for _, s := range list {
-				lines = append(lines, fmt.Sprintf("%s  %s  %s", s.ID, s.Started, s.Preview))
-			}
-			return infoMsg("recent sessions (/resume ID):\n" + strings.Join(lines, "\n"))
+			return sessionsMsg(list)
 		})
 	}
 	return async(func() tea.Msg {
@@ -187,7 +183,7 @@ func (m *Model) cmdResume(arg string) tea.Cmd {
 		if err != nil {
 			return errMsg{errors.Join(err, noteErr(notes))}
 		}
-		return switchedMsg{what: notes + "resumed session " + b.Info().SessionID, pending: b.Pending()}
+		return switchedMsg{what: notes + "resumed session " + b.Info().SessionID, pending: b.Pending(), resumed: true}
 	})
 }
 

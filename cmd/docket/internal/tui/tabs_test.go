@@ -7,23 +7,23 @@ import (
 	"github.com/docket-engine/docket/engine"
 )
 
-// TestTabsAreLayoutNotEscapes: a Go code block in a message and a
-// command's tab-indented output show indented, never as \t; other
-// control characters are still escaped.
-func TestTabsAreLayoutNotEscapes(t *testing.T) {
+// A Go code block the model writes is indented with tabs; the scrollback
+// shows them as indentation, never as `\t`, and so does a call's output.
+func TestGoCodeBlockTabsAreIndentation(t *testing.T) {
 	m := newTestModel(newFake())
-	msg := "Here:\n\n```go\nfunc f() {\n\treturn\x1b[2K\n}\n```\n"
-	_, cmd := m.Update(noticesMsg{{Type: engine.NoticeMessage, Text: msg}})
+	_, cmd := m.Update(noticesMsg{{Type: engine.NoticeMessage, Text: "Here:\n\n```go\nfunc f() error {\n\tif x {\n\t\treturn nil\n\t}\n}\n```\n"}})
 	_, printed, _ := runAll(cmd)
-	if len(printed) != 1 || strings.Contains(printed[0], `\t`) || !strings.Contains(printed[0], "    return") || !strings.Contains(printed[0], `\e[2K`) {
-		t.Fatalf("the code block is not indented with spaces (or an escape got through): %q", printed)
+	out := strings.Join(printed, "\n")
+	for _, want := range []string{"    func f() error {", "        if x {", "            return nil"} {
+		if !strings.Contains(out, want+"\n") {
+			t.Errorf("scrollback lacks %q:\n%s", want, out)
+		}
 	}
-	m.Update(noticesMsg{{Type: engine.NoticeCallStarted, CallID: "c1", Tool: "shell", Command: []string{"gofmt", "-d", "x.go"}},
-		{Type: engine.NoticeCallOutput, CallID: "c1", Text: "+\tif x {\n"}})
-	if v := m.View(); strings.Contains(v, `\t`) || !strings.Contains(v, "+   if x {") {
-		t.Fatalf("the output is not indented with spaces:\n%s", v)
+	m.Update(noticesMsg{{Type: engine.NoticeCallOutput, CallID: "c1", Text: "main.go:\n\tfmt.Println()\n"}})
+	if v := m.View(); !strings.Contains(v, "│     fmt.Println()") {
+		t.Errorf("call output's tab is not indentation:\n%s", v)
 	}
-	if got := expandTabs("a\tbc\td"); got != "a   bc  d" {
-		t.Errorf("expandTabs = %q", got)
+	if strings.Contains(out+m.View(), `\t`) {
+		t.Errorf("a tab is shown as an escape:\n%s\n%s", out, m.View())
 	}
 }

@@ -40,10 +40,23 @@ func (m *Model) View() string {
 		}
 	}
 	if m.quitting {
-		return strings.Join(parts, "\n")
+		return trimLines(strings.Join(parts, "\n"))
 	}
 	parts = append(parts, m.statusLine())
-	return strings.Join(parts, "\n")
+	return trimLines(strings.Join(parts, "\n"))
+}
+
+// trimLines drops the spaces the textarea pads its lines with to the full
+// width. A terminal that reflows its rows on resize (VTE, kitty, iTerm2)
+// kept those spaces, so after narrowing the window the input line took two
+// rows, Bubble Tea's renderer moved up over one, and the prompt was drawn
+// again under its old copy.
+func trimLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.Join(lines, "\n")
 }
 
 func (m *Model) style(s lipgloss.Style, text string) string {
@@ -74,38 +87,15 @@ func (m *Model) renderBlock(b *block) string {
 	return m.renderInfo(b.text)
 }
 
-// safeText makes multi-line text safe line by line. Tabs are expanded to
-// spaces first: they are layout (Go code, patches), not something to show
-// as \t, and a terminal's own tab stops would not match the frame.
+// safeText makes multi-line text safe line by line. Tabs are expanded
+// first: code and patches are indented with them, and Line would show
+// each as `\t`.
 func (m *Model) safeText(s string) string {
-	lines := strings.Split(s, "\n")
+	lines := strings.Split(safetext.ExpandTabs(s, 0), "\n")
 	for i, l := range lines {
-		lines[i] = safetext.Line(expandTabs(l))
+		lines[i] = safetext.Line(l)
 	}
 	return strings.Join(lines, "\n")
-}
-
-// tabWidth is the tab stop of expandTabs, as Codex's TUI shows a tab.
-const tabWidth = 4
-
-// expandTabs replaces each tab by spaces to the next tab stop.
-func expandTabs(s string) string {
-	if !strings.Contains(s, "\t") {
-		return s
-	}
-	var b strings.Builder
-	col := 0
-	for _, r := range s {
-		if r == '\t' {
-			n := tabWidth - col%tabWidth
-			b.WriteString(strings.Repeat(" ", n))
-			col += n
-			continue
-		}
-		b.WriteRune(r)
-		col++
-	}
-	return b.String()
 }
 
 func (m *Model) renderUser(text string) string {
@@ -160,7 +150,7 @@ func (m *Model) renderCall(c *callView) string {
 		fmt.Fprintf(&b, "\n  %s", m.style(styleDim, fmt.Sprintf("… %d earlier lines folded", folded)))
 	}
 	for _, l := range c.tail {
-		b.WriteString("\n  " + m.style(styleDim, "│ "+truncate(safetext.Line(expandTabs(l)), m.width-4)))
+		b.WriteString("\n  " + m.style(styleDim, "│ "+truncate(safetext.Line(safetext.ExpandTabs(l, 0)), m.width-4)))
 	}
 	return b.String()
 }
@@ -216,7 +206,7 @@ func (m *Model) statusLine() string {
 	}
 	hint := "Enter send · Ctrl-C quit"
 	if m.running {
-		hint = "Ctrl-C interrupt"
+		hint = "Esc interrupt"
 	}
 	line := strings.Join([]string{id, i.Model, "approvals " + i.ApprovalPolicy, tokens, hint, "sandbox " + sandbox}, " · ")
 	return m.style(styleDim, truncate(line, m.width))
