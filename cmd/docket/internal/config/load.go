@@ -184,9 +184,7 @@ func Load(opts LoadOptions) (*Config, error) {
 		cfg.APIKeyEnv = p.EnvKey
 		cfg.APIKey = env(p.EnvKey)
 	}
-	for _, n := range cfg.OTel.notes() {
-		cfg.Notes = append(cfg.Notes, n)
-	}
+	cfg.Notes = append(cfg.Notes, cfg.OTel.notes()...)
 	cfg.settings, err = settingsOf(merged)
 	if err != nil {
 		return nil, &Error{Source: "merged configuration", Msg: err.Error(), Err: err}
