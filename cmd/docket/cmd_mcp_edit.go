@@ -25,11 +25,17 @@ func configPath(home string) (string, error) {
 
 // rewriteConfig applies edit to the config file and checks that a config
 // which loaded before still loads after; if not, the old file is put back.
+// It holds the config's edit lock throughout, as an "allow always" does.
 func rewriteConfig(home string, edit func(text string) (string, error)) (string, error) {
 	path, err := configPath(home)
 	if err != nil {
 		return "", err
 	}
+	unlock, err := config.LockFile(path)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
 	old, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return "", err
@@ -46,7 +52,7 @@ func rewriteConfig(home string, edit func(text string) (string, error)) (string,
 	if text == string(old) {
 		return path, nil
 	}
-	if err := writeConfig(path, text); err != nil {
+	if err := config.WriteFileAtomic(path, text); err != nil {
 		return "", fmt.Errorf("write %s: %w", path, err)
 	}
 	if okBefore {
@@ -54,7 +60,7 @@ func rewriteConfig(home string, edit func(text string) (string, error)) (string,
 			if len(old) == 0 {
 				err = os.Remove(path)
 			} else {
-				err = writeConfig(path, string(old))
+				err = config.WriteFileAtomic(path, string(old))
 			}
 			return "", usageErrorf("the new server does not load (%v); %s is unchanged%s", lerr, path, errSuffix(err))
 		}

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"reflect"
 	"regexp"
 	"sort"
@@ -14,16 +12,13 @@ import (
 	"sync"
 
 	toml "github.com/pelletier/go-toml/v2"
+
+	"github.com/docket-engine/docket/cmd/docket/internal/config"
 )
 
 // mcpServerName is what `docket mcp add` accepts as a server name, as
 // Codex does: it is a bare TOML key and part of qualified tool names.
 var mcpServerName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]+$`) })
-
-// tableHeader matches a TOML table header line, [a.b] or [[a.b]].
-var tableHeader = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^\s*\[\[?\s*([^\[\]]+?)\s*\]\]?\s*(#.*)?$`)
-})
 
 // newServer is what `docket mcp add` writes.
 type newServer struct {
@@ -77,30 +72,6 @@ func (s newServer) block(name string) []string {
 	return lines
 }
 
-// headerKey splits a table header's dotted key, honouring quotes.
-func headerKey(s string) []string {
-	var parts []string
-	var cur strings.Builder
-	quote := rune(0)
-	for _, r := range s {
-		switch {
-		case quote != 0 && r == quote:
-			quote = 0
-		case quote != 0:
-			cur.WriteRune(r)
-		case r == '"' || r == '\'':
-			quote = r
-		case r == '.':
-			parts = append(parts, strings.TrimSpace(cur.String()))
-			cur.Reset()
-		case r == ' ' || r == '\t':
-		default:
-			cur.WriteRune(r)
-		}
-	}
-	return append(parts, strings.TrimSpace(cur.String()))
-}
-
 // serverSpan finds [mcp_servers.NAME] and its sub-tables: the first line
 // and one past the last, trailing blank and comment lines left to whatever
 // follows. found is false when the file has no such table.
@@ -108,8 +79,8 @@ func serverSpan(lines []string, name string) (start, end int, found bool, err er
 	start, end = -1, -1
 	section := []string(nil)
 	for i, l := range lines {
-		if m := tableHeader().FindStringSubmatch(l); m != nil {
-			section = headerKey(m[1])
+		if k, ok := config.TableHeaderKey(l); ok {
+			section = k
 			in := len(section) >= 2 && section[0] == "mcp_servers" && section[1] == name
 			switch {
 			case in && start < 0:
@@ -126,7 +97,7 @@ func serverSpan(lines []string, name string) (start, end int, found bool, err er
 		key := strings.TrimSpace(strings.SplitN(l, "=", 2)[0])
 		if strings.Contains(l, "=") && ((section == nil && strings.HasPrefix(key, "mcp_servers.")) ||
 			(len(section) == 1 && section[0] == "mcp_servers")) {
-			k := headerKey(key)
+			k := config.SplitKey(key)
 			if (section == nil && len(k) >= 2 && k[1] == name) || (section != nil && len(k) >= 1 && k[0] == name) {
 				return 0, 0, false, fmt.Errorf("line %d: server %q is defined inline; edit it by hand", i+1, name)
 			}
@@ -217,37 +188,4 @@ func sameExceptServer(before, after, name string, want bool) error {
 		return errors.New("editing the config would change other settings; edit it by hand")
 	}
 	return nil
-}
-
-// writeConfig replaces the config file atomically, keeping its mode.
-func writeConfig(path, text string) error {
-	mode := os.FileMode(0o600)
-	if info, err := os.Stat(path); err == nil {
-		mode = info.Mode().Perm()
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".config.toml.*")
-	if err != nil {
-		return err
-	}
-	// After the rename there is nothing left to remove.
-	defer func() { _ = os.Remove(tmp.Name()) }()
-	if _, err := tmp.WriteString(text); err != nil {
-		_ = tmp.Close() // the write already failed; that error is the one to report
-		return err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		_ = tmp.Close() // the write already failed; that error is the one to report
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		_ = tmp.Close() // the write already failed; that error is the one to report
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

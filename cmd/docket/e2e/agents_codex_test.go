@@ -48,21 +48,8 @@ func (s *answerServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error":{"message":"bad path or key","type":"invalid_request_error"}}`, http.StatusUnauthorized)
 		return
 	}
-	w.Header().Set("Content-Type", "text/event-stream")
-	seq := 0
-	send := func(typ string, payload map[string]any) {
-		payload["type"], payload["sequence_number"] = typ, seq
-		seq++
-		b, _ := json.Marshal(payload)
-		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", typ, b)
-		w.(http.Flusher).Flush()
-	}
-	resp := func(status string, output []any) map[string]any {
-		return map[string]any{"id": "resp_codex", "object": "response", "created_at": 1700000000, "status": status,
-			"error": nil, "model": "m", "output": output,
-			"usage": map[string]any{"input_tokens": 50, "input_tokens_details": map[string]any{"cached_tokens": 0},
-				"output_tokens": 7, "output_tokens_details": map[string]any{"reasoning_tokens": 0}, "total_tokens": 57}}
-	}
+	st := newResponsesStream(w, "resp_codex")
+	send, resp := st.send, st.response
 	msg := map[string]any{"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
 		"content": []any{map[string]any{"type": "output_text", "text": s.answer, "annotations": []any{}}}}
 	send("response.created", map[string]any{"response": resp("in_progress", []any{})})

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -98,22 +97,11 @@ func (s *recordingServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.bodies = append(s.bodies, string(body))
 	s.mu.Unlock()
-	w.Header().Set("Content-Type", "text/event-stream")
 	msg := map[string]any{"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
 		"content": []any{map[string]any{"type": "output_text", "text": s.reply, "annotations": []any{}}}}
-	resp := map[string]any{"id": "resp", "object": "response", "created_at": 1700000000, "status": "completed",
-		"error": nil, "incomplete_details": nil, "instructions": nil, "metadata": map[string]any{}, "model": "m",
-		"output": []any{msg}, "parallel_tool_calls": true, "temperature": 1.0, "tool_choice": "auto", "tools": []any{}, "top_p": 1.0,
-		"usage": map[string]any{"input_tokens": 50, "input_tokens_details": map[string]any{"cached_tokens": 0},
-			"output_tokens": 7, "output_tokens_details": map[string]any{"reasoning_tokens": 0}, "total_tokens": 57}}
-	for i, ev := range []map[string]any{
-		{"type": "response.output_item.done", "output_index": 0, "item": msg},
-		{"type": "response.completed", "response": resp},
-	} {
-		ev["sequence_number"] = i
-		b, _ := json.Marshal(ev)
-		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev["type"], b)
-	}
+	st := newResponsesStream(w, "resp")
+	st.send("response.output_item.done", map[string]any{"output_index": 0, "item": msg})
+	st.send("response.completed", map[string]any{"response": st.response("completed", []any{msg})})
 }
 
 // pngBytes is a 1x1 PNG.

@@ -2,58 +2,11 @@ package e2e
 
 import (
 	"encoding/json"
-	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 )
-
-// sseResponses is a loopback server speaking the Responses API's
-// server-sent events: each request is answered with the next of outputs
-// (the output items of one response), and every request body is kept.
-type sseResponses struct {
-	mu      sync.Mutex
-	outputs [][]map[string]any
-	bodies  []string
-}
-
-func (s *sseResponses) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	s.mu.Lock()
-	n := len(s.bodies)
-	s.bodies = append(s.bodies, string(body))
-	s.mu.Unlock()
-	if r.URL.Path != "/v1/responses" || n >= len(s.outputs) {
-		http.Error(w, `{"error":{"message":"unexpected request","type":"invalid_request_error"}}`, http.StatusBadRequest)
-		return
-	}
-	w.Header().Set("Content-Type", "text/event-stream")
-	seq := 0
-	send := func(typ string, payload map[string]any) {
-		payload["type"], payload["sequence_number"] = typ, seq
-		seq++
-		b, _ := json.Marshal(payload)
-		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", typ, b)
-		w.(http.Flusher).Flush()
-	}
-	resp := func(status string, output []map[string]any) map[string]any {
-		return map[string]any{"id": fmt.Sprintf("resp_%d", n), "object": "response", "created_at": 1700000000, "status": status,
-			"error": nil, "incomplete_details": nil, "instructions": nil, "metadata": map[string]any{}, "model": "m",
-			"output": output, "parallel_tool_calls": true, "temperature": 1.0, "tool_choice": "auto", "tools": []any{}, "top_p": 1.0,
-			"usage": map[string]any{"input_tokens": 50, "input_tokens_details": map[string]any{"cached_tokens": 0},
-				"output_tokens": 7, "output_tokens_details": map[string]any{"reasoning_tokens": 0}, "total_tokens": 57}}
-	}
-	send("response.created", map[string]any{"response": resp("in_progress", []map[string]any{})})
-	for i, it := range s.outputs[n] {
-		send("response.output_item.done", map[string]any{"output_index": i, "item": it})
-	}
-	send("response.completed", map[string]any{"response": resp("completed", s.outputs[n])})
-}
 
 // shellFunctionCall is a shell function call whose call_id may be empty.
 func shellFunctionCall(id, callID string, argv ...string) map[string]any {
@@ -67,13 +20,11 @@ func shellFunctionCall(id, callID string, argv ...string) map[string]any {
 // scripted model.
 func TestAnEmptyCallIDThroughTheOpenAIProviderIsRefusedAlone(t *testing.T) {
 	home, ws := t.TempDir(), t.TempDir()
-	srv := &sseResponses{outputs: [][]map[string]any{
-		{shellFunctionCall("fc_1", "", "touch", "refused"), shellFunctionCall("fc_2", "call_ok", "touch", "ran")},
-		{assistantMessage("finished")},
-	}}
-	hs := httptest.NewServer(srv)
-	defer hs.Close()
-	r := docket(t, []string{"OPENAI_BASE_URL=" + hs.URL + "/v1", "OPENAI_API_KEY=sk-e2e", "DOCKET_HOME=" + home},
+	srv, url := newScriptedResponses(t,
+		turnScript{items: []map[string]any{shellFunctionCall("fc_1", "", "touch", "refused"), shellFunctionCall("fc_2", "call_ok", "touch", "ran")}},
+		turnScript{items: []map[string]any{assistantMessage("finished")}},
+	)
+	r := docket(t, []string{"OPENAI_BASE_URL=" + url, "OPENAI_API_KEY=sk-e2e", "DOCKET_HOME=" + home},
 		"exec", "--skip-git-repo-check", "-C", ws, "-s", "workspace-write", "-a", "never", "go")
 	if r.code != 0 || strings.TrimSpace(r.stdout) != "finished" {
 		t.Fatalf("exit %d, stdout %q; want 0 and the model's answer\nstderr:\n%s", r.code, r.stdout, r.stderr)
@@ -87,12 +38,18 @@ func TestAnEmptyCallIDThroughTheOpenAIProviderIsRefusedAlone(t *testing.T) {
 	if !strings.Contains(r.stderr, "refused tool call 1 of the model's response: it has no call_id") {
 		t.Errorf("the output does not say which call was refused:\n%s", r.stderr)
 	}
-	if len(srv.bodies) != 2 {
-		t.Fatalf("%d requests, want 2", len(srv.bodies))
+	reqs := srv.requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want 2", len(reqs))
+	}
+	for i, req := range reqs {
+		if req.Path != "/v1/responses" {
+			t.Errorf("request %d went to %s, want /v1/responses", i+1, req.Path)
+		}
 	}
 	// The second request tells the model about the refusal and carries no
 	// item with an empty call_id, which the API would reject.
-	second := srv.bodies[1]
+	second := reqs[1].Raw
 	if !strings.Contains(second, "was not run: it has no call_id") {
 		t.Errorf("the model is not told about the refused call:\n%s", second)
 	}

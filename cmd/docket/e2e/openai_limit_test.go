@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"net/http/httptest"
-
 	"github.com/docket-engine/docket/journal"
 )
 
@@ -15,14 +13,12 @@ import (
 // retried, never a bare scanner error; and the journal does not take it in.
 func TestAnOversizedModelAnswerIsRefusedOnceByName(t *testing.T) {
 	home, ws := t.TempDir(), t.TempDir()
-	srv := &sseResponses{outputs: [][]map[string]any{
-		{assistantMessage(strings.Repeat("a", 40<<20))},
-		{assistantMessage(strings.Repeat("b", 40<<20))},
-		{assistantMessage(strings.Repeat("c", 40<<20))},
-	}}
-	hs := httptest.NewServer(srv)
-	defer hs.Close()
-	r := docket(t, []string{"OPENAI_BASE_URL=" + hs.URL + "/v1", "OPENAI_API_KEY=sk-e2e", "DOCKET_HOME=" + home},
+	srv, url := newScriptedResponses(t,
+		turnScript{items: []map[string]any{assistantMessage(strings.Repeat("a", 40<<20))}},
+		turnScript{items: []map[string]any{assistantMessage(strings.Repeat("b", 40<<20))}},
+		turnScript{items: []map[string]any{assistantMessage(strings.Repeat("c", 40<<20))}},
+	)
+	r := docket(t, []string{"OPENAI_BASE_URL=" + url, "OPENAI_API_KEY=sk-e2e", "DOCKET_HOME=" + home},
 		"exec", "--skip-git-repo-check", "-C", ws, "-s", "workspace-write", "-a", "never", "go")
 	if r.code == 0 {
 		t.Fatalf("exit 0 for a 40 MB answer:\n%s", r.stderr)
@@ -31,7 +27,7 @@ func TestAnOversizedModelAnswerIsRefusedOnceByName(t *testing.T) {
 		!strings.Contains(r.stderr, "16 MiB") {
 		t.Errorf("the error does not name the limit:\n%s", r.stderr)
 	}
-	if n := len(srv.bodies); n != 1 {
+	if n := len(srv.requests()); n != 1 {
 		t.Errorf("the request was sent %d times; what cannot succeed must not be retried", n)
 	}
 	sf, err := journal.Find(home, "last")

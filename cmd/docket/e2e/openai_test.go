@@ -1,8 +1,6 @@
 package e2e
 
 import (
-	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -42,22 +40,8 @@ func (s *responsesServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, `{"error":{"message":"slow down","type":"rate_limit_error","code":"rate_limit_exceeded"}}`)
 		return
 	}
-	w.Header().Set("Content-Type", "text/event-stream")
-	seq := 0
-	send := func(typ string, payload map[string]any) {
-		payload["type"], payload["sequence_number"] = typ, seq
-		seq++
-		b, _ := json.Marshal(payload)
-		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", typ, b)
-		w.(http.Flusher).Flush()
-	}
-	resp := func(status string, output []any) map[string]any {
-		return map[string]any{"id": "resp", "object": "response", "created_at": 1700000000, "status": status,
-			"error": nil, "incomplete_details": nil, "instructions": nil, "metadata": map[string]any{}, "model": "m",
-			"output": output, "parallel_tool_calls": true, "temperature": 1.0, "tool_choice": "auto", "tools": []any{}, "top_p": 1.0,
-			"usage": map[string]any{"input_tokens": 50, "input_tokens_details": map[string]any{"cached_tokens": 0},
-				"output_tokens": 7, "output_tokens_details": map[string]any{"reasoning_tokens": 0}, "total_tokens": 57}}
-	}
+	st := newResponsesStream(w, "resp")
+	send, resp := st.send, st.response
 	send("response.created", map[string]any{"response": resp("in_progress", []any{})})
 	if !strings.Contains(string(body), "function_call_output") {
 		args := `{"command":["bash","-lc","echo from-the-model > made.txt"]}`

@@ -24,6 +24,9 @@ type seenRequest struct {
 	Path, RawQuery string
 	Header         http.Header
 	Body           map[string]any
+	// Raw is the body as sent, for what a decoded map would hide (an
+	// empty string kept as a key).
+	Raw string
 }
 
 // scriptedResponses is a loopback Responses API that answers each POST
@@ -60,7 +63,7 @@ func (s *scriptedResponses) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_ = json.Unmarshal(b, &body)
 	s.mu.Lock()
 	n := len(s.seen)
-	s.seen = append(s.seen, seenRequest{Path: r.URL.Path, RawQuery: r.URL.RawQuery, Header: r.Header.Clone(), Body: body})
+	s.seen = append(s.seen, seenRequest{Path: r.URL.Path, RawQuery: r.URL.RawQuery, Header: r.Header.Clone(), Body: body, Raw: string(b)})
 	var turn *turnScript
 	if n < len(s.turns) {
 		turn = &s.turns[n]
@@ -76,33 +79,19 @@ func (s *scriptedResponses) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, `{"error":{"message":"bad request from the script","type":"invalid_request_error","code":"bad"}}`)
 		return
 	}
-	w.Header().Set("Content-Type", "text/event-stream")
-	seq := 0
-	send := func(typ string, payload map[string]any) {
-		payload["type"], payload["sequence_number"] = typ, seq
-		seq++
-		data, _ := json.Marshal(payload)
-		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", typ, data)
-	}
-	resp := func(status string, output []map[string]any) map[string]any {
-		return map[string]any{"id": fmt.Sprintf("resp_%d", n), "object": "response", "created_at": 1700000000, "status": status,
-			"error": nil, "incomplete_details": nil, "instructions": nil, "metadata": map[string]any{}, "model": "m",
-			"output": output, "parallel_tool_calls": true, "temperature": 1.0, "tool_choice": "auto", "tools": []any{}, "top_p": 1.0,
-			"usage": map[string]any{"input_tokens": 50, "input_tokens_details": map[string]any{"cached_tokens": 10},
-				"output_tokens": 7, "output_tokens_details": map[string]any{"reasoning_tokens": 3}, "total_tokens": 57}}
-	}
-	send("response.created", map[string]any{"response": resp("in_progress", []map[string]any{})})
+	st := newResponsesStream(w, fmt.Sprintf("resp_%d", n))
+	st.send("response.created", map[string]any{"response": st.response("in_progress", []map[string]any{})})
 	for i, it := range turn.items {
-		send("response.output_item.added", map[string]any{"output_index": i, "item": it})
-		send("response.output_item.done", map[string]any{"output_index": i, "item": it})
+		st.send("response.output_item.added", map[string]any{"output_index": i, "item": it})
+		st.send("response.output_item.done", map[string]any{"output_index": i, "item": it})
 	}
 	if turn.failMsg != "" {
-		r := resp("failed", turn.items)
+		r := st.response("failed", turn.items)
 		r["error"] = map[string]any{"code": "server_error", "message": turn.failMsg}
-		send("response.failed", map[string]any{"response": r})
+		st.send("response.failed", map[string]any{"response": r})
 		return
 	}
-	send("response.completed", map[string]any{"response": resp("completed", turn.items)})
+	st.send("response.completed", map[string]any{"response": st.response("completed", turn.items)})
 }
 
 // assistantMessage is a completed assistant message item.

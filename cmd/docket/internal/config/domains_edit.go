@@ -4,20 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"reflect"
-	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/docket-engine/docket/states/permissions"
 )
-
-// headerLine matches a TOML table header, [a.b] or [[a.b]].
-var headerLine = regexp.MustCompile(`^\s*\[\[?\s*([^\[\]]+?)\s*\]\]?\s*(#.*)?$`)
 
 // AddAllowedDomain returns text with host allowed in the profile's
 // [permissions.PROFILE.network.domains] table (Codex's "always" answer),
@@ -43,7 +37,7 @@ func AddAllowedDomain(text, profile, host string) (string, string, error) {
 	entry := strconv.Quote(h) + ` = "allow"`
 	at := -1
 	for i, l := range lines {
-		if m := headerLine.FindStringSubmatch(l); m != nil && reflect.DeepEqual(splitHeader(m[1]), want) {
+		if k, ok := TableHeaderKey(l); ok && reflect.DeepEqual(k, want) {
 			at = i + 1
 			break
 		}
@@ -72,15 +66,11 @@ func AddAllowedDomain(text, profile, host string) (string, string, error) {
 // AllowDomainAlways writes host as allowed into the profile's domains in
 // the config file at path, under a lock, atomically; it returns the key.
 func AllowDomainAlways(path, profile, host string) (string, error) {
-	lock, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_RDWR, 0o600)
+	unlock, err := LockFile(path)
 	if err != nil {
 		return "", err
 	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		return "", err
-	}
-	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN) //nolint:errcheck // closing the file unlocks as well
+	defer unlock()
 	data, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return "", err
@@ -89,54 +79,7 @@ func AllowDomainAlways(path, profile, host string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", path, err)
 	}
-	mode := os.FileMode(0o600)
-	if info, err := os.Stat(path); err == nil {
-		mode = info.Mode().Perm()
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".config.toml.*")
-	if err != nil {
-		return "", err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.WriteString(text); err != nil {
-		tmp.Close()
-		return "", err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return "", err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return "", err
-	}
-	if err := tmp.Close(); err != nil {
-		return "", err
-	}
-	return key, os.Rename(tmp.Name(), path)
-}
-
-func splitHeader(s string) []string {
-	var parts []string
-	var cur strings.Builder
-	quote := rune(0)
-	for _, r := range s {
-		switch {
-		case quote != 0 && r == quote:
-			quote = 0
-		case quote != 0:
-			cur.WriteRune(r)
-		case r == '"' || r == '\'':
-			quote = r
-		case r == '.':
-			parts = append(parts, cur.String())
-			cur.Reset()
-		case r == ' ' || r == '\t':
-		default:
-			cur.WriteRune(r)
-		}
-	}
-	return append(parts, cur.String())
+	return key, WriteFileAtomic(path, text)
 }
 
 func deepCopy(m map[string]any) map[string]any {
