@@ -57,12 +57,12 @@ func newBridgeChannel() (*bridgeChannel, error) {
 // until ctx ends. A helper that died before sending closes the channel:
 // nothing is served, and the helper's own report says why.
 func (b *bridgeChannel) serve(ctx context.Context, proxy Bridge) {
-	defer b.ours.Close()
+	defer func() { _ = b.ours.Close() }()
 	c, err := net.FileConn(b.ours)
 	if err != nil {
 		return
 	}
-	defer c.Close()
+	defer func() { _ = c.Close() }()
 	uc, ok := c.(*net.UnixConn)
 	if !ok {
 		return
@@ -82,14 +82,14 @@ func sendBridgeListener(fd int) error {
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	chf := os.NewFile(uintptr(fd), "bridge")
 	c, err := net.FileConn(chf)
-	chf.Close()
+	_ = chf.Close()
 	if err != nil {
 		return fmt.Errorf("bridge channel: %w", err)
 	}
-	defer c.Close()
+	defer func() { _ = c.Close() }()
 	uc, ok := c.(*net.UnixConn)
 	if !ok {
 		return errors.New("bridge channel is not a unix socket")

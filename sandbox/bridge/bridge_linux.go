@@ -44,11 +44,11 @@ func ListenLoopbackHere(port int) (*os.File, error) {
 	}
 	f := os.NewFile(uintptr(fd), "egress-bridge")
 	if err := unix.Bind(fd, &unix.SockaddrInet4{Port: port, Addr: [4]byte{127, 0, 0, 1}}); err != nil {
-		f.Close()
+		_ = f.Close()
 		return nil, fmt.Errorf("bridge: bind 127.0.0.1:%d: %w", port, err)
 	}
 	if err := unix.Listen(fd, 128); err != nil {
-		f.Close()
+		_ = f.Close()
 		return nil, fmt.Errorf("bridge: listen: %w", err)
 	}
 	return f, nil
@@ -60,7 +60,7 @@ func loopbackUp() error {
 	if err != nil {
 		return fmt.Errorf("bridge: socket: %w", err)
 	}
-	defer unix.Close(fd)
+	defer func() { _ = unix.Close(fd) }()
 	ifr, err := unix.NewIfreq("lo")
 	if err != nil {
 		return fmt.Errorf("bridge: %w", err)
@@ -87,7 +87,7 @@ func ListenIn(nsPath string, port int) (net.Listener, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bridge: %w", err)
 	}
-	defer target.Close()
+	defer func() { _ = target.Close() }()
 	type result struct {
 		f   *os.File
 		err error
@@ -101,7 +101,7 @@ func ListenIn(nsPath string, port int) (net.Listener, error) {
 			done <- result{err: fmt.Errorf("bridge: %w", err)}
 			return
 		}
-		defer home.Close()
+		defer func() { _ = home.Close() }()
 		if err := unix.Setns(int(target.Fd()), unix.CLONE_NEWNET); err != nil {
 			runtime.UnlockOSThread()
 			done <- result{err: fmt.Errorf("bridge: entering %s: %w", nsPath, err)}
@@ -111,7 +111,7 @@ func ListenIn(nsPath string, port int) (net.Listener, error) {
 		if err := unix.Setns(int(home.Fd()), unix.CLONE_NEWNET); err != nil {
 			// Stay locked: the thread dies with this goroutine.
 			if f != nil {
-				f.Close()
+				_ = f.Close()
 			}
 			done <- result{err: fmt.Errorf("bridge: leaving %s: %w", nsPath, err)}
 			return
@@ -123,7 +123,7 @@ func ListenIn(nsPath string, port int) (net.Listener, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
-	defer r.f.Close()
+	defer func() { _ = r.f.Close() }()
 	return net.FileListener(r.f)
 }
 
@@ -160,12 +160,12 @@ func ReceiveListener(uc *net.UnixConn) (net.Listener, error) {
 	}
 	if n != 1 || buf[0] != 'L' || len(fds) != 1 {
 		for _, fd := range fds {
-			unix.Close(fd)
+			_ = unix.Close(fd)
 		}
 		return nil, errors.New("bridge: expected one listening socket")
 	}
 	f := os.NewFile(uintptr(fds[0]), "egress-bridge")
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	if v, err := unix.GetsockoptInt(fds[0], unix.SOL_SOCKET, unix.SO_ACCEPTCONN); err != nil || v != 1 {
 		return nil, errors.New("bridge: the descriptor passed is not a listening socket")
 	}

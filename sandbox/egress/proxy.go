@@ -96,10 +96,10 @@ func (p *Proxy) Active() int { return int(p.active.Load()) }
 func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
 	var wg sync.WaitGroup
 	stop := context.AfterFunc(ctx, func() {
-		ln.Close()
+		_ = ln.Close()
 		p.mu.Lock()
 		for c := range p.conns {
-			c.Close()
+			_ = c.Close()
 		}
 		p.mu.Unlock()
 	})
@@ -111,7 +111,7 @@ func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
 		select {
 		case p.sem <- struct{}{}:
 		case <-ctx.Done():
-			ln.Close()
+			_ = ln.Close()
 			return nil
 		}
 		c, err := ln.Accept()
@@ -127,7 +127,7 @@ func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
 			return err
 		}
 		if !p.track(c) {
-			c.Close()
+			_ = c.Close()
 			<-p.sem
 			return nil
 		}
@@ -153,7 +153,7 @@ func (p *Proxy) track(c net.Conn) bool {
 }
 
 func (p *Proxy) untrack(c net.Conn) {
-	c.Close()
+	_ = c.Close()
 	p.mu.Lock()
 	delete(p.conns, c)
 	p.mu.Unlock()

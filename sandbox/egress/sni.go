@@ -38,7 +38,7 @@ func (h *helloConn) Write(p []byte) (int, error) { return len(p), nil }
 // deadline: a protocol where the server speaks first) passes unread.
 func (p *Proxy) firstBytes(ctx context.Context, c *bufConn) (sent []byte, sni string, tlsSeen bool, err error) {
 	_ = c.SetReadDeadline(time.Now().Add(p.opts.HandshakeTimeout))
-	defer c.SetReadDeadline(time.Time{})
+	defer func() { _ = c.SetReadDeadline(time.Time{}) }()
 	b, err := c.r.Peek(1)
 	if err != nil || b[0] != 0x16 {
 		return nil, "", false, nil

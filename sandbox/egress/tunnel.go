@@ -29,8 +29,8 @@ func (p *Proxy) tunnel(ctx context.Context, req Request, dec Decision, addrs []n
 		p.record(ev)
 		return
 	}
-	defer up.Close()
-	stop := context.AfterFunc(ctx, func() { up.Close() })
+	defer func() { _ = up.Close() }()
+	stop := context.AfterFunc(ctx, func() { _ = up.Close() })
 	defer stop()
 	ev.Allowed, ev.Rule, ev.Addr = true, dec.Rule, up.RemoteAddr().String()
 	p.record(ev)
