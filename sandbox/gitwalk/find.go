@@ -84,8 +84,9 @@ const maxUnseen = 64
 
 // Find returns the git directories to protect for these writable roots
 // (clean, absolute), only those under a root, each list sorted, and what
-// the walk did not look into. The root holding cwd is walked first, so
-// that a large shared root (/tmp) spends the budget after the workspace.
+// the walk did not look into. The root holding cwd is walked first, then
+// the others deepest first (see walkOrder), so that a large shared root
+// (/tmp) spends the budget after the workspace and the named roots.
 // The first way a path is seen decides its list, and the roots' own
 // surroundings are looked at first. The walk below the roots comes from
 // cache when it is still valid (see Cache); nil walks every time. What
@@ -103,7 +104,7 @@ func Find(roots []string, cwd string, cache *Cache) Set {
 	for _, r := range roots {
 		enclosingGitDirs(r, roots, func(p string) { add(&set.Held, p) })
 	}
-	order := append([]string(nil), roots...)
+	order := walkOrder(roots)
 	if first := EnclosingRoot(cwd, roots); first != "" {
 		order = append([]string{first}, slices.DeleteFunc(order, func(r string) bool { return r == first })...)
 	}
@@ -305,4 +306,19 @@ func firstLineAfter(file, prefix string) string {
 		return ""
 	}
 	return strings.TrimSpace(v)
+}
+
+// walkOrder is the order the roots share the walk's budget in: deeper
+// roots first (an --add-dir, a $TMPDIR below /tmp) and the shallow shared
+// ones (/tmp) last. A cut walk makes what it did not reach read-only, and
+// a root it never started is read-only whole: walking /tmp, which every
+// process on the host fills, before a root the user named would make that
+// root read-only whenever /tmp is large. A root nested in another is
+// deeper, so it is walked (and stays writable) before its ancestor.
+func walkOrder(roots []string) []string {
+	order := append([]string(nil), roots...)
+	sort.SliceStable(order, func(i, j int) bool {
+		return strings.Count(order[i], "/") > strings.Count(order[j], "/")
+	})
+	return order
 }
