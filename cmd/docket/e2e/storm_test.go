@@ -459,11 +459,11 @@ func (s *storm) trial(t *testing.T, tr *stormTrial) []stormFailure {
 	for _, path := range stormJournals(t, tr) {
 		if path != root {
 			if n, err := countRecords(path); err != nil || n == 0 {
-				// A subagent killed while its journal was being made, as
-				// the root above: nothing of it was journaled, so nothing
-				// of it may have run (runs.log above), and the journal is
-				// listed as unreadable.
-				t.Logf("%s: a subagent's journal killed before its first commit (%d records, %v)", filepath.Base(path), n, err)
+				// A subagent killed while its journal was being made: its
+				// parent journaled the child's id before making it, so the
+				// resume had to make it and run the child; a journal still
+				// unmade is a subagent lost.
+				fail("subagent-unmade", "%s: the resumed tree left a subagent's journal unmade (%d records, %v)", filepath.Base(path), n, err)
 				continue
 			}
 		}
