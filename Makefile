@@ -122,10 +122,14 @@ fuzz:
 # resume, verify replay and audit with every invariant checked. Each trial
 # takes one shape (storm_shapes_test.go): exec, docket chat on a pty,
 # every call judged by an unsandboxed hook (whose processes may outlive
-# only a killed docket), or three resumes of the killed session at once. The normal
-# test run has a bounded storm of 10 trials. FAULT_SEED reproduces a storm
-# (kill points and delays; the interleaving of parallel calls still varies);
-# failing trials' journals are kept in FAULT_KEEP.
+# only a killed docket), three resumes of the killed session at once, or a
+# subagent tree (two subagents at once, one with its own subagent) killed
+# at a random point, whose every journal, parent's and children's, is
+# checked. The normal test run has a bounded storm of 10 trials.
+# DOCKET_STORM_SHAPE="subagent tree" (or another shape's name) runs only
+# that shape. FAULT_SEED reproduces a storm (kill points and delays; the
+# interleaving of parallel calls still varies); failing trials' journals
+# are kept in FAULT_KEEP.
 FAULT_TRIALS ?= 200
 FAULT_SEED   ?= $(shell date +%s)
 FAULT_KEEP   ?= /tmp/docket-fault-failures

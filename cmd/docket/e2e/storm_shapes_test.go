@@ -19,8 +19,10 @@ import (
 // The storm's shapes beyond `docket exec` killed and resumed once (issue
 // 27): the same session run in `docket chat` on a pty and killed there,
 // every call judged by an unsandboxed pre_tool hook that leaves a
-// background process, and several resumes of the killed session started at
-// once. Each trial still checks every invariant of storm_test.go, and the
+// background process, several resumes of the killed session started at
+// once, and a tree of subagents (treeScript) killed at one of the points
+// its own clean run passed or within its own length, whose every journal
+// is checked. Each trial still checks every invariant of storm_test.go, and the
 // shapes add their own: racing resumes either finish the session or say
 // it is in use. A hook's background process may outlive a killed docket
 // (what docs/sandbox.md promises no more than); the storm ends it, and
@@ -30,9 +32,67 @@ const (
 	shapeChat   = "chat on a pty"
 	shapeHooks  = "unsandboxed hooks"
 	shapeRacing = "racing resumes"
+	shapeTree   = "subagent tree"
 )
 
-var stormShapes = []string{shapeExec, shapeChat, shapeHooks, shapeRacing}
+var stormShapes = []string{shapeExec, shapeChat, shapeHooks, shapeRacing, shapeTree}
+
+// treeScript is the subagent tree's session: the parent starts a and b at
+// once, then runs a call of its own; a runs three calls (two at once), b
+// one and starts its own subagent c, which runs one. Every shell call marks
+// runs.log, so a command run twice anywhere in the tree shows.
+func treeScript() string {
+	mark := func(id, delay string) string {
+		args := `["./mark.sh",` + fmt.Sprintf("%q", id)
+		if delay != "" {
+			args += fmt.Sprintf(",%q", delay)
+		}
+		return fmt.Sprintf(`{"type":"function_call","call_id":%q,"name":"shell","arguments":{"command":%s]}}`, id, args)
+	}
+	agent := func(name string, items ...string) string {
+		return `{"agent":"` + name + `","output":[` + strings.Join(items, ",") + `]}`
+	}
+	lines := []string{
+		spawnLine([2]string{"p1", `{"prompt":"one","name":"a"}`}, [2]string{"p2", `{"prompt":"two","name":"b"}`}),
+		`{"output":[` + mark("r1", "") + `]}`,
+		says("tree done"),
+		agent("a", mark("a1", ""), mark("a2", "0.3")),
+		agent("a", mark("a3", "")),
+		agentSays("a", "a done"),
+		agent("b", mark("b1", "0.3")),
+		agent("b", `{"type":"function_call","call_id":"q1","name":"spawn_agent","arguments":{"prompt":"three","name":"c"}}`),
+		agentSays("b", "b done"),
+		agent("c", mark("c1", "0.2")),
+		agentSays("c", "c done"),
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// treeTrial makes a trial a subagent tree's.
+func (s *storm) treeTrial(tr *stormTrial) {
+	tr.script = s.tree
+	tr.extra = []string{"-c", "subagents.enabled=true"}
+}
+
+// treePoints runs the subagent tree once cleanly and returns the fault
+// points it passed and how long the run took (a timed kill past it would
+// kill nothing); the clean run must leave the four sessions.
+func (s *storm) treePoints(t *testing.T) ([]string, time.Duration) {
+	s.tree = filepath.Join(t.TempDir(), "tree.jsonl")
+	if err := os.WriteFile(s.tree, []byte(treeScript()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tr := s.newTrial(t)
+	s.treeTrial(tr)
+	start := time.Now()
+	pts := s.faultLog(t, tr)
+	took := time.Since(start)
+	if all := stormJournals(t, tr); len(all) != 4 {
+		t.Fatalf("the clean subagent tree left %d journals, want 4 (parent, a, b, c): %v", len(all), all)
+	}
+	t.Logf("subagent tree: %d fault points in a clean run of %s", len(pts), took.Round(time.Millisecond))
+	return pts, took
+}
 
 // chatCap bounds a chat trial that no kill ended: the chat UI does not end
 // when its turn does, so the storm kills it then.
@@ -125,7 +185,7 @@ func (s *storm) racingResumes(path string, tr *stormTrial, n int) []string {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			cmd := exec.Command(s.bin, "resume", path, "--home", tr.home, "--model-script", s.script,
+			cmd := exec.Command(s.bin, "resume", path, "--home", tr.home, "--model-script", s.modelScript(tr),
 				"--decisions", strings.TrimSuffix(strings.Repeat("approved,", 16), ","))
 			cmd.Env = append(os.Environ(), "DOCKET_CRASH_AT=")
 			var errb bytes.Buffer

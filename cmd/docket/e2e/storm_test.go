@@ -3,12 +3,14 @@ package e2e
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -31,6 +33,9 @@ import (
 //   - `docket replay` verifies the journal resume accepted;
 //   - `docket audit --json` accounts for every call of the journal.
 //
+// The last three hold for each journal of the trial: a subagent tree
+// (shapeTree) has one per session.
+//
 // A kill is either at a named fault point (the docketfault build's
 // DOCKET_CRASH_AT, picked from the points a clean run passed) or after a
 // random delay. DOCKET_STORM_TRIALS sets the number of trials (10 in the
@@ -41,7 +46,8 @@ import (
 // DOCKET_STORM_DECISIONS replaces exec's --decisions (to leave a class of
 // answers out and measure the others); DOCKET_STORM_HANG (default 2m) is how long resume, replay or audit may
 // run before the storm calls it hung; DOCKET_STORM_KEEP=DIR keeps each
-// failing trial's journal and runs.log there.
+// failing trial's journals and runs.log there; DOCKET_STORM_SHAPE (one of
+// stormShapes) runs every trial in that one shape.
 
 // stormDecisions answer the exec's first approvals; the rest wait at the
 // terminal until approval_timeout_sec runs out.
@@ -85,6 +91,7 @@ type storm struct {
 	hang       time.Duration // resume, replay and audit are killed past it
 	seed       uint64
 	decisions  string // exec's --decisions
+	tree       string // the subagent tree's script (shapeTree)
 }
 
 type stormTrial struct {
@@ -93,6 +100,16 @@ type stormTrial struct {
 	after    time.Duration
 	shape    string // one of stormShapes (storm_shapes_test.go); "" is exec
 	token    string // names the hooks' processes (shapeHooks)
+	script   string // the model script; s.script when ""
+	extra    []string
+}
+
+// modelScript is the trial's model script.
+func (s *storm) modelScript(tr *stormTrial) string {
+	if tr.script != "" {
+		return tr.script
+	}
+	return s.script
 }
 
 func newStorm(t *testing.T) *storm {
@@ -149,8 +166,9 @@ func (s *storm) exec(t *testing.T, tr *stormTrial, env ...string) result {
 		t.Fatal(err)
 	}
 	defer ptmx.Close()
-	cmd := exec.Command(s.fault, "exec", "--skip-git-repo-check", "--home", tr.home, "-C", tr.ws, "-a", "untrusted", "-s", "workspace-write",
-		"-c", "approval_timeout_sec=1", "--model-script", s.script, "--decisions", s.decisions, "go")
+	args := append([]string{"exec", "--skip-git-repo-check", "--home", tr.home, "-C", tr.ws, "-a", "untrusted", "-s", "workspace-write",
+		"-c", "approval_timeout_sec=1", "--model-script", s.modelScript(tr), "--decisions", s.decisions}, tr.extra...)
+	cmd := exec.Command(s.fault, append(args, "go")...)
 	cmd.Env = append(os.Environ(), env...)
 	if tr.crash != "" {
 		cmd.Env = append(cmd.Env, "DOCKET_CRASH_AT="+tr.crash)
@@ -208,11 +226,7 @@ func (s *storm) docket(t *testing.T, args ...string) result {
 // passed, numbered by occurrence.
 func (s *storm) points(t *testing.T) []string {
 	tr := s.newTrial(t)
-	logFile := filepath.Join(t.TempDir(), "points.log")
-	r := s.exec(t, tr, "DOCKET_FAULT_LOG="+logFile)
-	if r.code != 0 {
-		t.Fatalf("clean storm session exited %d:\n%s", r.code, r.stderr)
-	}
+	pts := s.faultLog(t, tr)
 	recs := readJournal(t, stormJournal(t, tr))
 	kinds := map[string]bool{}
 	for _, r := range recs {
@@ -236,6 +250,17 @@ func (s *storm) points(t *testing.T) []string {
 			t.Fatalf("the clean storm session has no %s: the scenario no longer covers it", k)
 		}
 	}
+	return pts
+}
+
+// faultLog runs the trial's session once cleanly and returns every fault
+// point it passed, numbered by occurrence.
+func (s *storm) faultLog(t *testing.T, tr *stormTrial) []string {
+	logFile := filepath.Join(t.TempDir(), "points.log")
+	r := s.exec(t, tr, "DOCKET_FAULT_LOG="+logFile)
+	if r.code != 0 {
+		t.Fatalf("clean storm session exited %d:\n%s", r.code, r.stderr)
+	}
 	b, err := os.ReadFile(logFile)
 	if err != nil {
 		t.Fatal(err)
@@ -256,6 +281,63 @@ func stormJournal(t *testing.T, tr *stormTrial) string {
 		t.Fatalf("want one journal under %s, found %v", tr.home, matches)
 	}
 	return matches[0]
+}
+
+// stormJournals returns every journal of the trial: one, or a subagent
+// tree's.
+func stormJournals(t *testing.T, tr *stormTrial) []string {
+	t.Helper()
+	matches, _ := filepath.Glob(filepath.Join(tr.home, "sessions", "*", "*", "*", "*.docket"))
+	if len(matches) == 0 {
+		t.Fatalf("no journal under %s", tr.home)
+	}
+	return matches
+}
+
+// stormRoot returns the journal of the trial's top-level session, the one
+// to resume: the only one whose session_started names no parent.
+func stormRoot(t *testing.T, tr *stormTrial) string {
+	t.Helper()
+	all := stormJournals(t, tr)
+	if len(all) == 1 {
+		return all[0]
+	}
+	var roots []string
+	for _, p := range all {
+		if parent, err := journalParent(p); err == nil && parent == nil {
+			roots = append(roots, p)
+		}
+	}
+	if len(roots) != 1 {
+		t.Fatalf("want one top-level journal under %s, found %v of %v", tr.home, roots, all)
+	}
+	return roots[0]
+}
+
+var errFirstRecord = errors.New("first record read")
+
+// journalParent reads the parent link of a journal's session_started.
+func journalParent(path string) (*events.ParentLink, error) {
+	var ss *events.SessionStarted
+	err := journal.Scan(path, 1, func(r events.Record) error {
+		b, err := r.Decode()
+		if err != nil {
+			return err
+		}
+		v, ok := b.(*events.SessionStarted)
+		if !ok {
+			return fmt.Errorf("%s: the first record is %T, not session_started", path, b)
+		}
+		ss = v
+		return errFirstRecord
+	})
+	if ss == nil {
+		if err == nil {
+			err = fmt.Errorf("%s: no records", path)
+		}
+		return nil, err
+	}
+	return ss.Parent, nil
 }
 
 // keep copies a failing trial's journal and marker file to
@@ -325,7 +407,7 @@ func (s *storm) trial(t *testing.T, tr *stormTrial) []stormFailure {
 		}
 		return fails
 	}
-	path := stormJournal(t, tr)
+	path := stormRoot(t, tr)
 	if first.signaled {
 		if n, err := countRecords(path); err != nil || n == 0 {
 			// Killed while the journal was being made or before its first
@@ -344,7 +426,7 @@ func (s *storm) trial(t *testing.T, tr *stormTrial) []stormFailure {
 		// After racing resumes this finds the session finished.
 		var last result
 		for i := 0; i < 3; i++ {
-			last = s.docket(t, "resume", path, "--home", tr.home, "--model-script", s.script,
+			last = s.docket(t, "resume", path, "--home", tr.home, "--model-script", s.modelScript(tr),
 				"--decisions", strings.TrimSuffix(strings.Repeat("approved,", 16), ","))
 			if last.code == 0 {
 				break
@@ -358,7 +440,6 @@ func (s *storm) trial(t *testing.T, tr *stormTrial) []stormFailure {
 		fail("exec", "exec exited %d without being killed: %s", first.code, lastLine(first.stderr))
 		return fails
 	}
-	recs := readJournal(t, path)
 	// No command ran twice.
 	b, _ := os.ReadFile(filepath.Join(tr.ws, "runs.log"))
 	ran := map[string]int{}
@@ -372,7 +453,34 @@ func (s *storm) trial(t *testing.T, tr *stormTrial) []stormFailure {
 			fail("ran-twice", "call %s ran %d times", call, n)
 		}
 	}
-	// Every call reaches done with an output.
+	// The other checks hold for every journal: the session's, and each
+	// subagent's (shapeTree).
+	root := path
+	for _, path := range stormJournals(t, tr) {
+		if path != root {
+			if n, err := countRecords(path); err != nil || n == 0 {
+				// A subagent killed while its journal was being made: its
+				// parent journaled the child's id before making it, so the
+				// resume had to make it and run the child; a journal still
+				// unmade is a subagent lost.
+				fail("subagent-unmade", "%s: the resumed tree left a subagent's journal unmade (%d records, %v)", filepath.Base(path), n, err)
+				continue
+			}
+		}
+		fails = append(fails, s.checkJournal(t, tr, path)...)
+	}
+	return fails
+}
+
+// checkJournal checks one journal after its session finished: every call
+// reaches done with an output, replay verifies it and the audit accounts
+// for every call.
+func (s *storm) checkJournal(t *testing.T, tr *stormTrial, path string) []stormFailure {
+	var fails []stormFailure
+	fail := func(class, format string, args ...any) {
+		fails = append(fails, stormFailure{class: class, detail: filepath.Base(path) + ": " + fmt.Sprintf(format, args...)})
+	}
+	recs := readJournal(t, path)
 	last, outputs := map[string]string{}, map[string]bool{}
 	for _, r := range recs {
 		b, _ := r.Decode()
@@ -449,31 +557,49 @@ func TestFaultStorm(t *testing.T) {
 		}
 		seed = n
 	}
+	shapes := stormShapes
+	if v := os.Getenv("DOCKET_STORM_SHAPE"); v != "" {
+		if !slices.Contains(stormShapes, v) {
+			t.Fatalf("DOCKET_STORM_SHAPE=%q: want one of %q", v, stormShapes)
+		}
+		shapes = []string{v}
+	}
 	t.Logf("fault storm: %d trials, DOCKET_STORM_SEED=%d", trials, seed)
 	s := newStorm(t)
 	s.seed = seed
 	pts := s.points(t)
+	var treePts []string
+	var treeTook time.Duration
+	if slices.Contains(shapes, shapeTree) {
+		treePts, treeTook = s.treePoints(t)
+	}
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))
 	byClass := map[string]int{}
 	failed := 0
 	for i := 0; i < trials; i++ {
 		tr := s.newTrial(t)
-		tr.shape = stormShapes[rng.IntN(len(stormShapes))]
+		tr.shape = shapes[rng.IntN(len(shapes))]
+		shapePts, span := pts, 5000
+		if tr.shape == shapeTree {
+			s.treeTrial(tr)
+			shapePts, span = treePts, max(int(treeTook.Milliseconds()), 1)
+		}
 		// Half the trials die at a named point, most others after a delay
 		// within the session's length; one in eight is not killed, so the
 		// session's end (the approval timeout included) is replayed too.
 		kill := "none"
 		switch n := rng.IntN(8); {
 		case n < 4:
-			tr.crash = pts[rng.IntN(len(pts))]
+			tr.crash = shapePts[rng.IntN(len(shapePts))]
 			kill = "at " + tr.crash
 		case n < 7:
-			tr.after = time.Duration(50+rng.IntN(5000)) * time.Millisecond
+			tr.after = time.Duration(50+rng.IntN(span)) * time.Millisecond
 			kill = "after " + tr.after.String()
 		}
 		fails := s.trial(t, tr)
 		if len(fails) == 0 {
-			t.Logf("trial %d (%s, kill %s): every invariant held", i, tr.shape, kill)
+			n, _ := filepath.Glob(filepath.Join(tr.home, "sessions", "*", "*", "*", "*.docket"))
+			t.Logf("trial %d (%s, kill %s): every invariant held over %d journals", i, tr.shape, kill, len(n))
 			continue
 		}
 		s.keep(t, tr, i)
