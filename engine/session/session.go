@@ -261,4 +261,3 @@ func (s *Session) onClose(f func() error) {
 // stubRecords is where a session records the stubs its sandbox binds, so
 // that a killed process's are removed at the next start.
 func stubRecords(home string) string { return filepath.Join(home, "stubs") }
-
