@@ -16,7 +16,8 @@ import (
 
 // The ids of the responses Docket itself gives in place of the model in a
 // `docket agents run` session, so the journal and the audit tell them from
-// the model's.
+// the model's; both begin with session.OwnResponsePrefix, so a resume does
+// not skip a scripted model's line for them.
 const (
 	agentsDispatchID = "docket-agents-dispatch"
 	agentsNoQuorumID = "docket-agents-no-quorum"
@@ -132,18 +133,6 @@ func (m *agentsModel) Report() *consensus.Report {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.report
-}
-
-// docketsOwnResponse reports whether a model_response record is one Docket
-// gave itself in an agents run: a scripted model never answered it, so a
-// resume does not skip a script line for it.
-func docketsOwnResponse(r events.Record) bool {
-	body, err := r.Decode()
-	if err != nil {
-		return false
-	}
-	mr, ok := body.(*events.ModelResponse)
-	return ok && (mr.ResponseID == agentsDispatchID || mr.ResponseID == agentsNoQuorumID)
 }
 
 // The settings an agents run records in session_started, so that the audit

@@ -11,16 +11,13 @@ import (
 	"slices"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/docket-engine/docket/cmd/docket/internal/config"
 	"github.com/docket-engine/docket/cmd/docket/internal/consensus"
 	"github.com/docket-engine/docket/engine"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/events/safetext"
-	"github.com/docket-engine/docket/journal"
 	"github.com/docket-engine/docket/states/policy"
-	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 )
 
@@ -167,33 +164,27 @@ func runAgents(c *cobra.Command, a *app, f *agentsFlags, args []string) (err err
 	if err != nil {
 		return err
 	}
-	defer closing(&err, "the session's MCP servers and terminal", w.finish)
+	defer closing(&err, "the terminal", w.finish)
 	infos, env := agentInfos(cfg, names)
-	if pr, ok := w.engine.Runner.(*engine.ProcessRunner); ok {
-		pr.AgentEnv = env
+	w.opts.AgentEnv = env
+	w.opts.Tools = append(w.opts.Tools, engine.AgentTool{Agents: infos})
+	adjust := w.opts.AdjustPlan
+	w.opts.AdjustPlan = func(plan events.SandboxPlan) (events.SandboxPlan, error) {
+		plan, err := adjust(plan)
+		if plan.Sandboxed() {
+			plan.Network = true
+		}
+		return plan, err
 	}
-	w.engine.Tools = append(w.engine.Tools, engine.AgentTool{Agents: infos})
-	if w.engine.Plan.Sandboxed() {
-		w.engine.Plan.Network = true
-	}
-	w.engine.Settings = append(w.engine.Settings, agentsRunSettings(names, quorum)...)
-	am := &agentsModel{inner: w.engine.Model, agents: names, prompt: prompt, quorum: quorum}
-	w.engine.Model = am
-	id, err := uuid.NewV7()
+	w.opts.Settings = append(w.opts.Settings, agentsRunSettings(names, quorum)...)
+	am := &agentsModel{inner: w.opts.Model, agents: names, prompt: prompt, quorum: quorum}
+	w.opts.Model = am
+	s, err := w.open(ctx)
 	if err != nil {
 		return err
 	}
-	w.engine.SessionID = id.String()
-	j, err := journal.Create(cfg.Home, w.engine.SessionID, time.Now())
-	if err != nil {
-		return err
-	}
-	defer closing(&err, "the journal", j.Close)
-	s, err := engine.Start(w.engine, j)
-	if err != nil {
-		return err
-	}
-	w.header(w.engine.SessionID, cwd, w.engine.Session, false, false, nil)
+	defer closing(&err, "the session", s.Close)
+	w.header(s.ID(), cwd, s.Config().Session, false, false, nil)
 	res, err := s.Turn(ctx, agentsTurnText(names, prompt))
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
@@ -206,9 +197,9 @@ func runAgents(c *cobra.Command, a *app, f *agentsFlags, args []string) (err err
 	}
 	rep := am.Report()
 	if rep == nil {
-		return &exitError{code: exitFailed, err: fmt.Errorf("session %s: the agents did not all report (turn %s: %s)", w.engine.SessionID, res.Status, res.Message)}
+		return &exitError{code: exitFailed, err: fmt.Errorf("session %s: the agents did not all report (turn %s: %s)", s.ID(), res.Status, res.Message)}
 	}
-	rep.SessionID = w.engine.SessionID
+	rep.SessionID = s.ID()
 	if rep.Valid && res.Status == events.TurnCompleted {
 		rep.Synthesis = res.Message
 	}

@@ -161,3 +161,16 @@ func Workspace(dir string) (string, error) {
 	}
 	return abs, nil
 }
+
+// OptionError is an option that cannot be used as given (an MCP server's
+// configuration): the caller's mistake, not the machine's.
+type OptionError struct {
+	// Option names the field of Options.
+	Option string
+	Err    error
+}
+
+func (e *OptionError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the cause.
+func (e *OptionError) Unwrap() error { return e.Err }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/docket-engine/docket/engine"
+	"github.com/docket-engine/docket/engine/model"
 	"github.com/docket-engine/docket/engine/model/script"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/journal"
@@ -36,6 +37,14 @@ type Recorded struct {
 // (docket agents run's dispatch): no model answered it, so a scripted model
 // is not skipped past it.
 const OwnResponsePrefix = "docket-agents-"
+
+// EmptyJournalError is a journal with no record: its session stopped
+// before its first commit, so nothing ran and there is nothing to resume.
+type EmptyJournalError struct{ SessionID string }
+
+func (e *EmptyJournalError) Error() string {
+	return fmt.Sprintf("session %s has no records: it stopped before its first commit, so nothing ran", e.SessionID)
+}
 
 // ParentError is a subagent's journal given to Resume: a subagent goes on
 // with its parent, whose approver it asks and whose call it ends.
@@ -67,7 +76,7 @@ func ResumeWith(ctx context.Context, path string, configure func(Recorded) (Opti
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{journal: j, resumed: true}
+	s := &Session{journal: j, resumed: true, path: j.Path()}
 	defer func() {
 		if err != nil {
 			err = errors.Join(err, s.close())
@@ -96,7 +105,7 @@ func ResumeWith(ctx context.Context, path string, configure func(Recorded) (Opti
 	if offeredSpawnAgent(ss) {
 		o.Subagents = true
 	}
-	if err := preflight(o.Model); err != nil {
+	if err := Preflight(o.Model); err != nil {
 		return nil, err
 	}
 	cfg, err := s.wire(ctx, &o, ss.Cwd)
@@ -131,7 +140,7 @@ func readRecorded(j *journal.Journal) (Recorded, error) {
 		return rec, err
 	}
 	if len(recs) == 0 {
-		return rec, fmt.Errorf("session %s has no records: it stopped before its first commit, so nothing ran", j.SessionID())
+		return rec, &EmptyJournalError{SessionID: j.SessionID()}
 	}
 	first, err := recs[0].Decode()
 	if err != nil {
@@ -185,9 +194,10 @@ func offeredSpawnAgent(ss *events.SessionStarted) bool {
 	return false
 }
 
-// preflight fails a resume early when its model cannot be reached for want
-// of credentials, before the resume writes anything.
-func preflight(m any) error {
+// Preflight fails early when model m says it cannot make a request for
+// want of credentials (a model with a CheckCredentials method). Resume
+// calls it before it writes anything.
+func Preflight(m model.Model) error {
 	if cc, ok := m.(interface{ CheckCredentials() error }); ok {
 		return cc.CheckCredentials()
 	}

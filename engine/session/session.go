@@ -30,6 +30,8 @@ type Session struct {
 	// closes.
 	beforeJournal, afterJournal func() error
 	resumed                     bool
+	// path is the journal's file, kept after Close.
+	path string
 }
 
 // Open starts a new session in o.Workspace and records its start durably
@@ -103,7 +105,7 @@ func Open(ctx context.Context, o Options) (*Session, error) {
 	if err != nil {
 		return nil, errors.Join(err, s.finish())
 	}
-	s.journal = j
+	s.journal, s.path = j, j.Path()
 	log, err := s.wrap(ctx, &o, nil)
 	if err != nil {
 		return nil, errors.Join(err, s.close())
@@ -201,10 +203,16 @@ func (s *Session) Workspace() string { return s.cfg.Cwd }
 
 // JournalPath is the journal's file: what docket audit, resume and replay
 // take, and what replay/replaytest verifies.
-func (s *Session) JournalPath() string { return s.journal.Path() }
+func (s *Session) JournalPath() string { return s.path }
 
-// Records are the records the journal holds now.
-func (s *Session) Records() ([]events.Record, error) { return s.journal.All() }
+// Records are the records the journal holds now, for a session still
+// open (audit.Records audits them); after Close, read the journal's file.
+func (s *Session) Records() ([]events.Record, error) {
+	if s.journal == nil {
+		return nil, errors.New("session: the session is closed: read its journal file")
+	}
+	return s.journal.All()
+}
 
 // Config is the configuration the session runs with: for a resumed
 // session, as recorded.

@@ -54,7 +54,7 @@ func (s *Session) wire(ctx context.Context, o *Options, cwd string) (engine.Conf
 		}
 		mgr, err := mcp.NewManager(o.MCPServers, mo)
 		if err != nil {
-			return cfg, fmt.Errorf("mcp_servers: %w", err)
+			return cfg, &OptionError{Option: "MCPServers", Err: fmt.Errorf("mcp_servers: %w", err)}
 		}
 		s.mcp = mgr
 		s.onClose(mgr.Close)
