@@ -161,6 +161,7 @@ func runResume(c *cobra.Command, a *app, f *execFlags, r resumeFlags, args []str
 		if err := session.Preflight(w.opts.Model); err != nil {
 			return session.Options{}, resumeUntouched(ss.SessionID, err)
 		}
+		w.opts.ResumeDecisions = f.decisions
 		return w.opts, nil
 	}
 	s, err := session.ResumeWith(ctx, sf.Path, configure)

@@ -103,6 +103,10 @@ type Options struct {
 	// ApprovalTimeout bounds each approval request; 0 waits as long as the
 	// turn's context allows.
 	ApprovalTimeout time.Duration
+	// ResumeDecisions is recorded in a resumed session's session_resumed
+	// record: the answers given for it up front (docket's --decisions), so
+	// the audit can say where a decision came from.
+	ResumeDecisions string
 	// Faults is told of named points for crash testing; nil for none.
 	Faults engine.Faults
 	// DocketVersion is recorded in the journal; empty is DocketVersion.

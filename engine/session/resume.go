@@ -71,30 +71,34 @@ func Resume(ctx context.Context, path string, o Options) (*Session, error) {
 // recorded (say, the model it was driven by). configure runs once, before
 // anything is written; when it or anything before the resume's own record
 // fails, the journal is as it was, and can be resumed again.
-func ResumeWith(ctx context.Context, path string, configure func(Recorded) (Options, error)) (_ *Session, err error) {
+func ResumeWith(ctx context.Context, path string, configure func(Recorded) (Options, error)) (*Session, error) {
 	j, err := journal.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	s := &Session{journal: j, resumed: true, path: j.Path()}
-	defer func() {
-		if err != nil {
-			err = errors.Join(err, s.close())
-		}
-	}()
+	if err := s.resume(ctx, configure); err != nil {
+		return nil, errors.Join(err, s.close())
+	}
+	return s, nil
+}
+
+// resume reads the journal s holds and restores its session.
+func (s *Session) resume(ctx context.Context, configure func(Recorded) (Options, error)) error {
+	j := s.journal
 	rec, err := readRecorded(j)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	o, err := configure(rec)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if o.Model == nil {
-		return nil, errors.New("session: Options.Model is required")
+		return errors.New("session: Options.Model is required")
 	}
 	if err := o.defaults(); err != nil {
-		return nil, err
+		return err
 	}
 	ss := rec.Started
 	o.SessionID = ss.SessionID
@@ -106,27 +110,27 @@ func ResumeWith(ctx context.Context, path string, configure func(Recorded) (Opti
 		o.Subagents = true
 	}
 	if err := Preflight(o.Model); err != nil {
-		return nil, err
+		return err
 	}
 	cfg, err := s.wire(ctx, &o, ss.Cwd)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	log, err := s.wrap(ctx, &o, rec.Records)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	// Restore fills the policy, plan, rules, instructions and settings
 	// from the journal, left empty here.
 	cfg.SessionID = ss.SessionID
-	eng, err := engine.Resume(cfg, log, rec.Records, events.SessionResumed{PID: os.Getpid()})
+	eng, err := engine.Resume(cfg, log, rec.Records, events.SessionResumed{PID: os.Getpid(), Decisions: o.ResumeDecisions})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	s.eng = eng
 	s.cfg = cfg
 	s.cfg.Session, s.cfg.Plan, s.cfg.Rules, s.cfg.Settings, s.cfg.Instructions = ss.Config, ss.Plan, ss.Rules, ss.Settings, ss.Instructions
-	return s, nil
+	return nil
 }
 
 // readRecorded reads the journal's records and its session_started.
