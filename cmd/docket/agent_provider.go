@@ -5,6 +5,7 @@ import (
 
 	"github.com/docket-engine/docket/cmd/docket/internal/config"
 	"github.com/docket-engine/docket/engine"
+	"github.com/docket-engine/docket/engine/consensus"
 	"github.com/docket-engine/docket/engine/model/agentcli"
 	"github.com/docket-engine/docket/engine/model/script"
 	"github.com/docket-engine/docket/engine/session"
@@ -33,7 +34,7 @@ func agentProvider(cfg *config.Config, name string) *agentcli.Provider {
 // session recorded its agents and quorum, the agents run's model, so the
 // quorum still decides whether the synthesis is asked for. It returns that
 // model, or nil for any other session.
-func resumeAgents(w *wiring, cfg *config.Config, rec session.Recorded) *agentsModel {
+func resumeAgents(w *wiring, cfg *config.Config, rec session.Recorded) *consensus.Model {
 	ss := rec.Started
 	found := false
 	for _, t := range ss.Tools {
@@ -60,7 +61,7 @@ func resumeAgents(w *wiring, cfg *config.Config, rec session.Recorded) *agentsMo
 		sm.Skip(rec.ModelResponses)
 		sm.SkipCompactions(rec.Compactions)
 	}
-	am := &agentsModel{inner: w.opts.Model, agents: agents, quorum: quorum}
+	am := &consensus.Model{Inner: w.opts.Model, Agents: agents, Quorum: quorum}
 	w.opts.Model = am
 	return am
 }

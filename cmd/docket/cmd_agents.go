@@ -13,8 +13,8 @@ import (
 	"syscall"
 
 	"github.com/docket-engine/docket/cmd/docket/internal/config"
-	"github.com/docket-engine/docket/cmd/docket/internal/consensus"
 	"github.com/docket-engine/docket/engine"
+	"github.com/docket-engine/docket/engine/consensus"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/events/safetext"
 	"github.com/docket-engine/docket/states/policy"
@@ -120,18 +120,6 @@ func agentInfos(cfg *config.Config, names []string) ([]events.AgentInfo, map[str
 	return infos, env
 }
 
-// agentsTurnText is the journaled user turn of an agents run: what the
-// synthesis model is asked to do with the outputs.
-func agentsTurnText(names []string, prompt string) string {
-	return fmt.Sprintf("docket agents run: the agents %s were each asked the prompt below; their answers are the %s outputs. "+
-		"Write one synthesis: where they agree, where they disagree, and the best-supported answer.%s%s",
-		strings.Join(names, ", "), engine.AgentToolName, agentsPromptMark, prompt)
-}
-
-// agentsPromptMark separates the instructions of an agents run's user turn
-// from the agents' prompt.
-const agentsPromptMark = "\n\nPrompt:\n"
-
 func runAgents(c *cobra.Command, a *app, f *agentsFlags, args []string) (err error) {
 	cfg, err := f.load(c)
 	if err != nil {
@@ -177,7 +165,7 @@ func runAgents(c *cobra.Command, a *app, f *agentsFlags, args []string) (err err
 		return plan, err
 	}
 	w.opts.Settings = append(w.opts.Settings, agentsRunSettings(names, quorum)...)
-	am := &agentsModel{inner: w.opts.Model, agents: names, prompt: prompt, quorum: quorum}
+	am := &consensus.Model{Inner: w.opts.Model, Agents: names, Prompt: prompt, Quorum: quorum}
 	w.opts.Model = am
 	s, err := w.open(ctx)
 	if err != nil {
@@ -185,7 +173,7 @@ func runAgents(c *cobra.Command, a *app, f *agentsFlags, args []string) (err err
 	}
 	defer closing(&err, "the session", s.Close)
 	w.header(s.ID(), cwd, s.Config().Session, false, false, nil)
-	res, err := s.Turn(ctx, agentsTurnText(names, prompt))
+	res, err := s.Turn(ctx, consensus.TurnText(names, prompt))
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return &exitError{code: exitFailed, err: errors.New("interrupted")}

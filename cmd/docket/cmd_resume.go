@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/docket-engine/docket/engine"
+	"github.com/docket-engine/docket/engine/consensus"
 	"github.com/docket-engine/docket/engine/session"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/journal"
@@ -124,7 +125,7 @@ func runResume(c *cobra.Command, a *app, f *execFlags, r resumeFlags, args []str
 		w         *wiring
 		ss        *events.SessionStarted
 		input     engine.TurnInput
-		agentsRun *agentsModel
+		agentsRun *consensus.Model
 	)
 	// configure runs before the resume writes anything: what fails there
 	// leaves the session as it was.
@@ -194,7 +195,7 @@ func runResume(c *cobra.Command, a *app, f *execFlags, r resumeFlags, args []str
 		if res, err = s.Continue(ctx); err != nil {
 			return err
 		}
-		if err := agentsRun.verdict(res); err != nil {
+		if err := agentsVerdict(agentsRun, res); err != nil {
 			return err
 		}
 		// The continued turn's own prompt is in the journal, not here.
