@@ -9,13 +9,14 @@ import (
 	"bytes"
 	"fmt"
 	"go/ast"
+	"go/build"
 	"go/doc"
 	"go/parser"
 	"go/printer"
 	"go/token"
 	"io"
-	"io/fs"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -35,27 +36,25 @@ func main() {
 
 // list writes the exported API of the package in dir (its non-test files).
 func list(w io.Writer, dir string) error {
-	fset := token.NewFileSet()
-	pkgs, err := parser.ParseDir(fset, dir, func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
+	// The files this platform's build would compile (build tags
+	// honoured), without the tests.
+	bp, err := build.Default.ImportDir(dir, 0)
 	if err != nil {
 		return fmt.Errorf("%s: %w", dir, err)
 	}
-	if len(pkgs) != 1 {
-		return fmt.Errorf("%s: want one package, found %d", dir, len(pkgs))
-	}
+	fset := token.NewFileSet()
 	var files []*ast.File
-	var name string
-	for n, p := range pkgs {
-		name = n
-		keys := make([]string, 0, len(p.Files))
-		for k := range p.Files {
-			keys = append(keys, k)
+	names := append([]string(nil), bp.GoFiles...)
+	names = append(names, bp.CgoFiles...)
+	sort.Strings(names)
+	for _, n := range names {
+		f, err := parser.ParseFile(fset, filepath.Join(dir, n), nil, 0)
+		if err != nil {
+			return err
 		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			files = append(files, p.Files[k])
-		}
+		files = append(files, f)
 	}
+	name := bp.Name
 	d, err := doc.NewFromFiles(fset, files, "example.com/"+name)
 	if err != nil {
 		return err
