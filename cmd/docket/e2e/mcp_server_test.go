@@ -121,8 +121,8 @@ func writeOutside(e mcpServerEnv, name string) map[string]any {
 
 // runSessionScenario is what every transport must do: list the tools, run
 // a sandboxed command, get a sandbox denial approved through elicitation
-// (the retry runs unsandboxed), and read the audit; it returns the
-// session id.
+// (the retry runs unsandboxed), apply a patch, drive a long-lived process,
+// and read the audit; it returns the session id.
 func runSessionScenario(t *testing.T, e mcpServerEnv, cs *mcp.ClientSession, el *elicitations) string {
 	t.Helper()
 	tools, err := cs.ListTools(context.Background(), nil)
@@ -166,6 +166,18 @@ func runSessionScenario(t *testing.T, e mcpServerEnv, cs *mcp.ClientSession, el 
 		t.Fatalf("apply_patch did not add the file: %q %v", b, err)
 	}
 
+	// A long-lived process: exec_command leaves it waiting for input,
+	// write_stdin feeds it, both as calls of the session.
+	text, sc, isErr = callTool(t, cs, "exec_command", map[string]any{"cmd": "read x; echo got-$x", "tty": true, "yield_time_ms": 500})
+	pid, ok := sc["process_id"].(float64)
+	if isErr || !ok {
+		t.Fatalf("exec_command should leave the process running: error=%v %v %q", isErr, sc, text)
+	}
+	text, sc, isErr = callTool(t, cs, "write_stdin", map[string]any{"session_id": pid, "chars": "hello\n", "yield_time_ms": 5000})
+	if isErr || !strings.Contains(text, "got-hello") || sc["process_id"] != nil {
+		t.Fatalf("write_stdin: error=%v %v %q", isErr, sc, text)
+	}
+
 	text, _, isErr = callTool(t, cs, "audit", map[string]any{"unsandboxed_only": true})
 	if isErr || !strings.Contains(text, "mcp_2") || strings.Contains(text, "mcp_1 ") {
 		t.Fatalf("audit --unsandboxed through the tool: error=%v\n%s", isErr, text)
@@ -201,7 +213,7 @@ func TestMCPServerStdio(t *testing.T) {
 		t.Logf("close: %v", err)
 	}
 	waitUnlocked(t, e, id)
-	auditSays(t, e, id, "call mcp_1", "call mcp_2", "call mcp_3", "UNSANDBOXED because sandbox denied it", "user approved the retry")
+	auditSays(t, e, id, "call mcp_1", "call mcp_2", "call mcp_3", "call mcp_4", "call mcp_5", "UNSANDBOXED because sandbox denied it", "user approved the retry")
 	un := docket(t, nil, "audit", "--home", e.home, "--unsandboxed", id)
 	if !strings.Contains(un.stdout, "mcp_2") || strings.Contains(un.stdout, "mcp_1") {
 		t.Errorf("audit --unsandboxed should list mcp_2 only:\n%s", un.stdout)
