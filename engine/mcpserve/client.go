@@ -45,7 +45,9 @@ func (c *client) open(ctx context.Context) (Session, error) {
 	if c.ended {
 		return nil, fmt.Errorf("session %s has ended: open a new MCP session", c.id)
 	}
-	sess, err := c.srv.opener.Open(ctx, OpenRequest{Client: clientName(c.ss), Approver: elicitApprover{ss: c.ss}, Observer: c.obs})
+	// The session outlives the call that opens it: what it starts (the
+	// configured MCP servers, sandbox servers) must not end with the call.
+	sess, err := c.srv.opener.Open(context.WithoutCancel(ctx), OpenRequest{Client: clientName(c.ss), Approver: elicitApprover{ss: c.ss}, Observer: c.obs})
 	if err != nil {
 		return nil, fmt.Errorf("open a Docket session: %w", err)
 	}

@@ -95,7 +95,7 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, token string) e
 			err = serr
 		}
 		cancel()
-		<-errc
+		_ = <-errc // http.ErrServerClosed once Shutdown or Close ran
 	}
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
