@@ -395,12 +395,78 @@ func TestMCPServerHTTP(t *testing.T) {
 	auditSays(t, e, id, "call mcp_2", "UNSANDBOXED because sandbox denied it", "user approved the retry")
 }
 
-// TestMCPServerRefusesNonLoopback: --http on a non-loopback address is a
-// usage error unless forced.
-func TestMCPServerRefusesNonLoopback(t *testing.T) {
+// TestMCPServerUsageErrors: a non-loopback address unless forced, the
+// HTTP flags without --http, and a token file with a token already given
+// are usage errors that name the problem.
+func TestMCPServerUsageErrors(t *testing.T) {
 	e := newMCPServerEnv(t)
-	r := docket(t, nil, e.args("--http", "0.0.0.0:0")...)
-	if r.code != 2 || !strings.Contains(r.stderr, "not a loopback address") {
-		t.Fatalf("exit %d, want 2 naming the address:\n%s", r.code, r.stderr)
+	for _, tc := range []struct {
+		name string
+		env  []string
+		args []string
+		want string
+	}{
+		{"a non-loopback address", nil, []string{"--http", "0.0.0.0:0"}, "not a loopback address"},
+		{"a host name", nil, []string{"--http", "example.com:80"}, "not a loopback address"},
+		{"no port", nil, []string{"--http", "127.0.0.1"}, "want HOST:PORT"},
+		{"--token-file without --http", nil, []string{"--token-file", filepath.Join(e.home, "t")}, "--http only"},
+		{"a token file and a token", []string{"DOCKET_MCP_TOKEN=abc"}, []string{"--http", "127.0.0.1:0", "--token-file", filepath.Join(e.home, "t")}, "DOCKET_MCP_TOKEN already gives one"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := docket(t, tc.env, e.args(tc.args...)...)
+			if r.code != 2 || !strings.Contains(r.stderr, tc.want) {
+				t.Fatalf("exit %d, want 2 saying %q:\n%s", r.code, tc.want, r.stderr)
+			}
+		})
+	}
+}
+
+// TestMCPServerTokenFromEnv: $DOCKET_MCP_TOKEN is the token, and it is not
+// printed.
+func TestMCPServerTokenFromEnv(t *testing.T) {
+	e := newMCPServerEnv(t)
+	const token = "env-token-0123456789abcdef"
+	cmd := exec.Command(docketBin, e.args("--http", "127.0.0.1:0")...)
+	cmd.Env = append(os.Environ(), "DOCKET_MCP_TOKEN="+token)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		_ = cmd.Wait()
+	}()
+	sc := bufio.NewScanner(stderr)
+	var url string
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), token) {
+			t.Errorf("the token from the environment was printed: %s", sc.Text())
+		}
+		if m := regexp.MustCompile(`listening on (http://\S+)`).FindStringSubmatch(sc.Text()); m != nil {
+			url = m[1]
+			break
+		}
+	}
+	go func() { _, _ = io.Copy(io.Discard, stderr) }()
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+	for _, tc := range []struct {
+		auth string
+		want int
+	}{{"Bearer " + token, http.StatusOK}, {"Bearer " + token[:len(token)-1], http.StatusUnauthorized}} {
+		req, _ := http.NewRequest("POST", url, strings.NewReader(init))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", tc.auth)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("%s: status %d, want %d", tc.auth, resp.StatusCode, tc.want)
+		}
 	}
 }
