@@ -38,7 +38,8 @@ is one Docket session (one journal): docket audit, resume and replay take its id
 
 Approvals are asked through MCP elicitation when the client supports it;
 otherwise the call parks and its result names the session and call to answer
-with docket resume SESSION --decisions CALL=approved.
+with docket resume SESSION --decisions CALL=approved; the client's next call
+then goes on in the same session.
 
 Without --http the server speaks MCP on stdin and stdout. --http HOST:PORT
 serves streamable HTTP at /mcp on a loopback address, behind a bearer token:

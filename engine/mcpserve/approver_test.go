@@ -3,6 +3,7 @@ package mcpserve
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -13,10 +14,16 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// openerFunc is an Opener from a function.
-type openerFunc func(context.Context, OpenRequest) (Session, error)
+// noOpener opens nothing.
+type noOpener struct{}
 
-func (f openerFunc) Open(ctx context.Context, r OpenRequest) (Session, error) { return f(ctx, r) }
+func (noOpener) Open(context.Context, OpenRequest) (Session, error) {
+	return nil, errors.New("no sessions here")
+}
+
+func (noOpener) Reopen(context.Context, string, OpenRequest) (Session, error) {
+	return nil, errors.New("no sessions here")
+}
 
 // TestApprovalMessage: the question says what runs, where, why, and what
 // a yes allows; the client's own justification is labelled as its words.
@@ -56,11 +63,27 @@ func TestApprovalMessage(t *testing.T) {
 // TestParkedErrorSaysHowToGoOn names the session, each call and the
 // command that answers them.
 func TestParkedErrorSaysHowToGoOn(t *testing.T) {
-	got := (&parkedError{id: "s1", calls: []string{"mcp_1", "mcp_2"}}).Error()
-	for _, w := range []string{"session s1", "mcp_1, mcp_2", "docket resume s1 --decisions mcp_1=approved,mcp_2=approved"} {
-		if !strings.Contains(got, w) {
-			t.Errorf("%q does not say %q", got, w)
-		}
+	for _, tc := range []struct {
+		name  string
+		cause error
+		want  []string
+		not   string
+	}{
+		{"not tried yet", nil, []string{"session s1", "mcp_1, mcp_2", "docket resume s1 --decisions mcp_1=approved,mcp_2=approved", "call again"}, "taking it back"},
+		{"still waiting", fmt.Errorf("s1: %w", ErrStillParked), []string{"docket resume s1"}, "taking it back"},
+		{"could not be taken back", errors.New("journal in use by pid 7"), []string{"taking it back failed: journal in use by pid 7"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := (&parkedError{id: "s1", calls: []string{"mcp_1", "mcp_2"}, cause: tc.cause}).Error()
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("%q does not say %q", got, w)
+				}
+			}
+			if tc.not != "" && strings.Contains(got, tc.not) {
+				t.Errorf("%q says %q", got, tc.not)
+			}
+		})
 	}
 }
 

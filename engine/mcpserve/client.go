@@ -3,6 +3,7 @@ package mcpserve
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -39,15 +40,23 @@ func (c *client) open(ctx context.Context) (Session, error) {
 	if c.sess != nil {
 		return c.sess, nil
 	}
-	if len(c.parked) > 0 {
-		return nil, &parkedError{id: c.id, calls: c.parked}
-	}
 	if c.ended {
 		return nil, fmt.Errorf("session %s has ended: open a new MCP session", c.id)
 	}
 	// The session outlives the call that opens it: what it starts (the
 	// configured MCP servers, sandbox servers) must not end with the call.
-	sess, err := c.srv.opener.Open(context.WithoutCancel(ctx), OpenRequest{Client: clientName(c.ss), Approver: elicitApprover{ss: c.ss}, Observer: c.obs})
+	octx := context.WithoutCancel(ctx)
+	req := OpenRequest{Client: clientName(c.ss), Approver: elicitApprover{ss: c.ss}, Observer: c.obs}
+	if len(c.parked) > 0 {
+		// Parked: once docket resume has answered, the session goes on.
+		sess, err := c.srv.opener.Reopen(octx, c.id, req)
+		if err != nil {
+			return nil, &parkedError{id: c.id, calls: c.parked, cause: err}
+		}
+		c.sess, c.parked = sess, nil
+		return sess, nil
+	}
+	sess, err := c.srv.opener.Open(octx, req)
 	if err != nil {
 		return nil, fmt.Errorf("open a Docket session: %w", err)
 	}
@@ -77,12 +86,21 @@ func (c *client) close() error {
 type parkedError struct {
 	id    string
 	calls []string
+	// cause is why the session could not be taken back, when it was tried
+	// and the reason is not that it still waits.
+	cause error
 }
 
 func (e *parkedError) Error() string {
-	return fmt.Sprintf("session %s is parked waiting for a decision on %s: answer with docket resume %s --decisions %s "+
-		"(or =denied); this MCP session runs no more calls, open a new one", e.id, strings.Join(e.calls, ", "), e.id, decisionsHint(e.calls))
+	msg := fmt.Sprintf("session %s is parked waiting for a decision on %s: answer with docket resume %s --decisions %s "+
+		"(or =denied), then call again: this MCP session goes on once it is answered", e.id, strings.Join(e.calls, ", "), e.id, decisionsHint(e.calls))
+	if e.cause != nil && !errors.Is(e.cause, ErrStillParked) {
+		msg += fmt.Sprintf(" (taking it back failed: %v)", e.cause)
+	}
+	return msg
 }
+
+func (e *parkedError) Unwrap() error { return e.cause }
 
 func decisionsHint(calls []string) string {
 	parts := make([]string, len(calls))

@@ -86,7 +86,7 @@ func TestHandlerNeedsAToken(t *testing.T) {
 	if _, err := New(Options{Opener: nil}); err == nil {
 		t.Fatal("New without an Opener succeeded")
 	}
-	s, err := New(Options{Opener: openerFunc(nil)})
+	s, err := New(Options{Opener: noOpener{}})
 	if err != nil {
 		t.Fatal(err)
 	}

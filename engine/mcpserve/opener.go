@@ -2,6 +2,7 @@ package mcpserve
 
 import (
 	"context"
+	"errors"
 
 	"github.com/docket-engine/docket/engine"
 	"github.com/docket-engine/docket/events"
@@ -15,7 +16,15 @@ import (
 // client's calls are a session's calls.
 type Opener interface {
 	Open(ctx context.Context, req OpenRequest) (Session, error)
+	// Reopen takes session id back after it parked and docket resume
+	// answered it: the client's next call goes on in the same session.
+	// It returns an error wrapping ErrStillParked, having written
+	// nothing, while a turn still waits for a decision.
+	Reopen(ctx context.Context, id string, req OpenRequest) (Session, error)
 }
+
+// ErrStillParked says that a parked session has not been answered yet.
+var ErrStillParked = errors.New("the session still waits for a decision")
 
 // OpenRequest is what the server gives the session it opens.
 type OpenRequest struct {

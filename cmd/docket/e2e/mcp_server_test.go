@@ -238,8 +238,9 @@ func waitUnlocked(t *testing.T, e mcpServerEnv, id string) {
 }
 
 // TestMCPServerParksWithoutElicitation: a client that cannot be asked gets
-// a parked call whose result names the session and call; docket resume
-// answers it, and the audit shows the approval and why it ran unsandboxed.
+// a parked call whose result names the session and call; its calls are
+// refused until docket resume answers, then go on in the same session, and
+// the audit shows the approval and why it ran unsandboxed.
 func TestMCPServerParksWithoutElicitation(t *testing.T) {
 	e := newMCPServerEnv(t)
 	cs := stdioClient(t, e, nil)
@@ -255,9 +256,12 @@ func TestMCPServerParksWithoutElicitation(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(e.outside, "parked.txt")); err == nil {
 		t.Fatal("the parked call wrote outside the workspace before anyone approved it")
 	}
-	text, _, isErr = callTool(t, cs, "shell", map[string]any{"command": []string{"true"}})
+	text, _, isErr = callTool(t, cs, "shell", map[string]any{"command": []string{"touch", "too-early"}})
 	if !isErr || !strings.Contains(text, "parked") {
-		t.Fatalf("a call after the park should be refused, naming the park: error=%v %s", isErr, text)
+		t.Fatalf("a call while the session waits should be refused, naming the park: error=%v %s", isErr, text)
+	}
+	if _, err := os.Stat(filepath.Join(e.ws, "too-early")); err == nil {
+		t.Fatal("a call ran while the session was parked")
 	}
 	// The server let go of the journal at the park: resume takes it while
 	// the client is still connected.
@@ -268,7 +272,19 @@ func TestMCPServerParksWithoutElicitation(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(e.outside, "parked.txt")); err != nil || string(b) != "escaped\n" {
 		t.Fatalf("the resumed call did not run: %q %v", b, err)
 	}
-	auditSays(t, e, id, "call mcp_1", "UNSANDBOXED because sandbox denied it", "approved")
+	// Answered, the session goes on in the same MCP session.
+	text, sc, isErr = callTool(t, cs, "shell", map[string]any{"command": []string{"bash", "-c", "echo after > after.txt"}})
+	if isErr || sc["session_id"] != id || sc["call_id"] != "mcp_2" {
+		t.Fatalf("the call after the answer should run in session %s as mcp_2 (the refused call took no id): error=%v %v %s", id, isErr, sc, text)
+	}
+	if err := cs.Close(); err != nil {
+		t.Logf("close: %v", err)
+	}
+	waitUnlocked(t, e, id)
+	auditSays(t, e, id, "call mcp_1", "UNSANDBOXED because sandbox denied it", "approved", "call mcp_2")
+	if r := docket(t, nil, "replay", "--home", e.home, id); r.code != 0 {
+		t.Errorf("docket replay %s: exit %d\n%s%s", id, r.code, r.stdout, r.stderr)
+	}
 }
 
 // TestMCPServerBadInput: malformed arguments get a tool error naming the
