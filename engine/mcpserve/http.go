@@ -18,6 +18,12 @@ import (
 // HTTPPath is where the streamable HTTP endpoint is served.
 const HTTPPath = "/mcp"
 
+// IdleSessionTimeout closes an HTTP client's session (and its journal,
+// processes and sandbox servers) after this long without a request: a
+// client that went away without ending its session must not hold them for
+// the server's lifetime. Its next request starts a new session.
+const IdleSessionTimeout = time.Hour
+
 // NewToken returns a fresh bearer token: 32 random bytes, hex.
 func NewToken() (string, error) {
 	b := make([]byte, 32)
@@ -69,7 +75,8 @@ func (s *Server) Handler(token string) (http.Handler, error) {
 	if token == "" {
 		return nil, errors.New("mcpserve: the HTTP endpoint needs a bearer token")
 	}
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, nil)
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
+		&mcp.StreamableHTTPOptions{SessionTimeout: IdleSessionTimeout})
 	mux := http.NewServeMux()
 	mux.Handle(HTTPPath, requireBearer(token, h))
 	return mux, nil
