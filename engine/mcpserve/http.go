@@ -102,7 +102,11 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, token string) e
 			err = serr
 		}
 		cancel()
-		_ = <-errc // http.ErrServerClosed once Shutdown or Close ran
+		// Serve returns http.ErrServerClosed once Shutdown or Close ran;
+		// anything else is worth reporting.
+		if serveErr := <-errc; err == nil {
+			err = serveErr
+		}
 	}
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
