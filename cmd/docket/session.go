@@ -16,6 +16,7 @@ import (
 	"github.com/docket-engine/docket/engine/auth"
 	"github.com/docket-engine/docket/engine/hooks"
 	"github.com/docket-engine/docket/engine/mcp"
+	"github.com/docket-engine/docket/engine/mcpserve"
 	"github.com/docket-engine/docket/engine/model"
 	"github.com/docket-engine/docket/engine/model/openai"
 	"github.com/docket-engine/docket/engine/model/risk"
@@ -261,6 +262,10 @@ func buildModel(ctx context.Context, cfg *config.Config, seen, compacted int) (m
 		return agentProvider(cfg, name), nil
 	}
 	switch cfg.ModelProvider {
+	case mcpserve.Provider:
+		// An MCP client's session (docket mcp-server): its calls came from
+		// the client; resumed, the relay finishes a parked one.
+		return mcpserve.RelayModel{}, nil
 	case "script":
 		if cfg.ModelScript == "" {
 			return nil, usageErrorf("model_provider \"script\" needs --model-script FILE")
