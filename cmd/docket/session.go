@@ -216,6 +216,7 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd string, o wireOpt
 	if plan, err = hidePlan(plan, cfg); err != nil {
 		return nil, err
 	}
+	plan, egr := sessionEgress(cfg, plan)
 	instr, err := prompt.Build(prompt.Input{Home: cfg.ConfigHome, Cwd: cwd, ApprovalPolicy: sc.ApprovalPolicy,
 		SandboxMode: sc.SandboxMode, WritableRoots: plan.WritableRoots, NetworkAccess: sc.NetworkAccess,
 		ProjectDocMaxBytes: cfg.ProjectDocMaxBytes, FallbackFilenames: cfg.ProjectDocFallbackFilenames})
@@ -226,7 +227,7 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd string, o wireOpt
 		DocketVersion: version, Home: cfg.Home, Cwd: cwd, Session: sc, Settings: settings(cfg, o), Plan: plan,
 		Rules: srcs, Instructions: instr.Instructions, Model: mdl, Approver: appr, Runner: runner,
 		Observer: w.observer, Tools: tools, ApprovalTimeout: cfg.ApprovalTimeout(), Faults: faultsFromEnv(),
-		OutputSchema: o.outputSchema,
+		OutputSchema: o.outputSchema, Egress: egr,
 	}
 	if cfg.ExperimentalRiskAssessment {
 		w.engine.Risk = riskAssessor{m: mdl}

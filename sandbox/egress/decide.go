@@ -120,3 +120,15 @@ func (d *ProfileDecider) Decide(ctx context.Context, req Request) (Decision, err
 	}
 	return Decision{Rule: "user: denied"}, nil
 }
+
+// ProfileOptions are the proxy options a profile's network policy sets:
+// its rules decide (asking asker about the rest; nil denies them), its
+// mode limits the methods, enable_socks5 offers SOCKS5. A session's proxy
+// and `docket sandbox --permissions` both start from them.
+func ProfileOptions(n permissions.Network, asker Asker) Options {
+	return Options{
+		Decider:  &ProfileDecider{Network: &n, Asker: asker},
+		Limited:  n.Mode == permissions.ModeLimited,
+		NoSOCKS5: !n.Socks5,
+	}
+}

@@ -45,6 +45,13 @@ func prompt(req engine.ApprovalRequest, color bool) string {
 		field(&b, "files:   ", strings.Join(paths, ", "))
 	}
 	field(&b, "cwd:     ", safetext.Quote(req.Cwd))
+	if q := req.Network; q != nil {
+		what := fmt.Sprintf("%s:%d (%s", safetext.Line(q.Host), q.Port, safetext.Line(q.Protocol))
+		if q.Method != "" {
+			what += " " + safetext.Line(q.Method)
+		}
+		field(&b, "network: ", what+"), not covered by permission profile "+safetext.Line(q.Profile))
+	}
 	if req.Reason != "" {
 		if req.ModelJustification {
 			field(&b, "the model says (its words, not Docket's): ", safetext.Line(req.Reason))
