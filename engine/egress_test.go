@@ -42,7 +42,9 @@ func (a *netApprover) Decide(ctx context.Context, req engine.ApprovalRequest) (e
 }
 
 func answer(d events.ReviewDecision) func(context.Context) (engine.Answer, error) {
-	return func(context.Context) (engine.Answer, error) { return engine.Answer{Decision: d, Source: events.SourceFlag}, nil }
+	return func(context.Context) (engine.Answer, error) {
+		return engine.Answer{Decision: d, Source: events.SourceFlag}, nil
+	}
 }
 
 // TestANetworkQuestionGoesToTheSessionsApprover drives a session's proxy
