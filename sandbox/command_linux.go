@@ -32,6 +32,12 @@ func Command(req Request) (*Process, error) {
 	if !p.plan.Sandboxed() {
 		return nil, fmt.Errorf("sandbox: plan mode %q runs nothing sandboxed; Command needs %q or %q", p.plan.Mode, ModeReadOnly, ModeWorkspaceWrite)
 	}
+	if p.plan.Egress {
+		// A process that outlives its call would need the bridge, and its
+		// connections journaled, past the call's outcome: not yet. It is
+		// refused rather than run with no way out or a way around.
+		return nil, &UnavailableError{Missing: []string{LayerEgress}, Err: errNoLongLivedBridge}
+	}
 	caps, helper, spec, err := helperSetup(req, p)
 	if err != nil {
 		return nil, err
