@@ -50,8 +50,9 @@ type NetworkQuestion struct {
 // sessionEgress is a session's proxy and what it knows of the calls it
 // serves.
 type sessionEgress struct {
-	s     *Session
-	proxy *egress.Proxy
+	s       *Session
+	proxy   *egress.Proxy
+	decider *egress.ProfileDecider
 
 	mu    sync.Mutex
 	calls map[string]egressCall
@@ -73,8 +74,20 @@ func newSessionEgress(s *Session, cfg *Egress) *sessionEgress {
 	asker := &egress.JournalingAsker{Person: networkPerson{e: e}, Journal: j, Now: s.rec.now, Profile: cfg.Profile, Persist: cfg.Persist}
 	opts := egress.ProfileOptions(cfg.Network, asker)
 	opts.Record, opts.Resolver = egress.RecordTo(j, s.rec.now), cfg.Resolver
+	e.decider, _ = opts.Decider.(*egress.ProfileDecider)
 	e.proxy = egress.New(opts)
 	return e
+}
+
+// restore keeps a journaled answer that holds for the rest of the
+// session (for the session, always) when the session is resumed.
+func (e *sessionEgress) restore(d events.NetworkDecision) {
+	if e == nil || e.decider == nil {
+		return
+	}
+	if d.Answer == events.NetworkAllowSession || d.Answer == events.NetworkAllowAlways {
+		e.decider.Grant(d.Host)
+	}
 }
 
 // bridgeFor is the bridge of one call's run: nil unless the call's plan

@@ -170,3 +170,67 @@ func TestANetworkQuestionGoesToTheSessionsApprover(t *testing.T) {
 		})
 	}
 }
+
+// ask sends two plain HTTP requests for host.test through call c1's
+// bridge of s, on a real listener.
+func askTwice(t *testing.T, s *engine.Session) {
+	t.Helper()
+	plan := events.SandboxPlan{Mode: events.SandboxWorkspaceWrite, Egress: true}
+	br := s.BridgeFor("turn-1", events.ExecStarted{CallID: "c1", Argv: []string{"curl"}, Cwd: "/w", Sandbox: plan})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- br.Serve(ctx, ln) }()
+	proxy, _ := url.Parse("http://" + ln.Addr().String())
+	client := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(proxy), DisableKeepAlives: true}}
+	for i := 0; i < 2; i++ {
+		resp, err := client.Get("http://host.test/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+	}
+	cancel()
+	<-done
+}
+
+// TestAResumedSessionKeepsItsSessionWideNetworkAnswers: an answer "for
+// the session" journaled before a resume still holds after it, and
+// nobody is asked again; an answer "once" does not.
+func TestAResumedSessionKeepsItsSessionWideNetworkAnswers(t *testing.T) {
+	for _, tc := range []struct {
+		first events.ReviewDecision
+		asked int
+	}{{events.ApprovedForSession, 0}, {events.Approved, 2}} {
+		t.Run(string(tc.first), func(t *testing.T) {
+			sm, err := script.Parse("s.jsonl", []byte(`{"output":[{"type":"message","content":"ok"}]}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := engine.Config{SessionID: "01a213dd-3096-70c1-ad19-4f6160183b4f", Cwd: t.TempDir(),
+				Session: events.SessionConfig{ApprovalPolicy: "on-request", SandboxMode: "workspace-write"},
+				Plan:    events.SandboxPlan{Mode: events.SandboxWorkspaceWrite, Egress: true},
+				Model:   sm, Approver: &netApprover{decide: answer(tc.first)}, Runner: &enginetest.FakeRunner{},
+				Egress: &engine.Egress{Network: permissions.Network{Enabled: true, Mode: permissions.ModeFull}, Profile: "p", Resolver: loopbackNames{}}}
+			log := &enginetest.MemLog{}
+			s, err := engine.Start(cfg, log)
+			if err != nil {
+				t.Fatal(err)
+			}
+			askTwice(t, s)
+			after := &netApprover{decide: answer(events.Denied)}
+			cfg.Approver = after
+			resumed, err := engine.Restore(cfg, log, log.Records())
+			if err != nil {
+				t.Fatal(err)
+			}
+			askTwice(t, resumed)
+			if len(after.asked) != tc.asked {
+				t.Fatalf("after the resume the approver was asked %d times, want %d", len(after.asked), tc.asked)
+			}
+		})
+	}
+}

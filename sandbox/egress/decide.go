@@ -80,6 +80,21 @@ type ProfileDecider struct {
 	session map[string]bool
 }
 
+// Grant allows host for the rest of the session without asking: a
+// resumed session's answers "for the session" and "always" still hold.
+func (d *ProfileDecider) Grant(host string) {
+	h, err := permissions.NormaliseHost(host)
+	if err != nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.session == nil {
+		d.session = map[string]bool{}
+	}
+	d.session[h] = true
+}
+
 // Decide returns the profile's verdict, or the person's answer.
 func (d *ProfileDecider) Decide(ctx context.Context, req Request) (Decision, error) {
 	v := d.Network.Decide(req.Host)
