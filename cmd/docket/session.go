@@ -58,7 +58,7 @@ func (w *wiring) header(id, cwd string, sc events.SessionConfig, resumed, bypass
 		// has no network whatever it says.
 		ApprovalPolicy: sc.ApprovalPolicy, SandboxMode: sc.SandboxMode,
 		NetworkAccess: sc.NetworkAccess && sc.SandboxMode == policy.WorkspaceWrite.String(),
-		Resumed:       resumed, Bypassed: bypassed, Workspace: cwd, WritableRoots: extra})
+		Resumed:       resumed, Bypassed: bypassed, Workspace: cwd, WritableRoots: extra, EgressProfile: egressProfile(w.engine.Egress)})
 }
 
 // exit maps a turn's end to an exit code. In human mode the renderer has

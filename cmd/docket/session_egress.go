@@ -29,3 +29,12 @@ func sessionEgress(cfg *config.Config, plan events.SandboxPlan) (events.SandboxP
 	}
 	return plan, e
 }
+
+// egressProfile names the profile whose network the session's proxy
+// serves, for the header; "" without one.
+func egressProfile(e *engine.Egress) string {
+	if e == nil {
+		return ""
+	}
+	return e.Profile
+}

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/creack/pty"
+
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/journal"
 )
@@ -259,5 +261,64 @@ func TestANetworkQuestionIsAnsweredSavedAndReplayedWithoutTheNetwork(t *testing.
 		if err != nil || !strings.Contains(string(out), "replay ok") {
 			t.Fatalf("docket replay %s: %v\n%s", id, err, out)
 		}
+	}
+}
+
+// TestANetworkQuestionIsAskedOnTheTerminal runs docket exec on a
+// pseudo-terminal: the host no rule covers is put to the person with the
+// call, its command and the host, and the typed answer is journaled as
+// theirs.
+func TestANetworkQuestionIsAskedOnTheTerminal(t *testing.T) {
+	bin := cliBinary(t)
+	home, work := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(egressConfig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		key  string
+		want events.NetworkAnswer
+	}{{"s", events.NetworkAllowSession}, {"n", events.NetworkDeny}} {
+		t.Run(tc.key, func(t *testing.T) {
+			script := filepath.Join(t.TempDir(), "script.jsonl")
+			calls := `{"output":[{"type":"function_call","call_id":"c1","name":"shell","arguments":{"command":["curl","-sS","--max-time","10","http://nowhere.test:8080/x"],"workdir":"."}}]}
+{"output":[{"type":"message","content":"Finished."}]}
+`
+			if err := os.WriteFile(script, []byte(calls), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(bin, "exec", "--skip-git-repo-check", "-C", work, "-a", "on-request", "--permissions", "ask", "--model-script", script, "fetch")
+			cmd.Env = []string{"DOCKET_HOME=" + home, "HOME=" + home, "PATH=/usr/bin:/bin", "NO_COLOR=1"}
+			ptmx, err := pty.Start(cmd)
+			if err != nil {
+				t.Fatalf("start under a pty: %v", err)
+			}
+			defer ptmx.Close()
+			scr := newCLIScreen(ptmx)
+			shown := scr.waitFor(t, "answer (y/s/p/n)")
+			for _, s := range []string{"network through the egress proxy (profile ask's domains)", "Approval requested for call c1 (network, initial)", "command: curl -sS --max-time 10 http://nowhere.test:8080/x",
+				"network: nowhere.test:8080 (http GET), not covered by permission profile ask", "[p] always allow nowhere.test"} {
+				if !strings.Contains(shown, s) {
+					t.Errorf("prompt lacks %q:\n%s", s, shown)
+				}
+			}
+			if _, err := ptmx.Write([]byte(tc.key + "\n")); err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Wait(); err != nil {
+				t.Fatalf("docket exec: %v\n%s", err, scr.all())
+			}
+			out := scr.all()
+			m := regexp.MustCompile(`session ([0-9a-f-]{36})`).FindStringSubmatch(out)
+			if m == nil {
+				t.Fatalf("no session id shown:\n%s", out)
+			}
+			ds, cs := networkRecords(t, home, m[1])
+			if len(ds) != 1 || ds[0].Answer != tc.want || ds[0].Source != events.SourceUser || ds[0].CallID != "c1" {
+				t.Fatalf("the journaled answer: %+v", ds)
+			}
+			if len(cs) != 1 || cs[0].Allowed {
+				t.Fatalf("the connection (nowhere.test resolves nowhere): %+v", cs)
+			}
+		})
 	}
 }
