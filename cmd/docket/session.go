@@ -218,7 +218,7 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd string, o wireOpt
 	}
 	plan, egr := sessionEgress(cfg, plan)
 	instr, err := prompt.Build(prompt.Input{Home: cfg.ConfigHome, Cwd: cwd, ApprovalPolicy: sc.ApprovalPolicy,
-		SandboxMode: sc.SandboxMode, WritableRoots: plan.WritableRoots, NetworkAccess: sc.NetworkAccess,
+		SandboxMode: sc.SandboxMode, WritableRoots: plan.WritableRoots, NetworkAccess: sc.NetworkAccess, EgressProxy: plan.Egress,
 		ProjectDocMaxBytes: cfg.ProjectDocMaxBytes, FallbackFilenames: cfg.ProjectDocFallbackFilenames})
 	if err != nil {
 		return nil, err
