@@ -18,10 +18,6 @@ import (
 // (or, worse, the host's network).
 var errNoBridge = errors.New("the plan's network goes through the egress proxy, and the request has no proxy (Request.Bridge)")
 
-// errNoLongLivedBridge is a long-lived process (Command) under a plan
-// whose network goes through the egress proxy.
-var errNoLongLivedBridge = errors.New("a long-lived process (exec_command, a sandboxed MCP server) does not carry the egress bridge yet; run the command with the shell tool")
-
 // proxyVar reports the proxy variables the bridge sets or clears.
 func proxyVar(name string) bool {
 	switch strings.ToUpper(name) {

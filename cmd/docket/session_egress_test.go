@@ -322,3 +322,47 @@ func TestANetworkQuestionIsAskedOnTheTerminal(t *testing.T) {
 		})
 	}
 }
+
+// TestALongLivedProcessGoesOutThroughTheProxyAndReplays: exec_command's
+// process is served by the bridge for as long as it lives, past its
+// call's outcome; its connection is journaled under that call, and verify
+// replay passes with the server gone.
+func TestALongLivedProcessGoesOutThroughTheProxyAndReplays(t *testing.T) {
+	bin := cliBinary(t)
+	home, work := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(egressConfig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "served "+r.Host) }))
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	// The process sleeps past its call's yield, then fetches: the
+	// connection comes after c1's outcome, and c2 (write_stdin) reads it.
+	lines := fmt.Sprintf(`{"output":[{"type":"function_call","call_id":"c1","name":"exec_command","arguments":{"cmd":"sleep 1; curl -sS --max-time 10 http://localhost:%s/","yield_time_ms":250}}]}
+{"output":[{"type":"function_call","call_id":"c2","name":"write_stdin","arguments":{"session_id":1000,"chars":"","yield_time_ms":10000}}]}
+{"output":[{"type":"message","content":"Done."}]}
+`, port)
+	script := filepath.Join(t.TempDir(), "script.jsonl")
+	if err := os.WriteFile(script, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "exec", "--skip-git-repo-check", "--json", "-C", work, "-a", "never", "--permissions", "net", "--model-script", script, "go")
+	cmd.Env = []string{"DOCKET_HOME=" + home, "HOME=" + home, "PATH=/usr/bin:/bin"}
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "served localhost:"+port) {
+		t.Fatalf("docket exec: %v\n%s", err, out)
+	}
+	m := regexp.MustCompile(`"thread_id":"([^"]+)"`).FindStringSubmatch(string(out))
+	if m == nil {
+		t.Fatalf("no thread id:\n%s", out)
+	}
+	_, cs := networkRecords(t, home, m[1])
+	if len(cs) != 1 || !cs[0].Allowed || cs[0].CallID != "c1" || cs[0].Rule != "permissions.net.network.domains.localhost" {
+		t.Fatalf("the process's connection: %+v", cs)
+	}
+	srv.Close()
+	rp := exec.Command(bin, "replay", m[1])
+	rp.Env = cmd.Env
+	if out, err := rp.CombinedOutput(); err != nil || !strings.Contains(string(out), "replay ok") {
+		t.Fatalf("docket replay: %v\n%s", err, out)
+	}
+}
