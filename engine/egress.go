@@ -17,9 +17,10 @@ import (
 
 // Egress configures the session's egress proxy (Config.Egress): set when
 // the permission profile's network is on and goes through the proxy. The
-// session runs one proxy for its lifetime, in its own process; every
-// sandboxed call whose plan says Egress gets a bridge to it
-// (RunRequest.Bridge), and it stops when the session is closed.
+// session has one proxy for its lifetime, in docket's own process (no
+// process of its own); every sandboxed call whose plan says Egress gets a
+// bridge to it (RunRequest.Bridge), served while the call's command runs
+// (an exec_command process: while it lives), so nothing outlives docket.
 type Egress struct {
 	// Network is the profile's network policy: its domain rules decide,
 	// and a host they do not cover is asked about under the approval
