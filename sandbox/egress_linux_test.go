@@ -137,3 +137,15 @@ func TestTheHelperRefusesABridgeItCannotBuildSafely(t *testing.T) {
 		}
 	}
 }
+
+// TestALongLivedProcessUnderAnEgressPlanNeedsABridge: Command refuses
+// an egress plan without a proxy to serve it, naming the layer, rather
+// than start a process with no way out (or the host's network).
+func TestALongLivedProcessUnderAnEgressPlanNeedsABridge(t *testing.T) {
+	dir := t.TempDir()
+	_, err := Command(Request{Argv: []string{"true"}, Cwd: dir, Plan: events.SandboxPlan{Mode: ModeWorkspaceWrite, WritableRoots: []string{dir}, Egress: true}})
+	var ue *UnavailableError
+	if !errors.As(err, &ue) || len(ue.Missing) != 1 || ue.Missing[0] != LayerEgress || !errors.Is(err, errNoBridge) {
+		t.Fatalf("err = %v, want the egress layer missing", err)
+	}
+}

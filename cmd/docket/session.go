@@ -59,7 +59,7 @@ func (w *wiring) header(id, cwd string, sc events.SessionConfig, resumed, bypass
 		// has no network whatever it says.
 		ApprovalPolicy: sc.ApprovalPolicy, SandboxMode: sc.SandboxMode,
 		NetworkAccess: sc.NetworkAccess && sc.SandboxMode == policy.WorkspaceWrite.String(),
-		Resumed:       resumed, Bypassed: bypassed, Workspace: cwd, WritableRoots: extra})
+		Resumed:       resumed, Bypassed: bypassed, Workspace: cwd, WritableRoots: extra, EgressProfile: egressProfile(w.engine.Egress)})
 }
 
 // exit maps a turn's end to an exit code. In human mode the renderer has
@@ -217,8 +217,9 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd string, o wireOpt
 	if plan, err = hidePlan(plan, cfg); err != nil {
 		return nil, err
 	}
+	plan, egr := sessionEgress(cfg, plan)
 	instr, err := prompt.Build(prompt.Input{Home: cfg.ConfigHome, Cwd: cwd, ApprovalPolicy: sc.ApprovalPolicy,
-		SandboxMode: sc.SandboxMode, WritableRoots: plan.WritableRoots, NetworkAccess: sc.NetworkAccess,
+		SandboxMode: sc.SandboxMode, WritableRoots: plan.WritableRoots, NetworkAccess: sc.NetworkAccess, EgressProxy: plan.Egress,
 		ProjectDocMaxBytes: cfg.ProjectDocMaxBytes, FallbackFilenames: cfg.ProjectDocFallbackFilenames})
 	if err != nil {
 		return nil, err
@@ -227,7 +228,7 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd string, o wireOpt
 		DocketVersion: version, Home: cfg.Home, Cwd: cwd, Session: sc, Settings: settings(cfg, o), Plan: plan,
 		Rules: srcs, Instructions: instr.Instructions, Model: mdl, Approver: appr, Runner: runner,
 		Observer: w.observer, Tools: tools, ApprovalTimeout: cfg.ApprovalTimeout(), Faults: faultsFromEnv(),
-		OutputSchema: o.outputSchema,
+		OutputSchema: o.outputSchema, Egress: egr,
 	}
 	if cfg.ExperimentalRiskAssessment {
 		w.engine.Risk = riskAssessor{m: mdl}
