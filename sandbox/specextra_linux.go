@@ -16,12 +16,12 @@ func readHostFacts(f *hostFacts, plan events.SandboxPlan, walks *gitwalk.Cache, 
 		f.git = gitwalk.Find(f.roots, f.cwd, walks)
 		f.walked = true
 		f.targetsExisting = existingTargets(f.git.Targets)
-		tr.mark("gitwalk")
+		tr.Mark("gitwalk")
 	}
 	if !plan.Network {
 		socks, complete, err := boundUnixSockets()
 		f.sockets, f.socketsComplete = socks, complete && err == nil
-		tr.mark("unix-sockets")
+		tr.Mark("unix-sockets")
 	}
 }
 
@@ -33,10 +33,10 @@ func launchLimited(ctx context.Context, req Request, helper string, spec Spec, e
 		spec.Limits.Cgroup = cg.layer
 		spec.Limits.CgroupProcs = cg.procs
 	}
-	req.trace.mark("cgroup.make")
+	req.trace.Mark("cgroup.make")
 	out, err := launchHelper(ctx, req, helper, spec, env)
 	out.Killed = killedBy(out, plan.Limits, cg.oomKills())
 	_ = cg.remove() // a leaf left behind holds no process and no limit that matters
-	req.trace.mark("cgroup.remove")
+	req.trace.Mark("cgroup.remove")
 	return out, err
 }

@@ -1,4 +1,4 @@
-package sandbox
+package confine
 
 import (
 	"encoding/binary"
@@ -6,18 +6,19 @@ import (
 	"runtime"
 	"unsafe"
 
+	"github.com/docket-engine/docket/sandbox/internal/proto"
 	"golang.org/x/sys/unix"
 )
 
 // loadSeccomp installs a compiled filter on every thread of the process
 // (SECCOMP_FILTER_FLAG_TSYNC). no_new_privs must already be set.
 func loadSeccomp(prog []byte) error {
-	if err := checkBPF(prog); err != nil {
+	if err := proto.CheckBPF(prog); err != nil {
 		return err
 	}
-	insns := make([]unix.SockFilter, len(prog)/sockFilterSize)
+	insns := make([]unix.SockFilter, len(prog)/proto.SockFilterSize)
 	for i := range insns {
-		b := prog[i*sockFilterSize:]
+		b := prog[i*proto.SockFilterSize:]
 		insns[i] = unix.SockFilter{
 			Code: binary.NativeEndian.Uint16(b[0:2]),
 			Jt:   b[2],

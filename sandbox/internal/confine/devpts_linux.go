@@ -1,4 +1,4 @@
-package sandbox
+package confine
 
 import (
 	"os"
@@ -10,13 +10,13 @@ import (
 // open; the slaves are the opener's (mode 620, as on a normal system).
 const devptsOptions = "newinstance,ptmxmode=0666,mode=620"
 
-// mountPrivateDevpts mounts a new devpts instance on /dev/pts and makes
+// MountPrivateDevpts mounts a new devpts instance on /dev/pts and makes
 // /dev/ptmx open it. The host's ptys live in the host's instance, which the
 // new mount covers, so no host terminal is reachable by name. It fails soft
 // (false, nil) where there is no /dev/pts or the kernel refuses the mount:
 // ptys then fail as before, and Landlock gets no pty rule, so the host's
 // /dev/pts stays unwritable.
-func mountPrivateDevpts() (bool, error) {
+func MountPrivateDevpts() (bool, error) {
 	if st, err := os.Lstat("/dev/pts"); err != nil || !st.IsDir() {
 		return false, nil
 	}

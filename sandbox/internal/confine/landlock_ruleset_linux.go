@@ -1,4 +1,4 @@
-package sandbox
+package confine
 
 import (
 	"errors"
@@ -9,12 +9,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// landlockRuleset builds, as a ruleset descriptor, the same rules
+// LandlockRuleset builds, as a ruleset descriptor, the same rules
 // applyLandlock enforces. The sandbox server needs the descriptor: it
 // restricts each command's init on its own (landlock_restrict_self from
 // the one thread of a fresh process), where go-landlock restricts every
 // thread of the calling process. It returns the descriptor and the ABI.
-func landlockRuleset(spec Spec) (int, int, error) {
+func LandlockRuleset(spec Spec) (int, int, error) {
 	abi, err := ll.LandlockGetABIVersion()
 	if err != nil {
 		return -1, 0, fmt.Errorf("landlock not available: %w", err)
@@ -50,7 +50,7 @@ func landlockRuleset(spec Spec) (int, int, error) {
 		ignoreMissing bool
 	}
 	rules := []rule{{read, []string{"/"}, false}, {file, []string{"/dev/null"}, false}, {rw, spec.Writable, true}}
-	if spec.privatePTY {
+	if spec.PrivatePTY {
 		tty := handled & landlock.AccessFSSet(ll.AccessFSReadFile|ll.AccessFSWriteFile|ll.AccessFSIoctlDev)
 		rules = append(rules, rule{tty, []string{"/dev/ptmx", "/dev/pts", "/dev/tty"}, true})
 	}

@@ -1,4 +1,4 @@
-package sandbox
+package confine
 
 import (
 	"errors"
@@ -6,10 +6,11 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/docket-engine/docket/sandbox/internal/proto"
 	"golang.org/x/sys/unix"
 )
 
-// setupMounts shapes the helper's private mount table: every mount
+// SetupMounts shapes the helper's private mount table: every mount
 // read-only except fresh read-write copies of the writable roots (each root
 // its own mount, nested ones too, so that none can be renamed away and
 // replanted), the protected subpaths bound read-only on top, the host's
@@ -19,7 +20,7 @@ import (
 // cover outside the roots: chmod, chown, utimes and extended attributes.
 // It returns the optional layers it set up (LayerDevpts, LayerUnixSockets,
 // the git directory layer).
-func setupMounts(spec Spec) ([]string, error) {
+func SetupMounts(spec Spec) ([]string, error) {
 	// Nothing done here may propagate back to the host's mount table.
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return nil, fmt.Errorf("making / private: %w", err)
@@ -69,7 +70,7 @@ func setupMounts(spec Spec) ([]string, error) {
 					continue
 				}
 				if err := selfBind(a); err != nil {
-					return nil, &pathSetupError{fmt.Errorf("pinning %s: %w", a, err)}
+					return nil, &PathSetupError{fmt.Errorf("pinning %s: %w", a, err)}
 				}
 				pinned[a] = true
 			}
@@ -78,34 +79,34 @@ func setupMounts(spec Spec) ([]string, error) {
 			return nil, pathError(fmt.Errorf("mounting writable root %s: %w", r, err))
 		}
 	}
-	if err := bindUnseen(spec); err != nil {
-		return nil, &pathSetupError{err}
+	if err := BindUnseen(spec); err != nil {
+		return nil, &PathSetupError{err}
 	}
 	for _, p := range spec.Protected {
-		err := bindReadOnly(p)
+		err := BindReadOnly(p)
 		if errors.Is(err, unix.ENOENT) && contains(spec.Scanned, p) {
 			continue
 		}
 		if err != nil {
-			return nil, &pathSetupError{fmt.Errorf("protecting %s: %w", p, err)}
+			return nil, &PathSetupError{fmt.Errorf("protecting %s: %w", p, err)}
 		}
 	}
 	if err := protectBinaries(spec); err != nil {
-		return nil, &pathSetupError{err}
+		return nil, &PathSetupError{err}
 	}
 	var layers []string
 	if len(spec.Hidden) > 0 {
 		if err := hidePaths(spec); err != nil {
-			return nil, &pathSetupError{err}
+			return nil, &PathSetupError{err}
 		}
 		layers = append(layers, LayerHidden)
 	}
 	if spec.GitScan != "" {
-		layers = append(layers, gitDirsLayer(spec.GitScan))
+		layers = append(layers, proto.GitDirsLayer(spec.GitScan))
 	}
 	if !spec.Network {
-		if err := coverSockets(spec.UnixSockets); err != nil {
-			return nil, &pathSetupError{err}
+		if err := CoverSockets(spec.UnixSockets); err != nil {
+			return nil, &PathSetupError{err}
 		}
 		if spec.UnixSocketsPartial {
 			layers = append(layers, LayerUnixSockets+":partial")
@@ -120,7 +121,7 @@ func setupMounts(spec Spec) ([]string, error) {
 			return nil, fmt.Errorf("mounting /proc: %w", err)
 		}
 	}
-	ok, err := mountPrivateDevpts()
+	ok, err := MountPrivateDevpts()
 	if err != nil {
 		return nil, err
 	}
@@ -130,24 +131,24 @@ func setupMounts(spec Spec) ([]string, error) {
 	return layers, nil
 }
 
-// pathSetupError is a mount step that failed on a path after the mount
+// PathSetupError is a mount step that failed on a path after the mount
 // namespace itself worked. Paths can be changed by other processes
 // (including other sandboxed commands running in parallel), so such a
 // failure must never buy a weaker namespace setup: it fails the call
 // (LayerProtectedPaths), while only a refused mount namespace (LayerMountNS)
 // may fall back.
-type pathSetupError struct{ err error }
+type PathSetupError struct{ err error }
 
-func (e *pathSetupError) Error() string { return e.err.Error() }
-func (e *pathSetupError) Unwrap() error { return e.err }
+func (e *PathSetupError) Error() string { return e.err.Error() }
+func (e *PathSetupError) Unwrap() error { return e.err }
 
-// pathError marks err as a pathSetupError when it says a path is missing
+// pathError marks err as a PathSetupError when it says a path is missing
 // or not what it was (a writable root removed or replaced since the plan),
 // and leaves it as a mount namespace failure otherwise.
 func pathError(err error) error {
 	for _, e := range []error{unix.ENOENT, unix.ENOTDIR, unix.ELOOP} {
 		if errors.Is(err, e) {
-			return &pathSetupError{err}
+			return &PathSetupError{err}
 		}
 	}
 	return err
@@ -175,9 +176,9 @@ func selfBind(path string) error {
 	return nil
 }
 
-// bindReadOnly puts a read-only copy of path (and everything mounted under
+// BindReadOnly puts a read-only copy of path (and everything mounted under
 // it) on top of path.
-func bindReadOnly(path string) error {
+func BindReadOnly(path string) error {
 	fd, err := unix.OpenTree(unix.AT_FDCWD, path, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE)
 	if err != nil {
 		return fmt.Errorf("open_tree: %w", err)

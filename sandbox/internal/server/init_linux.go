@@ -1,15 +1,18 @@
-package sandbox
+package server
 
 import (
 	"errors"
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"syscall"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/docket-engine/docket/sandbox/internal/confine"
 	"github.com/docket-engine/docket/sandbox/internal/initc"
+	"github.com/docket-engine/docket/sandbox/internal/proto"
 )
 
 // The inits of the sandbox server: each is cloned, confined, from a thread
@@ -21,11 +24,11 @@ import (
 // run gives one command to a ready init, or to one started for it. It is
 // called by the reader and returns at once (or once an init on its way is
 // ready): the init's thread does the rest.
-func (sv *serverState) run(cmd serverCommand, fds []int) {
+func (sv *serverState) run(cmd proto.ServerCommand, fds []int) {
 	spec, err := sv.commandSpec(cmd, len(fds))
 	if err != nil {
 		closeFDs(fds)
-		_ = sv.send(serverReply{Kind: serverSetupError, ID: cmd.ID, Layer: "spec", Error: err.Error()})
+		_ = sv.send(proto.ServerReply{Kind: proto.ServerSetupError, ID: cmd.ID, Layer: "spec", Error: err.Error()})
 		return
 	}
 	r := sv.takeReady()
@@ -37,8 +40,8 @@ func (sv *serverState) run(cmd serverCommand, fds []int) {
 
 // initJob is one command for an init.
 type initJob struct {
-	cmd  serverCommand
-	spec Spec
+	cmd  proto.ServerCommand
+	spec proto.Spec
 	fds  []int
 }
 
@@ -118,7 +121,7 @@ func (sv *serverState) initThread(r *readyInit) {
 		}
 	}()
 	refuse := func(layer string, err error) {
-		_ = sv.send(serverReply{Kind: serverSetupError, ID: job.cmd.ID, Layer: layer, Error: err.Error()})
+		_ = sv.send(proto.ServerReply{Kind: proto.ServerSetupError, ID: job.cmd.ID, Layer: layer, Error: err.Error()})
 	}
 	// handOff gives the job to an init started for it, when this one was
 	// made ahead and failed (or died waiting) before the command was in
@@ -144,17 +147,17 @@ func (sv *serverState) initThread(r *readyInit) {
 	// The command's own paths, bound in the mount namespace the init
 	// shares with this thread: the stubs docket holds for this
 	// call exist only now.
-	if err := bindUnseen(spec); err != nil {
-		refuse(layerProtectedPaths, err)
+	if err := confine.BindUnseen(spec); err != nil {
+		refuse(proto.LayerProtectedPaths, err)
 		return
 	}
 	for _, p := range spec.Protected {
-		err := bindReadOnly(p)
-		if errors.Is(err, unix.ENOENT) && contains(spec.Scanned, p) {
+		err := confine.BindReadOnly(p)
+		if errors.Is(err, unix.ENOENT) && slices.Contains(spec.Scanned, p) {
 			continue
 		}
 		if err != nil {
-			refuse(layerProtectedPaths, fmt.Errorf("protecting %s: %w", p, err))
+			refuse(proto.LayerProtectedPaths, fmt.Errorf("protecting %s: %w", p, err))
 			return
 		}
 	}
@@ -163,15 +166,15 @@ func (sv *serverState) initThread(r *readyInit) {
 		// server started: one the server covered may have been unlinked on
 		// the host since (which takes the cover away) and bound again.
 		// A socket still covered is /dev/null here and is skipped.
-		if err := coverSockets(spec.UnixSockets); err != nil {
-			refuse(layerProtectedPaths, err)
+		if err := confine.CoverSockets(spec.UnixSockets); err != nil {
+			refuse(proto.LayerProtectedPaths, err)
 			return
 		}
 	}
 	msg, err := initc.Encode(initc.Command{Path: spec.Path, Cwd: spec.Cwd, Argv: job.cmd.Argv, Env: job.cmd.Env,
 		NCgroup: job.cmd.Cgroups, Rlimits: commandRlimits(spec),
 		// Only a docketfault build's crash test turns the lifeline off.
-		Lifeline: !(job.cmd.NoLifeline && faultBuild)})
+		Lifeline: !(job.cmd.NoLifeline && proto.FaultBuild)})
 	if err != nil {
 		refuse("spec", err)
 		return
@@ -194,14 +197,14 @@ func (sv *serverState) initThread(r *readyInit) {
 		refuse(initc.StepLayer(st.Step), err)
 		return
 	}
-	if err := sv.send(serverReply{Kind: serverStarted, ID: job.cmd.ID, Layers: sv.layers(spec, in.devpts, st.Done)}, in.pidfd); err != nil {
+	if err := sv.send(proto.ServerReply{Kind: proto.ServerStarted, ID: job.cmd.ID, Layers: sv.layers(spec, in.devpts, st.Done)}, in.pidfd); err != nil {
 		// docket cannot hear of it: no go, and the init exits unstarted.
 		return
 	}
 	// An init already gone is told by the exit pipe and the done.
 	_, _ = unix.Write(in.ctl, []byte{'g'})
 	status := in.reap()
-	_ = sv.send(serverReply{Kind: serverDone, ID: job.cmd.ID, Status: status})
+	_ = sv.send(proto.ServerReply{Kind: proto.ServerDone, ID: job.cmd.ID, Status: status})
 }
 
 // initProc is a confined init waiting for its command.
@@ -223,13 +226,13 @@ func (sv *serverState) spawnReadyInit() (*initProc, string, error) {
 	// command running beside it in the session are not in it. The
 	// Landlock ruleset names this instance's /dev/pts, so it is built
 	// after the mount.
-	devpts, err := mountPrivateDevpts()
+	devpts, err := confine.MountPrivateDevpts()
 	if err != nil {
 		return nil, LayerMountNS, err
 	}
 	lspec := sv.spec
-	lspec.privatePTY = devpts
-	ruleset, _, err := landlockRuleset(lspec)
+	lspec.PrivatePTY = devpts
+	ruleset, _, err := confine.LandlockRuleset(lspec)
 	if err != nil {
 		return nil, "landlock", err
 	}
@@ -245,7 +248,7 @@ func (sv *serverState) spawnReadyInit() (*initProc, string, error) {
 	}
 	pid, pidfd, err := initc.Spawn(initc.Args{
 		FDs:    []int{devnull, devnull, devnull, devnull, ctl[1], ruleset},
-		Filter: sv.spec.Seccomp, LastCap: sv.lastCap, Securebits: lockedSecurebits,
+		Filter: sv.spec.Seccomp, LastCap: sv.lastCap, Securebits: confine.LockedSecurebits,
 		CloneFlags: unix.CLONE_NEWPID | unix.CLONE_NEWIPC,
 	})
 	_ = unix.Close(ctl[1]) // the init has its copy
@@ -284,7 +287,7 @@ func (in *initProc) reap() int {
 // RLIMIT_NPROC only in a user namespace of the server's own, where it
 // counts only the sandbox (outside one it would count every process of
 // the uid on the host).
-func commandRlimits(spec Spec) []initc.Rlimit {
+func commandRlimits(spec proto.Spec) []initc.Rlimit {
 	var out []initc.Rlimit
 	l := spec.Limits
 	if l.CPUSeconds > 0 {

@@ -1,10 +1,11 @@
-package sandbox
+package proto
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/docket-engine/docket/events"
@@ -13,15 +14,15 @@ import (
 // HelperArg is the first argument that puts the docket binary in helper mode.
 const HelperArg = "__docket_sandbox_helper"
 
-// specVersion is the helper protocol's version, bumped on any change to
+// Version is the helper protocol's version, bumped on any change to
 // Spec or the report lines.
-const specVersion = 4
+const Version = 4
 
 // IsHelper reports whether args (os.Args) ask for the sandbox helper.
 func IsHelper(args []string) bool { return len(args) > 1 && args[1] == HelperArg }
 
-// namespaces says which namespaces the parent created with clone flags.
-type namespaces struct {
+// Namespaces says which namespaces the parent created with clone flags.
+type Namespaces struct {
 	User  bool `json:"user,omitempty"`
 	Mount bool `json:"mount,omitempty"`
 	PID   bool `json:"pid,omitempty"`
@@ -41,14 +42,14 @@ type namespaces struct {
 // starts (serverBase), and each command's callSpec with the command
 // (serverCommand). Paths are absolute and clean.
 type Spec struct {
-	// V is specVersion; a helper binary from another docket version refuses
+	// V is Version; a helper binary from another docket version refuses
 	// the spec instead of misreading it.
 	V    int                `json:"v"`
 	Mode events.SandboxMode `json:"mode"`
 	// Writable are the roots Landlock and the mount layout let the command write.
 	Writable []string   `json:"writable,omitempty"`
 	Network  bool       `json:"network,omitempty"`
-	NS       namespaces `json:"ns"`
+	NS       Namespaces `json:"ns"`
 	// Seccomp is the compiled filter (struct sock_filter array) to load.
 	Seccomp []byte `json:"seccomp"`
 	// Binaries are docket's own executables (the helper, the docket
@@ -68,7 +69,7 @@ type Spec struct {
 	// Trace says the start-up trace's file is open at traceFD (see
 	// trace_linux.go); only docket sets it, only when TraceEnv is set.
 	Trace bool `json:"trace,omitempty"`
-	// Server starts the sandbox server (server_main_linux.go) instead of
+	// Server starts the sandbox server (sandbox/internal/server) instead of
 	// one command: the callSpec comes with each command, and the PID
 	// namespace is each command's own.
 	Server bool `json:"server,omitempty"`
@@ -78,16 +79,17 @@ type Spec struct {
 	BridgeFD int  `json:"bridge_fd,omitempty"`
 	// Hidden are the plan's hidden paths, covered in the mount namespace.
 	Hidden []string `json:"hidden,omitempty"`
-	// callSpec is what one command brings; its fields are encoded as the
+	// CallSpec is what one command brings; its fields are encoded as the
 	// Spec's own.
-	callSpec
-	// privatePTY is set by the helper itself once it mounted a devpts of its own.
-	privatePTY bool
+	CallSpec
+	// PrivatePTY is set by the helper itself once it mounted a devpts of
+	// its own; it is never on the wire.
+	PrivatePTY bool `json:"-"`
 }
 
-// callSpec is the part of a Spec that is one command's: a server built
+// CallSpec is the part of a Spec that is one command's: a server built
 // everything else once for the session.
-type callSpec struct {
+type CallSpec struct {
 	Cwd string `json:"cwd"`
 	// Path is the resolved executable; argv follows "--" on the command line.
 	Path string `json:"path"`
@@ -110,11 +112,11 @@ type callSpec struct {
 	// roots (see gitdirs.go) was "complete" or "partial"; empty without roots.
 	GitScan string `json:"git_scan,omitempty"`
 	// Limits are the resource limits the helper applies (limits_linux.go).
-	Limits limitsSpec `json:"limits"`
+	Limits Limits `json:"limits"`
 }
 
-// splitLoaderEnv separates the dynamic loader's variables from env.
-func splitLoaderEnv(env []string) (rest, loader []string) {
+// SplitLoaderEnv separates the dynamic loader's variables from env.
+func SplitLoaderEnv(env []string) (rest, loader []string) {
 	for _, kv := range env {
 		if strings.HasPrefix(kv, "LD_") {
 			loader = append(loader, kv)
@@ -125,8 +127,8 @@ func splitLoaderEnv(env []string) (rest, loader []string) {
 	return rest, loader
 }
 
-// helperArgs builds the helper's argv: exe, HelperArg, spec, "--", argv...
-func helperArgs(exe string, spec Spec, argv []string) ([]string, error) {
+// Args builds the helper's argv: exe, HelperArg, spec, "--", argv...
+func Args(exe string, spec Spec, argv []string) ([]string, error) {
 	b, err := json.Marshal(spec)
 	if err != nil {
 		return nil, fmt.Errorf("encoding helper spec: %w", err)
@@ -136,9 +138,9 @@ func helperArgs(exe string, spec Spec, argv []string) ([]string, error) {
 	return append(args, argv...), nil
 }
 
-// parseHelperArgs is the inverse of helperArgs; it validates everything the
+// Parse is the inverse of Args; it validates everything the
 // helper will act on, since a bad spec must not half-build a sandbox.
-func parseHelperArgs(args []string) (Spec, []string, error) {
+func Parse(args []string) (Spec, []string, error) {
 	var spec Spec
 	if len(args) < 5 || args[1] != HelperArg || args[3] != "--" {
 		return spec, nil, errors.New("usage: docket " + HelperArg + " SPEC -- CMD [ARG...]")
@@ -151,17 +153,18 @@ func parseHelperArgs(args []string) (Spec, []string, error) {
 	if dec.More() {
 		return spec, nil, errors.New("helper spec: trailing data after the JSON object")
 	}
-	if err := spec.validate(); err != nil {
+	if err := spec.Validate(); err != nil {
 		return spec, nil, fmt.Errorf("helper spec: %w", err)
 	}
 	return spec, args[4:], nil
 }
 
-func (s Spec) validate() error {
-	if s.V != specVersion {
-		return fmt.Errorf("protocol version %d, this helper speaks %d: the helper binary and docket come from different builds", s.V, specVersion)
+// Validate checks everything the helper will act on.
+func (s Spec) Validate() error {
+	if s.V != Version {
+		return fmt.Errorf("protocol version %d, this helper speaks %d: the helper binary and docket come from different builds", s.V, Version)
 	}
-	if err := checkBPF(s.Seccomp); err != nil {
+	if err := CheckBPF(s.Seccomp); err != nil {
 		return err
 	}
 	if err := s.checkBridge(); err != nil {
@@ -171,24 +174,24 @@ func (s Spec) validate() error {
 		return err
 	}
 	switch s.Mode {
-	case ModeReadOnly:
+	case events.SandboxReadOnly:
 		if len(s.Writable) > 0 || len(s.Protected) > 0 {
 			return errors.New("read-only mode has no writable roots")
 		}
-	case ModeWorkspaceWrite:
+	case events.SandboxWorkspaceWrite:
 	default:
-		return fmt.Errorf("mode %q: want %q or %q", s.Mode, ModeReadOnly, ModeWorkspaceWrite)
+		return fmt.Errorf("mode %q: want %q or %q", s.Mode, events.SandboxReadOnly, events.SandboxWorkspaceWrite)
 	}
 	for _, p := range s.Writable {
-		if err := checkAbsClean("writable root", p); err != nil {
+		if err := CheckAbsClean("writable root", p); err != nil {
 			return err
 		}
 	}
 	for _, p := range s.Protected {
-		if err := checkAbsClean("protected path", p); err != nil {
+		if err := CheckAbsClean("protected path", p); err != nil {
 			return err
 		}
-		if !underAny(p, s.Writable) {
+		if !events.WithinAny(p, s.Writable) {
 			return fmt.Errorf("protected path %q is not under a writable root", p)
 		}
 	}
@@ -198,22 +201,22 @@ func (s Spec) validate() error {
 		}
 		return nil
 	}
-	if err := checkAbsClean("cwd", s.Cwd); err != nil {
+	if err := CheckAbsClean("cwd", s.Cwd); err != nil {
 		return err
 	}
-	if err := checkAbsClean("path", s.Path); err != nil {
+	if err := CheckAbsClean("path", s.Path); err != nil {
 		return err
 	}
 	for _, p := range s.Scanned {
-		if !contains(s.Protected, p) {
+		if !slices.Contains(s.Protected, p) {
 			return fmt.Errorf("scanned path %q is not a protected path", p)
 		}
 	}
 	for _, p := range s.Unseen {
-		if err := checkAbsClean("unseen directory", p); err != nil {
+		if err := CheckAbsClean("unseen directory", p); err != nil {
 			return err
 		}
-		if !underAny(p, s.Writable) {
+		if !events.WithinAny(p, s.Writable) {
 			return fmt.Errorf("unseen directory %q is not under a writable root", p)
 		}
 	}
@@ -221,12 +224,12 @@ func (s Spec) validate() error {
 		return errors.New("unseen directories need a mount namespace")
 	}
 	for _, p := range s.UnixSockets {
-		if err := checkAbsClean("unix socket", p); err != nil {
+		if err := CheckAbsClean("unix socket", p); err != nil {
 			return err
 		}
 	}
 	for _, p := range s.Limits.CgroupProcs {
-		if err := checkAbsClean("cgroup", p); err != nil {
+		if err := CheckAbsClean("cgroup", p); err != nil {
 			return err
 		}
 	}
@@ -239,10 +242,10 @@ func (s Spec) validate() error {
 		return errors.New("protected paths need a mount namespace")
 	}
 	for _, p := range s.Binaries {
-		if err := checkAbsClean("binary", p); err != nil {
+		if err := CheckAbsClean("binary", p); err != nil {
 			return err
 		}
-		if !underAny(p, s.Writable) {
+		if !events.WithinAny(p, s.Writable) {
 			return fmt.Errorf("binary %q is not under a writable root", p)
 		}
 	}
@@ -258,22 +261,23 @@ func (s Spec) validate() error {
 	return nil
 }
 
-func checkAbsClean(what, p string) error {
+// CheckAbsClean refuses a path that is not absolute and clean.
+func CheckAbsClean(what, p string) error {
 	if p == "" || !filepath.IsAbs(p) || filepath.Clean(p) != p || strings.ContainsRune(p, 0) {
 		return fmt.Errorf("%s %q: want an absolute, clean path", what, p)
 	}
 	return nil
 }
 
-// sockFilterSize is sizeof(struct sock_filter).
-const sockFilterSize = 8
+// SockFilterSize is sizeof(struct sock_filter).
+const SockFilterSize = 8
 
 // maxBPFInstructions is the kernel's BPF_MAXINSNS.
 const maxBPFInstructions = 4096
 
-// checkBPF checks that prog has the shape of a sock_filter array.
-func checkBPF(prog []byte) error {
-	if len(prog) == 0 || len(prog)%sockFilterSize != 0 || len(prog)/sockFilterSize > maxBPFInstructions {
+// CheckBPF checks that prog has the shape of a sock_filter array.
+func CheckBPF(prog []byte) error {
+	if len(prog) == 0 || len(prog)%SockFilterSize != 0 || len(prog)/SockFilterSize > maxBPFInstructions {
 		return fmt.Errorf("seccomp program of %d bytes is not a sock_filter array", len(prog))
 	}
 	return nil

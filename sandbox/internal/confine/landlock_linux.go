@@ -1,4 +1,4 @@
-package sandbox
+package confine
 
 import (
 	"fmt"
@@ -60,7 +60,7 @@ func applyLandlock(spec Spec) (int, error) {
 	for _, root := range spec.Writable {
 		rules = append(rules, landlock.PathAccess(rw, root).IgnoreIfMissing())
 	}
-	if spec.privatePTY {
+	if spec.PrivatePTY {
 		// Opening a pty writes /dev/ptmx and /dev/pts/N and needs terminal
 		// ioctls on them (TIOCGPTN, TCSETS...). Only on the sandbox's own
 		// devpts: the host's ptys are not in its mount namespace.

@@ -1,4 +1,4 @@
-package sandbox
+package confine
 
 import (
 	"errors"
@@ -7,47 +7,39 @@ import (
 	"runtime"
 	"syscall"
 
+	"github.com/docket-engine/docket/sandbox/internal/proto"
+	"github.com/docket-engine/docket/sandbox/internal/wire"
 	"golang.org/x/sys/unix"
 )
 
-// Helper exit codes for failures before the command runs, following the
-// env(1)/timeout(1) convention: 125 the sandbox failed, 126 the command
-// could not be executed, 127 it was not found.
-const (
-	exitSetup     = 125
-	exitCannotRun = 126
-	exitNotFound  = 127
-)
-
-// layerProtectedPaths names a setup failure on a path of the mount layout
-// (a protected path, a pinned directory, a covered socket): unlike
-// LayerMountNS it never leads to a weaker namespace setup.
-const layerProtectedPaths = "protected-paths"
-
-// layerError is a failure to set up one layer.
-type layerError struct {
-	layer string
-	err   error
+// LayerError is a failure to set up one layer.
+type LayerError struct {
+	// Layer names the layer, as the setup error's report line does.
+	Layer string
+	Err   error
 }
 
-func (e *layerError) Error() string { return e.layer + ": " + e.err.Error() }
-func (e *layerError) Unwrap() error { return e.err }
+func (e *LayerError) Error() string { return e.Layer + ": " + e.Err.Error() }
+func (e *LayerError) Unwrap() error { return e.Err }
 
-// HelperMain is the helper's entry point: args is os.Args. It confines the
+// Main is the helper's entry point: args is os.Args. It confines the
 // process as the spec says, then runs the command; it returns the exit
-// status for os.Exit.
+// status for os.Exit. A spec that starts a sandbox server goes to serve
+// (sandbox/internal/server's Serve, which only the docket binary links:
+// the server's init is C); with serve nil, as in the CGO-free lean helper,
+// the server is refused on its socket.
 //
 // With a PID namespace it stays as the namespace's init while the command
 // runs, so every one of its threads must hold no capability first. A root
 // docket starts it from a thread whose bounding set holds only
-// helperSetupCaps, so the helper drops those few on every thread by
+// proto.SetupCaps, so the helper drops those few on every thread by
 // broadcast and runs the init itself. Otherwise (a user namespace, whose
 // bounding set is always full; dropping 41 capabilities by broadcast costs
 // milliseconds) it re-executes the binary docket verified from the thread
 // that dropped everything: the init stage starts single-threaded without
 // any. Either way the init reports the layers, closes the setup pipe, and
 // only then runs the command.
-func HelperMain(args []string) int {
+func Main(args []string, serve func(Spec) int) int {
 	// Nothing the command can do may reach this process's memory or
 	// descriptors (ptrace, /proc/1/mem, /proc/1/fd, process_vm_*,
 	// pidfd_getfd all need it dumpable, or capabilities it will not have).
@@ -58,16 +50,19 @@ func HelperMain(args []string) int {
 	// capabilities are dropped on this thread, which then runs the next stage.
 	runtime.LockOSThread()
 	ch := openChannels()
-	spec, argv, err := parseHelperArgs(args)
-	tr := helperTracer(spec)
-	tr.mark("helper.main")
+	spec, argv, err := proto.Parse(args)
+	tr := proto.HelperTracer(spec)
+	tr.Mark("helper.main")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "docket sandbox helper:", err)
 		ch.sendSetup(reportLine{Kind: reportSetupError, Layer: "spec", Error: err.Error()})
 		return exitSetup
 	}
 	if spec.Server {
-		return serveSandbox(spec)
+		if serve == nil {
+			return refuseServer()
+		}
+		return serve(spec)
 	}
 	env := append(os.Environ(), spec.LoaderEnv...)
 	if spec.Init {
@@ -77,9 +72,9 @@ func HelperMain(args []string) int {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "docket sandbox:", err)
 		l := reportLine{Kind: reportSetupError, Error: err.Error()}
-		var le *layerError
+		var le *LayerError
 		if errors.As(err, &le) {
-			l.Layer = le.layer
+			l.Layer = le.Layer
 		}
 		ch.sendSetup(l)
 		return exitSetup
@@ -89,7 +84,7 @@ func HelperMain(args []string) int {
 		return runInit(spec, argv, env, &ch, tr)
 	}
 	if spec.NS.PID {
-		tr.mark("init.exec")
+		tr.Mark("init.exec")
 		return execInit(spec, argv, layers, &ch)
 	}
 	// The helper becomes the command: the setup pipe, the exit pipe and the
@@ -99,7 +94,7 @@ func HelperMain(args []string) int {
 		return exitSetup
 	}
 	ch.sendSetup(reportLine{Kind: reportLayers, Layers: layers})
-	tr.mark("command.exec")
+	tr.Mark("command.exec")
 	err = syscall.Exec(spec.Path, argv, env)
 	return execFailed(spec.Path, err, &ch)
 }
@@ -115,7 +110,7 @@ func execInit(spec Spec, argv, layers []string, ch *channels) int {
 	next := spec
 	// The trace descriptor does not pass to the init stage.
 	next.Init, next.Layers, next.Trace = true, layers, false
-	args, err := helperArgs(os.Args[0], next, argv)
+	args, err := proto.Args(os.Args[0], next, argv)
 	if err != nil {
 		return fail(err)
 	}
@@ -143,25 +138,25 @@ func execInit(spec Spec, argv, layers []string, ch *channels) int {
 func confine(spec Spec, tr *tracer) (layers []string, everyThread bool, err error) {
 	// Before the mounts make /sys read-only.
 	limits := applyLimits(spec)
-	tr.mark("limits")
+	tr.Mark("limits")
 	var extra []string
 	if spec.NS.Mount {
-		fsLayers, err := setupMounts(spec)
-		var pe *pathSetupError
+		fsLayers, err := SetupMounts(spec)
+		var pe *PathSetupError
 		if errors.As(err, &pe) {
-			return nil, false, &layerError{layer: layerProtectedPaths, err: err}
+			return nil, false, &LayerError{Layer: layerProtectedPaths, Err: err}
 		}
 		if err != nil {
-			return nil, false, &layerError{layer: LayerMountNS, err: err}
+			return nil, false, &LayerError{Layer: LayerMountNS, Err: err}
 		}
 		extra = fsLayers
-		spec.privatePTY = contains(fsLayers, LayerDevpts)
-		tr.mark("mounts")
+		spec.PrivatePTY = contains(fsLayers, LayerDevpts)
+		tr.Mark("mounts")
 	}
 	if spec.Bridge {
 		// Inside the network namespace, with CAP_NET_ADMIN over it still.
 		if err := sendBridgeListener(spec.BridgeFD); err != nil {
-			return nil, false, &layerError{layer: LayerEgress, err: err}
+			return nil, false, &LayerError{Layer: LayerEgress, Err: err}
 		}
 		extra = append(extra, LayerEgress)
 	}
@@ -171,26 +166,26 @@ func confine(spec Spec, tr *tracer) (layers []string, everyThread bool, err erro
 	// stage or the command.
 	noCaps, everyThread, err := dropCaps(spec.NS.PID)
 	if err != nil {
-		return nil, false, &layerError{layer: LayerCaps, err: err}
+		return nil, false, &LayerError{Layer: LayerCaps, Err: err}
 	}
-	tr.mark("caps")
+	tr.Mark("caps")
 	// After the mounts the old working directory may lie under a mount
 	// that now covers it; enter the new view.
 	if err := os.Chdir(spec.Cwd); err != nil {
-		return nil, false, &layerError{layer: "cwd", err: err}
+		return nil, false, &LayerError{Layer: "cwd", Err: err}
 	}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return nil, false, &layerError{layer: "no_new_privs", err: err}
+		return nil, false, &LayerError{Layer: "no_new_privs", Err: err}
 	}
 	abi, err := applyLandlock(spec)
 	if err != nil {
-		return nil, false, &layerError{layer: "landlock", err: err}
+		return nil, false, &LayerError{Layer: "landlock", Err: err}
 	}
-	tr.mark("landlock")
+	tr.Mark("landlock")
 	if err := loadSeccomp(spec.Seccomp); err != nil {
-		return nil, false, &layerError{layer: LayerSeccomp, err: err}
+		return nil, false, &LayerError{Layer: LayerSeccomp, Err: err}
 	}
-	tr.mark("seccomp")
+	tr.Mark("seccomp")
 	layers = []string{fmt.Sprintf("landlock:v%d", abi), LayerSeccomp}
 	if noCaps {
 		layers = append(layers, LayerCaps)
@@ -226,4 +221,12 @@ func execFailed(path string, err error, ch *channels) int {
 	fmt.Fprintf(os.Stderr, "docket sandbox: %s: %v\n", path, err)
 	ch.sendExit(reportLine{Kind: reportExecError, Code: code, Error: err.Error()})
 	return code
+}
+
+// refuseServer answers a server's start, in a binary that links no
+// server, with the setup error a server without cgo gives.
+func refuseServer() int {
+	fmt.Fprintln(os.Stderr, "docket sandbox: this helper runs no sandbox server")
+	_ = wire.Send(proto.ServerFD, proto.ServerReply{Kind: proto.ServerSetupError, Layer: "server", Error: "this binary was built without cgo"})
+	return exitSetup
 }

@@ -1,18 +1,20 @@
-package sandbox
+package proto
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/docket-engine/docket/events"
 )
 
 func TestHelperArgsRoundTrip(t *testing.T) {
-	spec := Spec{V: specVersion, Seccomp: make([]byte, 16), Mode: ModeWorkspaceWrite, Writable: []string{"/w"},
-		NS: namespaces{User: true, Mount: true}, callSpec: callSpec{Cwd: "/w", Path: "/usr/bin/git", Protected: []string{"/w/.git"}}}
-	args, err := helperArgs("/bin/docket", spec, []string{"git", "status"})
+	spec := Spec{V: Version, Seccomp: make([]byte, 16), Mode: events.SandboxWorkspaceWrite, Writable: []string{"/w"},
+		NS: Namespaces{User: true, Mount: true}, CallSpec: CallSpec{Cwd: "/w", Path: "/usr/bin/git", Protected: []string{"/w/.git"}}}
+	args, err := Args("/bin/docket", spec, []string{"git", "status"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, argv, err := parseHelperArgs(args)
+	got, argv, err := Parse(args)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +51,7 @@ func TestParseHelperArgsRejects(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, _, err := parseHelperArgs(tt.args)
+			_, _, err := Parse(tt.args)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want it to mention %q", err, tt.want)
 			}
@@ -62,42 +64,19 @@ func FuzzParseHelperArgs(f *testing.F) {
 	f.Add(`{"v":4,"seccomp":"AAAAAAAAAAA=","mode":"read-only","cwd":"/","path":"/bin/true"}`)
 	f.Add(`{"v":4,"seccomp":"AAAAAAAAAAA=","mode":"read-only","cwd":"/\u0000","path":"/bin/true"}`)
 	f.Fuzz(func(t *testing.T, spec string) {
-		s, argv, err := parseHelperArgs([]string{"docket", HelperArg, spec, "--", "true"})
+		s, argv, err := Parse([]string{"docket", HelperArg, spec, "--", "true"})
 		if err != nil {
 			return
 		}
-		if s.validate() != nil || len(argv) != 1 {
+		if s.Validate() != nil || len(argv) != 1 {
 			t.Fatalf("accepted an invalid spec: %+v", s)
 		}
-		args, err := helperArgs("docket", s, argv)
+		args, err := Args("docket", s, argv)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := parseHelperArgs(args); err != nil {
+		if _, _, err := Parse(args); err != nil {
 			t.Fatalf("re-encoded spec rejected: %v", err)
-		}
-	})
-}
-
-func FuzzReadReport(f *testing.F) {
-	f.Add("{\"kind\":\"layers\",\"layers\":[\"seccomp\"]}\n")
-	f.Add("{\"kind\":\"layers\",\"layers\":[\"seccomp\"]}\n{\"kind\":\"setup_error\",\"layer\":\"mountns\",\"error\":\"x\"}\n")
-	f.Add("{\"kind\":\"setup_error\",\"layer\":\"mountns\",\"error\":\"x\"}")
-	f.Add("{\"kind\":\"exit\",\"code\":3}\n")
-	f.Add("garbage\n{}")
-	f.Fuzz(func(t *testing.T, data string) {
-		// The setup pipe decides fallbacks: it must name exactly one
-		// outcome, and a second line (a forgery after the layers) is bad.
-		rep := readSetup(strings.NewReader(data))
-		if rep.failed != nil && (rep.failed.Kind != reportSetupError || rep.layers != nil || rep.bad != nil) {
-			t.Fatalf("setup report %+v from %q", rep, data)
-		}
-		if rep.layers != nil && strings.Count(strings.TrimSpace(data), "\n") > 0 {
-			t.Fatalf("accepted layers from more than one line: %q", data)
-		}
-		ex := readExit(strings.NewReader(data))
-		if ex.line != nil && ex.line.Kind != reportExit && ex.line.Kind != reportExecError && ex.line.Kind != reportInitError {
-			t.Fatalf("exit report of kind %q", ex.line.Kind)
 		}
 	})
 }

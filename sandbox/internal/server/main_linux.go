@@ -1,4 +1,4 @@
-package sandbox
+package server
 
 import (
 	"errors"
@@ -10,7 +10,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/docket-engine/docket/sandbox/internal/confine"
 	"github.com/docket-engine/docket/sandbox/internal/initc"
+	"github.com/docket-engine/docket/sandbox/internal/proto"
 	"github.com/docket-engine/docket/sandbox/internal/wire"
 )
 
@@ -24,7 +26,7 @@ import (
 
 // serverState is what the server keeps for the session.
 type serverState struct {
-	spec    Spec
+	spec    proto.Spec
 	sock    int
 	abi     int
 	lastCap int
@@ -36,33 +38,33 @@ type serverState struct {
 	preparing bool
 }
 
-// serveSandbox runs the server until docket closes its socket, and returns
+// Serve runs the server until docket closes its socket, and returns
 // the exit status.
-func serveSandbox(spec Spec) int {
-	sv := &serverState{spec: spec, sock: serverFD}
+func Serve(spec proto.Spec) int {
+	sv := &serverState{spec: spec, sock: proto.ServerFD}
 	sv.readyCond = sync.NewCond(&sv.readyMu)
-	if _, err := unix.FcntlInt(serverFD, unix.F_GETFD, 0); err != nil {
+	if _, err := unix.FcntlInt(proto.ServerFD, unix.F_GETFD, 0); err != nil {
 		fmt.Fprintln(os.Stderr, "docket sandbox server: no socket at descriptor 3")
-		return exitSetup
+		return proto.ExitSetup
 	}
-	unix.CloseOnExec(serverFD)
+	unix.CloseOnExec(proto.ServerFD)
 	if err := sv.setup(); err != nil {
-		l := reportLine{Error: err.Error()}
-		var le *layerError
+		l := proto.ReportLine{Error: err.Error()}
+		var le *confine.LayerError
 		if errors.As(err, &le) {
-			l.Layer = le.layer
+			l.Layer = le.Layer
 		}
-		_ = sv.send(serverReply{Kind: serverSetupError, Layer: l.Layer, Error: l.Error})
-		return exitSetup
+		_ = sv.send(proto.ServerReply{Kind: proto.ServerSetupError, Layer: l.Layer, Error: l.Error})
+		return proto.ExitSetup
 	}
-	if err := sv.send(serverReply{Kind: serverReady}); err != nil {
-		return exitSetup
+	if err := sv.send(proto.ServerReply{Kind: proto.ServerReady}); err != nil {
+		return proto.ExitSetup
 	}
 	sv.prepare()
 	buf := make([]byte, wire.MaxMessage)
 	oob := make([]byte, wire.OOBSpace())
 	for {
-		var cmd serverCommand
+		var cmd proto.ServerCommand
 		fds, err := wire.Recv(sv.sock, buf, oob, &cmd)
 		if errors.Is(err, wire.ErrPeerGone) || errors.Is(err, unix.EBADF) || errors.Is(err, unix.ECONNRESET) {
 			// docket is gone. Each init watches its exit pipe and takes
@@ -70,7 +72,7 @@ func serveSandbox(spec Spec) int {
 			return 0
 		}
 		if err != nil {
-			_ = sv.send(serverReply{Kind: serverSetupError, ID: cmd.ID, Layer: "server", Error: err.Error()})
+			_ = sv.send(proto.ServerReply{Kind: proto.ServerSetupError, ID: cmd.ID, Layer: "server", Error: err.Error()})
 			continue
 		}
 		sv.run(cmd, fds)
@@ -82,36 +84,36 @@ func serveSandbox(spec Spec) int {
 // count.
 func (sv *serverState) setup() error {
 	if !initc.CanSpawn {
-		return &layerError{layer: "server", err: errors.New("this binary was built without cgo")}
+		return &confine.LayerError{Layer: "server", Err: errors.New("this binary was built without cgo")}
 	}
 	// The layers each command gets are its own (see layers).
-	_, err := setupMounts(sv.spec)
-	var pe *pathSetupError
+	_, err := confine.SetupMounts(sv.spec)
+	var pe *confine.PathSetupError
 	if errors.As(err, &pe) {
-		return &layerError{layer: layerProtectedPaths, err: err}
+		return &confine.LayerError{Layer: proto.LayerProtectedPaths, Err: err}
 	}
 	if err != nil {
-		return &layerError{layer: LayerMountNS, err: err}
+		return &confine.LayerError{Layer: LayerMountNS, Err: err}
 	}
 	// Each command gets a ruleset of its own (its devpts is its own); one
 	// built here checks Landlock and fixes the ABI the layers name.
-	ruleset, abi, err := landlockRuleset(sv.spec)
+	ruleset, abi, err := confine.LandlockRuleset(sv.spec)
 	if err != nil {
-		return &layerError{layer: "landlock", err: err}
+		return &confine.LayerError{Layer: "landlock", Err: err}
 	}
 	_ = unix.Close(ruleset) // only built to check
 	sv.abi = abi
 	b, err := os.ReadFile("/proc/sys/kernel/cap_last_cap")
 	if err != nil {
-		return &layerError{layer: LayerCaps, err: err}
+		return &confine.LayerError{Layer: LayerCaps, Err: err}
 	}
 	if sv.lastCap, err = strconv.Atoi(strings.TrimSpace(string(b))); err != nil {
-		return &layerError{layer: LayerCaps, err: err}
+		return &confine.LayerError{Layer: LayerCaps, Err: err}
 	}
 	return nil
 }
 
-func (sv *serverState) send(r serverReply, fds ...int) error {
+func (sv *serverState) send(r proto.ServerReply, fds ...int) error {
 	sv.sendMu.Lock()
 	defer sv.sendMu.Unlock()
 	return wire.Send(sv.sock, r, fds...)
@@ -119,11 +121,11 @@ func (sv *serverState) send(r serverReply, fds ...int) error {
 
 // commandSpec is the session's spec with one command's fields, checked as
 // the helper checks its own.
-func (sv *serverState) commandSpec(cmd serverCommand, nfds int) (Spec, error) {
+func (sv *serverState) commandSpec(cmd proto.ServerCommand, nfds int) (proto.Spec, error) {
 	s := sv.spec
 	s.Server = false
 	s.NS.PID = true
-	s.callSpec = cmd.callSpec
+	s.CallSpec = cmd.CallSpec
 	if nfds != 4+cmd.Cgroups || cmd.Cgroups < 0 || cmd.Cgroups > 4 {
 		return s, fmt.Errorf("command %d: %d descriptors for %d cgroup files", cmd.ID, nfds, cmd.Cgroups)
 	}
@@ -135,12 +137,12 @@ func (sv *serverState) commandSpec(cmd serverCommand, nfds int) (Spec, error) {
 			return s, fmt.Errorf("command %d: a NUL byte in an argument or variable", cmd.ID)
 		}
 	}
-	return s, s.validate()
+	return s, s.Validate()
 }
 
 // layers lists what one command's init enforces, in the order the helper
 // reports them.
-func (sv *serverState) layers(spec Spec, devpts bool, done uint32) []string {
+func (sv *serverState) layers(spec proto.Spec, devpts bool, done uint32) []string {
 	l := []string{fmt.Sprintf("landlock:v%d", sv.abi), LayerSeccomp, LayerCaps}
 	if spec.NS.User {
 		l = append(l, LayerUserNS)
@@ -151,7 +153,7 @@ func (sv *serverState) layers(spec Spec, devpts bool, done uint32) []string {
 	}
 	l = append(l, LayerIPCNS, LayerUTSNS)
 	if spec.GitScan != "" {
-		l = append(l, gitDirsLayer(spec.GitScan))
+		l = append(l, proto.GitDirsLayer(spec.GitScan))
 	}
 	if !spec.Network {
 		if spec.UnixSocketsPartial {
@@ -176,4 +178,10 @@ func (sv *serverState) layers(spec Spec, devpts bool, done uint32) []string {
 		l = append(l, LayerRlimit+":"+strings.Join(set, ","))
 	}
 	return l
+}
+
+func closeFDs(fds []int) {
+	for _, fd := range fds {
+		_ = unix.Close(fd) // received and not used: nothing was written through it
+	}
 }

@@ -1,4 +1,4 @@
-package sandbox
+package confine
 
 import (
 	"errors"
@@ -7,7 +7,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// bindUnseen makes each directory the git walk did not look into
+// BindUnseen makes each directory the git walk did not look into
 // (spec.Unseen) read-only, with everything below it, in the mount
 // namespace being set up: no part of a writable root is writable unless
 // the walk looked at it. A writable root nested below such a directory
@@ -15,7 +15,7 @@ import (
 // own, so it is put back writable on top: a copy of its mount tree, taken
 // before the directory around it went read-only. An unseen directory gone
 // since has nothing of anybody's to protect.
-func bindUnseen(spec Spec) error {
+func BindUnseen(spec Spec) error {
 	roots := sortedRoots(spec.Writable)
 	for _, u := range spec.Unseen {
 		var inner []string
@@ -38,7 +38,7 @@ func bindUnseen(spec Spec) error {
 			}
 			copies = append(copies, fd)
 		}
-		err := bindReadOnly(u)
+		err := BindReadOnly(u)
 		if errors.Is(err, unix.ENOENT) {
 			closeCopies()
 			continue

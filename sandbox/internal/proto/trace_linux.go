@@ -1,4 +1,4 @@
-package sandbox
+package proto
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ import (
 // sandbox) append one line per phase of a sandboxed start to it, "pid
 // phase monotonic-ns", which scripts/benchsandbox turns into a per-phase
 // breakdown. Unset, the trace costs one getenv per call and per helper.
-// The helper writes to a descriptor docket passes it (traceFD) rather
+// The helper writes to a descriptor docket passes it (TraceFD) rather
 // than opening the file: a descriptor open for writing on a mount of its
 // own namespace would make the mount read-only fail (EBUSY), while docket's
 // descriptor belongs to docket's mount. The helper marks it close-on-exec,
@@ -20,18 +20,18 @@ import (
 // like the rest of docket's environment.
 const TraceEnv = "DOCKET_SANDBOX_TRACE"
 
-// traceFD is the helper's descriptor for the trace file, after the
-// protocol's three (channels_linux.go), present only when Spec.Trace.
-const traceFD = binaryFD + 1
+// TraceFD is the helper's descriptor for the trace file, after the
+// protocol's three (fds.go), present only when Spec.Trace.
+const TraceFD = BinaryFD + 1
 
-// tracer appends phase stamps to the trace file; a nil tracer does nothing.
-type tracer struct {
+// Tracer appends phase stamps to the trace file; a nil Tracer does nothing.
+type Tracer struct {
 	f   *os.File
 	pid int
 }
 
-// openTracer opens the trace file TraceEnv names, or returns nil.
-func openTracer() *tracer {
+// OpenTracer opens the trace file TraceEnv names, or returns nil.
+func OpenTracer() *Tracer {
 	path := os.Getenv(TraceEnv)
 	if path == "" {
 		return nil
@@ -40,21 +40,21 @@ func openTracer() *tracer {
 	if err != nil {
 		return nil // a trace is a measurement aid: never a reason to fail a run
 	}
-	return &tracer{f: f, pid: os.Getpid()}
+	return &Tracer{f: f, pid: os.Getpid()}
 }
 
-// helperTracer is the helper's tracer on traceFD, or nil when the spec
+// HelperTracer is the helper's Tracer on TraceFD, or nil when the spec
 // does not say docket passed one.
-func helperTracer(spec Spec) *tracer {
+func HelperTracer(spec Spec) *Tracer {
 	if !spec.Trace {
 		return nil
 	}
-	unix.CloseOnExec(traceFD)
-	return &tracer{f: os.NewFile(traceFD, "trace"), pid: os.Getpid()}
+	unix.CloseOnExec(TraceFD)
+	return &Tracer{f: os.NewFile(TraceFD, "trace"), pid: os.Getpid()}
 }
 
-// mark records that phase ended now.
-func (t *tracer) mark(phase string) {
+// Mark records that phase ended now.
+func (t *Tracer) Mark(phase string) {
 	if t == nil {
 		return
 	}
@@ -67,19 +67,22 @@ func (t *tracer) mark(phase string) {
 	_, _ = fmt.Fprintf(t.f, "%d %s %d\n", t.pid, phase, ts.Nano())
 }
 
-// close closes the trace file.
-func (t *tracer) close() {
+// Close closes the trace file.
+func (t *Tracer) Close() {
 	if t == nil {
 		return
 	}
 	_ = t.f.Close() // a trace: losing its last line loses nothing that matters
 }
 
-// dupCloexec duplicates f's descriptor, close-on-exec.
-func dupCloexec(f *os.File) (*os.File, error) {
+// DupCloexec duplicates f's descriptor, close-on-exec.
+func DupCloexec(f *os.File) (*os.File, error) {
 	fd, err := unix.FcntlInt(f.Fd(), unix.F_DUPFD_CLOEXEC, 3)
 	if err != nil {
 		return nil, err
 	}
 	return os.NewFile(uintptr(fd), f.Name()), nil
 }
+
+// File is the trace file, for docket to pass to the helper at TraceFD.
+func (t *Tracer) File() *os.File { return t.f }

@@ -1,4 +1,4 @@
-package sandbox
+package confine
 
 import (
 	"errors"
@@ -44,7 +44,7 @@ func runInit(spec Spec, argv, env []string, ch *channels, tr *tracer) int {
 	// From here on the command may exist: nothing it can do reaches the
 	// setup pipe, and no failure can make docket try again.
 	ch.closeSetup()
-	tr.mark("command.fork")
+	tr.Mark("command.fork")
 	pid, err := syscall.ForkExec(spec.Path, argv, &syscall.ProcAttr{
 		Dir:   spec.Cwd,
 		Env:   env,
@@ -53,7 +53,7 @@ func runInit(spec Spec, argv, env []string, ch *channels, tr *tracer) int {
 	if err != nil {
 		return execFailed(spec.Path, err, ch)
 	}
-	tr.mark("command.started")
+	tr.Mark("command.started")
 	// The reaper may run on any thread; the forwarding must not. In the
 	// first stage go-landlock restricted each thread on its own, so each
 	// has a Landlock domain of its own, and signal scoping (ABI 6+) lets
@@ -77,7 +77,7 @@ func runInit(spec Spec, argv, env []string, ch *channels, tr *tracer) int {
 			// From PID 1, kill(-1) reaches every other process in the namespace.
 			_ = syscall.Kill(-1, s.(syscall.Signal))
 		case l := <-exited:
-			tr.mark("command.exit")
+			tr.Mark("command.exit")
 			ch.sendExit(l)
 			if l.Kind != reportExit {
 				return exitSetup

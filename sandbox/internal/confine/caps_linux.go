@@ -1,23 +1,21 @@
-package sandbox
+package confine
 
 import (
 	"errors"
 	"fmt"
-	"os/exec"
 	"runtime"
-	"slices"
-	"sync"
 	"unsafe"
 
+	"github.com/docket-engine/docket/sandbox/internal/proto"
 	"golang.org/x/sys/unix"
 	"kernel.org/pub/linux/libs/security/libcap/psx"
 )
 
-// lockedSecurebits stop root from regaining capabilities by being root:
+// LockedSecurebits stop root from regaining capabilities by being root:
 // no capabilities at execve for uid 0 (NOROOT), none kept or lost on uid
 // changes (NO_SETUID_FIXUP, KEEP_CAPS), no ambient raise, each locked so
 // the command cannot undo it.
-const lockedSecurebits = secbitNoRoot | secbitNoRootLocked |
+const LockedSecurebits = secbitNoRoot | secbitNoRootLocked |
 	secbitNoSetuidFixup | secbitNoSetuidFixupLocked |
 	secbitKeepCapsLocked |
 	secbitNoCapAmbientRaise | secbitNoCapAmbientRaiseLocked
@@ -33,18 +31,11 @@ const (
 	secbitNoCapAmbientRaiseLocked = 1 << 7
 )
 
-// helperSetupCaps are the capabilities the first stage needs for its setup
-// (mounts, then emptying the bounding set and locking the securebits).
-// The parent starts a root helper from a thread whose bounding set holds
-// only these (startNarrowed), so every thread of the helper has only these
-// few to drop.
-var helperSetupCaps = [...]uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP}
-
 // maxBroadcastDrops bounds how many capabilities the helper drops from the
 // bounding set of every thread, one all-thread broadcast each (psx, about
 // 60-250 µs each here). With more (a user namespace, whose bounding set is
 // always full) re-executing the helper from the dropped thread is cheaper.
-const maxBroadcastDrops = len(helperSetupCaps)
+const maxBroadcastDrops = len(proto.SetupCaps)
 
 // dropCaps leaves the calling thread with no capability in any set:
 // bounding, permitted, effective, inheritable and ambient, with the
@@ -63,13 +54,13 @@ const maxBroadcastDrops = len(helperSetupCaps)
 // empties what it can and reports bounded=false, and the caps layer is not
 // claimed.
 func dropCaps(allThreads bool) (bounded, everyThread bool, err error) {
-	present, err := boundingSet()
+	present, err := proto.BoundingSet()
 	if err != nil {
 		return false, false, err
 	}
 	canSet := hasEffective(unix.CAP_SETPCAP)
 	if canSet {
-		if err := unix.Prctl(unix.PR_SET_SECUREBITS, lockedSecurebits, 0, 0, 0); err != nil {
+		if err := unix.Prctl(unix.PR_SET_SECUREBITS, LockedSecurebits, 0, 0, 0); err != nil {
 			return false, false, fmt.Errorf("locking securebits: %w", err)
 		}
 	}
@@ -77,7 +68,7 @@ func dropCaps(allThreads bool) (bounded, everyThread bool, err error) {
 		everyThread = broadcastDrop(present) == nil
 		// What is left (nothing, unless the broadcast failed) is dropped
 		// on this thread below.
-		if present, err = boundingSet(); err != nil {
+		if present, err = proto.BoundingSet(); err != nil {
 			return false, false, err
 		}
 	}
@@ -132,24 +123,6 @@ func broadcastDrop(caps []uintptr) error {
 	return nil
 }
 
-// boundingSet lists the capabilities in the calling thread's bounding set.
-func boundingSet() ([]uintptr, error) {
-	var caps []uintptr
-	for c := uintptr(0); c < 64; c++ {
-		in, err := unix.PrctlRetInt(unix.PR_CAPBSET_READ, c, 0, 0, 0)
-		if errors.Is(err, unix.EINVAL) {
-			break // past the kernel's last capability
-		}
-		if err != nil {
-			return nil, fmt.Errorf("reading the bounding set: %w", err)
-		}
-		if in == 1 {
-			caps = append(caps, c)
-		}
-	}
-	return caps, nil
-}
-
 // hasEffective reports whether the calling thread has capability c in
 // its effective set.
 func hasEffective(c uintptr) bool {
@@ -159,24 +132,6 @@ func hasEffective(c uintptr) bool {
 		return false
 	}
 	return data[c/32].Effective&(1<<(c%32)) != 0
-}
-
-// narrowBoundingSet drops from the calling thread's bounding set every
-// capability but keep. The parent calls it on a thread it then lets die.
-func narrowBoundingSet(keep []uintptr) error {
-	present, err := boundingSet()
-	if err != nil {
-		return err
-	}
-	for _, c := range present {
-		if slices.Contains(keep, c) {
-			continue
-		}
-		if err := unix.Prctl(unix.PR_CAPBSET_DROP, c, 0, 0, 0); err != nil {
-			return fmt.Errorf("dropping capability %d from the bounding set: %w", c, err)
-		}
-	}
-	return nil
 }
 
 // holdsNoCaps reports whether the calling thread's permitted, effective and
@@ -193,28 +148,4 @@ func holdsNoCaps() error {
 		}
 	}
 	return nil
-}
-
-// startNarrowed starts cmd (a root helper) from a new OS thread whose
-// bounding set holds only helperSetupCaps, so that the helper and every
-// thread it will have start with no more. The thread is never unlocked:
-// the Go runtime ends a locked thread with its goroutine, so no other
-// goroutine ever runs on it. Narrowing is best effort; a helper that
-// starts with more capabilities re-executes itself instead.
-//
-// The thread is also the helper's parent for PR_SET_PDEATHSIG, which fires
-// when the thread that forked a process ends, not only when docket does:
-// it stays alive until the returned release is called (once the helper
-// has exited). release is safe to call when the start failed.
-func startNarrowed(cmd *exec.Cmd) (release func(), err error) {
-	errc := make(chan error, 1)
-	done := make(chan struct{})
-	go func() {
-		runtime.LockOSThread()
-		_ = narrowBoundingSet(helperSetupCaps[:])
-		errc <- cmd.Start()
-		<-done
-	}()
-	var once sync.Once
-	return func() { once.Do(func() { close(done) }) }, <-errc
 }
