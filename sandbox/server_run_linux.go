@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/sandbox/proctree"
 	"golang.org/x/sys/unix"
 )
 
@@ -47,12 +48,12 @@ func (s *Servers) runViaServer(ctx context.Context, req Request, p prepared, spe
 	defer sv.use(-1)
 	// The cgroup leaf is made while the stubs are held: both are
 	// a few file-system calls that do not depend on each other.
-	cgc := make(chan *callCgroup, 1)
+	cgc := make(chan *proctree.Leaf, 1)
 	go func() { cgc <- newCallCgroup(p.plan.Limits) }()
 	spec, release, err := holdStubs(req, spec)
 	cg := <-cgc
 	if err != nil {
-		_ = cg.remove() // made for a call that will not run
+		_ = cg.Remove() // made for a call that will not run
 		return out, true, err
 	}
 	req.trace.Mark("stubs.hold")
@@ -64,20 +65,20 @@ func (s *Servers) runViaServer(ctx context.Context, req Request, p prepared, spe
 		release()
 		req.trace.Mark("stubs.release")
 		s.later(func() {
-			_ = cg.remove() // a leaf left behind holds no process and no limit that matters
+			_ = cg.Remove() // a leaf left behind holds no process and no limit that matters
 		})
 	}()
 	var cgFiles []*os.File
 	if cg != nil {
-		for _, f := range cg.procs {
+		for _, f := range cg.Procs() {
 			fh, err := os.OpenFile(f, os.O_WRONLY, 0)
 			if err != nil {
 				break
 			}
 			cgFiles = append(cgFiles, fh)
 		}
-		if len(cgFiles) == len(cg.procs) {
-			spec.Limits.Cgroup = cg.layer
+		if len(cgFiles) == len(cg.Procs()) {
+			spec.Limits.Cgroup = cg.Layer()
 		}
 	}
 	defer func() {
@@ -87,7 +88,7 @@ func (s *Servers) runViaServer(ctx context.Context, req Request, p prepared, spe
 	}()
 	req.trace.Mark("cgroup.make")
 	defer func() {
-		out.Killed = killedBy(out, p.plan.Limits, cg.oomKills())
+		out.Killed = killedBy(out, p.plan.Limits, cg.OOMKills())
 	}()
 	out, err = runOnServer(ctx, req, sv, spec, p.env, cgFiles)
 	if errors.Is(err, unix.EMSGSIZE) {

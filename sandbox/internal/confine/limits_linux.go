@@ -26,7 +26,7 @@ func applyLimits(spec Spec) []string {
 	joined := len(l.CgroupProcs) > 0
 	for _, f := range l.CgroupProcs {
 		// "0" is the writer itself: the whole helper on v2 (cgroup.procs),
-		// this locked thread on v1 (tasks, see newCgroupV1), which runs
+		// this locked thread on v1 (tasks, see proctree.NewLimits), which runs
 		// the command or the init that forks it.
 		if err := os.WriteFile(f, []byte("0"), 0); err != nil {
 			joined = false

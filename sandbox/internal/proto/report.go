@@ -32,6 +32,6 @@ type Limits struct {
 	// Cgroup is the leaf's layer name once joined ("cgroup-v1:memory,pids").
 	Cgroup string `json:"cgroup,omitempty"`
 	// CgroupProcs are the files of the leaf the helper joins by writing "0":
-	// cgroup.procs on v2, tasks on v1 (see newCgroupV1).
+	// cgroup.procs on v2, tasks on v1 (see proctree.NewLimits).
 	CgroupProcs []string `json:"cgroup_procs,omitempty"`
 }

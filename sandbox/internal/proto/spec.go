@@ -111,7 +111,8 @@ type CallSpec struct {
 	// GitScan says whether the walk for other git directories under the
 	// roots (see gitdirs.go) was "complete" or "partial"; empty without roots.
 	GitScan string `json:"git_scan,omitempty"`
-	// Limits are the resource limits the helper applies (limits_linux.go).
+	// Limits are the resource limits the helper applies
+	// (sandbox/internal/confine/limits_linux.go).
 	Limits Limits `json:"limits"`
 }
 

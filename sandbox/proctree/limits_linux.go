@@ -1,38 +1,37 @@
-package sandbox
+package proctree
 
 import (
-	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/docket-engine/docket/events"
-	"github.com/docket-engine/docket/sandbox/proctree"
+	"github.com/docket-engine/docket/sandbox/layers"
 )
 
-// The call's leaf cgroup, made by docket; the helper joins it and sets the
-// rlimits (sandbox/internal/confine, limits_linux.go).
+// A sandboxed call's limits leaf: docket makes it (NewLimits), the helper
+// or the server's init joins it and sets the rlimits
+// (sandbox/internal/confine, limits_linux.go), and docket reads its OOM
+// counter and removes it after the call.
 
-// callCgroup is the leaf cgroup (one directory per controller on v1, one
-// in all on v2) the parent makes for one call.
-type callCgroup struct {
-	version int
-	dirs    []string // leaf directories, removed afterwards
-	memDir  string   // where the oom_kill counter is
-	layer   string
-	procs   []string
-}
+// Bounds of a limits leaf's removal: the helper's exit killed everything
+// in its PID namespace, and the last exits lag a little.
+const (
+	limitsRemoveRounds = 50
+	limitsRemovePause  = 2 * time.Millisecond
+)
 
-// newCallCgroup makes a leaf for the call's memory and process limits under
-// docket's own cgroup: the v2 hierarchy when /sys/fs/cgroup is one with
-// the controllers delegated, else v1's memory and pids hierarchies. It
-// returns nil when no limit needs a cgroup or none can be made here
-// (not root, read-only cgroupfs, v2 without delegated controllers).
-func newCallCgroup(l events.ResourceLimits) *callCgroup {
-	if l.MaxMemoryMB <= 0 && l.MaxProcesses <= 0 {
+// NewLimits makes a leaf for a sandboxed call's memory and process limits
+// (memoryBytes and processes; 0 is no limit) under docket's own cgroup:
+// the v2 hierarchy when /sys/fs/cgroup is one with the controllers
+// delegated, else v1's memory and pids hierarchies. It returns nil when no
+// limit needs a cgroup or none can be made here (not root, read-only
+// cgroupfs, v2 without delegated controllers).
+func NewLimits(memoryBytes, processes int64) *Leaf {
+	l := limits{memory: memoryBytes, processes: processes}
+	if l.memory <= 0 && l.processes <= 0 {
 		return nil
 	}
 	own, err := os.ReadFile("/proc/self/cgroup")
@@ -45,11 +44,14 @@ func newCallCgroup(l events.ResourceLimits) *callCgroup {
 	return newCgroupV1(l, own)
 }
 
-func newCgroupV1(l events.ResourceLimits, own []byte) *callCgroup {
-	cg := &callCgroup{version: 1}
+// limits are the limits a limits leaf sets.
+type limits struct{ memory, processes int64 }
+
+func newCgroupV1(l limits, own []byte) *Leaf {
+	cg := &Leaf{version: 1, removeRounds: limitsRemoveRounds, removePause: limitsRemovePause}
 	var ctrls []string
 	try := func(ctrl string, files [][2]string) {
-		path, ok := proctree.OwnCgroup(own, ctrl)
+		path, ok := OwnCgroup(own, ctrl)
 		if !ok {
 			return
 		}
@@ -79,24 +81,24 @@ func newCgroupV1(l events.ResourceLimits, own []byte) *callCgroup {
 			cg.memDir = dir
 		}
 	}
-	if l.MaxMemoryMB > 0 {
-		b := strconv.FormatInt(l.MaxMemoryMB*mib, 10)
+	if l.memory > 0 {
+		b := strconv.FormatInt(l.memory, 10)
 		// memsw (memory+swap) only exists with swap accounting; without it
 		// swap is not limited, which docs/sandbox.md says.
 		try("memory", [][2]string{{"memory.limit_in_bytes", b}, {"memory.memsw.limit_in_bytes", b}})
 	}
-	if l.MaxProcesses > 0 {
-		try("pids", [][2]string{{"pids.max", strconv.FormatInt(l.MaxProcesses, 10)}})
+	if l.processes > 0 {
+		try("pids", [][2]string{{"pids.max", strconv.FormatInt(l.processes, 10)}})
 	}
 	if len(cg.dirs) == 0 {
 		return nil
 	}
-	cg.layer = LayerCgroup + "-v1:" + strings.Join(ctrls, ",")
+	cg.layer = layers.Cgroup + "-v1:" + strings.Join(ctrls, ",")
 	return cg
 }
 
-func newCgroupV2(l events.ResourceLimits, own []byte) *callCgroup {
-	path, ok := proctree.OwnCgroup(own, "")
+func newCgroupV2(l limits, own []byte) *Leaf {
+	path, ok := OwnCgroup(own, "")
 	if !ok {
 		return nil
 	}
@@ -107,14 +109,14 @@ func newCgroupV2(l events.ResourceLimits, own []byte) *callCgroup {
 	}
 	enabled := strings.Fields(string(b))
 	var want, ctrls []string
-	if l.MaxMemoryMB > 0 {
+	if l.memory > 0 {
 		want = append(want, "memory")
 	}
-	if l.MaxProcesses > 0 {
+	if l.processes > 0 {
 		want = append(want, "pids")
 	}
 	for _, c := range want {
-		if !contains(enabled, c) {
+		if !slices.Contains(enabled, c) {
 			// Enabling a controller for children fails (EBUSY) while
 			// docket's own cgroup holds processes, unless it is the root.
 			if os.WriteFile(filepath.Join(parent, "cgroup.subtree_control"), []byte("+"+c), 0) != nil {
@@ -135,14 +137,14 @@ func newCgroupV2(l events.ResourceLimits, own []byte) *callCgroup {
 		var err error
 		switch c {
 		case "memory":
-			err = os.WriteFile(filepath.Join(dir, "memory.max"), []byte(strconv.FormatInt(l.MaxMemoryMB*mib, 10)), 0)
+			err = os.WriteFile(filepath.Join(dir, "memory.max"), []byte(strconv.FormatInt(l.memory, 10)), 0)
 			if err == nil {
 				_ = os.WriteFile(filepath.Join(dir, "memory.swap.max"), []byte("0"), 0)
 				// Kill the whole call, not one process of it, when it runs out.
 				_ = os.WriteFile(filepath.Join(dir, "memory.oom.group"), []byte("1"), 0)
 			}
 		case "pids":
-			err = os.WriteFile(filepath.Join(dir, "pids.max"), []byte(strconv.FormatInt(l.MaxProcesses, 10)), 0)
+			err = os.WriteFile(filepath.Join(dir, "pids.max"), []byte(strconv.FormatInt(l.processes, 10)), 0)
 		}
 		if err == nil {
 			set = append(set, c)
@@ -152,16 +154,17 @@ func newCgroupV2(l events.ResourceLimits, own []byte) *callCgroup {
 		_ = os.Remove(dir)
 		return nil
 	}
-	cg := &callCgroup{version: 2, dirs: []string{dir}, procs: []string{filepath.Join(dir, "cgroup.procs")},
-		layer: LayerCgroup + "-v2:" + strings.Join(set, ",")}
-	if contains(set, "memory") {
+	cg := &Leaf{version: 2, dir: dir, dirs: []string{dir}, procs: []string{filepath.Join(dir, "cgroup.procs")},
+		layer: layers.Cgroup + "-v2:" + strings.Join(set, ","), removeRounds: limitsRemoveRounds, removePause: limitsRemovePause}
+	if slices.Contains(set, "memory") {
 		cg.memDir = dir
 	}
 	return cg
 }
 
-// oomKills reads how many processes the memory limit killed in this leaf.
-func (cg *callCgroup) oomKills() int64 {
+// OOMKills reads how many processes the memory limit killed in this leaf;
+// 0 for a nil leaf.
+func (cg *Leaf) OOMKills() int64 {
 	if cg == nil || cg.memDir == "" {
 		return 0
 	}
@@ -182,25 +185,20 @@ func (cg *callCgroup) oomKills() int64 {
 	return 0
 }
 
-// remove deletes the leaf once its processes are gone. The helper's exit
-// killed everything in its PID namespace; the last exits can lag a little.
-func (cg *callCgroup) remove() error {
+// Layer is the limits leaf's layer name ("cgroup-v2:memory,pids"), for
+// the helper to report once it joined; "" for a nil leaf.
+func (cg *Leaf) Layer() string {
+	if cg == nil {
+		return ""
+	}
+	return cg.layer
+}
+
+// Procs are the files of the limits leaf a process joins it by writing
+// "0" to: cgroup.procs on v2, tasks on v1 (see newCgroupV1).
+func (cg *Leaf) Procs() []string {
 	if cg == nil {
 		return nil
 	}
-	var errs []error
-	for _, d := range cg.dirs {
-		var err error
-		for i := 0; i < 50; i++ {
-			if err = os.Remove(d); err == nil || errors.Is(err, os.ErrNotExist) {
-				err = nil
-				break
-			}
-			time.Sleep(2 * time.Millisecond)
-		}
-		if err != nil {
-			errs = append(errs, fmt.Errorf("removing cgroup %s: %w", d, err))
-		}
-	}
-	return errors.Join(errs...)
+	return cg.procs
 }
