@@ -15,6 +15,7 @@ import (
 
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/sandbox/egress"
+	"github.com/docket-engine/docket/sandbox/internal/proto"
 	"github.com/docket-engine/docket/states/permissions"
 )
 
@@ -132,7 +133,7 @@ func TestTheHelperRefusesABridgeItCannotBuildSafely(t *testing.T) {
 		{"a protocol descriptor", `{"v":4,"seccomp":"AAAAAAAAAAA=","mode":"read-only","ns":{"user":true,"net":true},"bridge":true,"bridge_fd":4,"cwd":"/","path":"/bin/true"}`},
 		{"a descriptor without a bridge", `{"v":4,"seccomp":"AAAAAAAAAAA=","mode":"read-only","ns":{"user":true,"net":true},"bridge_fd":7,"cwd":"/","path":"/bin/true"}`},
 	} {
-		if _, _, err := parseHelperArgs([]string{"docket", HelperArg, tc.spec, "--", "true"}); err == nil || !strings.Contains(err.Error(), "bridge") {
+		if _, _, err := proto.Parse([]string{"docket", HelperArg, tc.spec, "--", "true"}); err == nil || !strings.Contains(err.Error(), "bridge") {
 			t.Errorf("%s: err = %v", tc.name, err)
 		}
 	}
