@@ -15,6 +15,7 @@ import (
 	"github.com/docket-engine/docket/engine"
 	"github.com/docket-engine/docket/engine/auth"
 	"github.com/docket-engine/docket/engine/mcp"
+	"github.com/docket-engine/docket/engine/mcpserve"
 	"github.com/docket-engine/docket/engine/model"
 	"github.com/docket-engine/docket/engine/model/openai"
 	"github.com/docket-engine/docket/engine/model/script"
@@ -54,7 +55,7 @@ func (w *wiring) header(id, cwd string, sc events.SessionConfig, resumed, bypass
 		// has no network whatever it says.
 		ApprovalPolicy: sc.ApprovalPolicy, SandboxMode: sc.SandboxMode,
 		NetworkAccess: sc.NetworkAccess && sc.SandboxMode == policy.WorkspaceWrite.String(),
-		Resumed:       resumed, Bypassed: bypassed, Workspace: cwd, WritableRoots: extra})
+		Resumed:       resumed, Bypassed: bypassed, Workspace: cwd, WritableRoots: extra, EgressProfile: egressProfile(w.opts.Egress)})
 }
 
 // exit maps a turn's end to an exit code. In human mode the renderer has
@@ -178,7 +179,7 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd string, o wireOpt
 		PreHooks: pre, PostHooks: post,
 		Subagents: cfg.Subagents.Enabled || o.subagents, RiskAssessment: cfg.ExperimentalRiskAssessment,
 		Settings: settings(cfg, o), OutputSchema: o.outputSchema, ApprovalTimeout: cfg.ApprovalTimeout(),
-		Faults: faultsFromEnv(), DocketVersion: version,
+		Faults: faultsFromEnv(), DocketVersion: version, Egress: sessionEgress(cfg),
 		WrapLog: func(ctx context.Context, id string, log engine.Log, earlier []events.Record) (engine.Log, func() error, error) {
 			return startTelemetry(ctx, stderr, cfg, id, log, earlier)
 		},
@@ -211,6 +212,10 @@ func buildModel(ctx context.Context, cfg *config.Config) (model.Model, error) {
 		return agentProvider(cfg, name), nil
 	}
 	switch cfg.ModelProvider {
+	case mcpserve.Provider:
+		// An MCP client's session (docket mcp-server): its calls came from
+		// the client; resumed, the relay finishes a parked one.
+		return mcpserve.RelayModel{}, nil
 	case "script":
 		if cfg.ModelScript == "" {
 			return nil, usageErrorf("model_provider \"script\" needs --model-script FILE")

@@ -84,6 +84,12 @@ type Options struct {
 	// (Home already read-only in it) before it is recorded: protect more
 	// paths, hide some. It is not called on Resume: the recorded plan holds.
 	AdjustPlan func(events.SandboxPlan) (events.SandboxPlan, error)
+	// Egress, when set, runs an egress proxy for the session (a permission
+	// profile's network in limited mode): a sandboxed plan gets an empty
+	// network namespace whose only way out is a bridge to the proxy, which
+	// decides by the rules in Egress and asks the Approver about a host
+	// they do not name. Nil keeps the plan's network as the policy says.
+	Egress *engine.Egress
 	// MCPServers are MCP servers started with the session, whose tools are
 	// offered to the model; MCPOptions say where and how they start.
 	MCPServers map[string]mcp.ServerConfig
@@ -103,6 +109,11 @@ type Options struct {
 	// ApprovalTimeout bounds each approval request; 0 waits as long as the
 	// turn's context allows.
 	ApprovalTimeout time.Duration
+	// RequireAnswered makes a resume fail with an error wrapping
+	// ErrPending, having written nothing, while the session's last turn
+	// still waits (a parked session nobody has answered yet). Open
+	// ignores it.
+	RequireAnswered bool
 	// ResumeDecisions is recorded in a resumed session's session_resumed
 	// record: the answers given for it up front (docket's --decisions), so
 	// the audit can say where a decision came from.

@@ -58,6 +58,10 @@ func (e *ParentError) Error() string {
 	return fmt.Sprintf("session %s is subagent %s of session %s (call %s); resume that session", e.SessionID, p.Name, p.SessionID, p.CallID)
 }
 
+// ErrPending says that a resumed session's last turn still waits for a
+// decision (Options.RequireAnswered).
+var ErrPending = errors.New("the session's turn still waits for a decision")
+
 // Resume continues the session whose journal is at path, with o's model,
 // approver and observer. The session keeps its recorded workspace, policy,
 // sandbox plan, rules, instructions and settings: those fields of o are
@@ -116,13 +120,23 @@ func (s *Session) resume(ctx context.Context, configure func(Recorded) (Options,
 	if err != nil {
 		return err
 	}
+	if o.RequireAnswered {
+		// Restore writes nothing: the probe only reads the records.
+		probe, err := engine.Restore(cfg, j, rec.Records)
+		if err != nil {
+			return err
+		}
+		if _, awaiting, pending := probe.Pending(); pending {
+			return fmt.Errorf("session %s (waiting on %v): %w", ss.SessionID, awaiting, ErrPending)
+		}
+	}
 	log, err := s.wrap(ctx, &o, rec.Records)
 	if err != nil {
 		return err
 	}
 	// Restore fills the policy, plan, rules, instructions and settings
 	// from the journal, left empty here.
-	cfg.SessionID = ss.SessionID
+	cfg.SessionID, cfg.Egress = ss.SessionID, o.Egress
 	eng, err := engine.Resume(cfg, log, rec.Records, events.SessionResumed{PID: os.Getpid(), Decisions: o.ResumeDecisions})
 	if err != nil {
 		return err

@@ -70,6 +70,13 @@ func Open(ctx context.Context, o Options) (*Session, error) {
 			return nil, err
 		}
 	}
+	if o.Egress != nil {
+		if plan.Sandboxed() {
+			plan.Network, plan.Egress = false, true
+		} else {
+			o.Egress = nil // nothing sandboxed has a proxy to go through
+		}
+	}
 	rules := o.Rules
 	if rules == nil {
 		if rules, err = rulesfile.InForce(ctx, o.Home, o.RulesProject); err != nil {
@@ -79,7 +86,7 @@ func Open(ctx context.Context, o Options) (*Session, error) {
 	instr := o.Instructions
 	if instr == "" {
 		in := o.Prompt
-		in.Cwd, in.ApprovalPolicy, in.SandboxMode, in.WritableRoots, in.NetworkAccess = cwd, p.ApprovalPolicy, p.SandboxMode, plan.WritableRoots, p.NetworkAccess
+		in.Cwd, in.ApprovalPolicy, in.SandboxMode, in.WritableRoots, in.NetworkAccess, in.EgressProxy = cwd, p.ApprovalPolicy, p.SandboxMode, plan.WritableRoots, p.NetworkAccess, plan.Egress
 		if in.Home == "" {
 			in.Home = o.Home
 		}
@@ -100,7 +107,7 @@ func Open(ctx context.Context, o Options) (*Session, error) {
 	if err != nil {
 		return nil, errors.Join(err, s.finish())
 	}
-	cfg.SessionID, cfg.Session, cfg.Plan, cfg.Rules, cfg.Instructions, cfg.Settings = o.SessionID, p, plan, rules, instr, o.Settings
+	cfg.SessionID, cfg.Session, cfg.Plan, cfg.Rules, cfg.Instructions, cfg.Settings, cfg.Egress = o.SessionID, p, plan, rules, instr, o.Settings, o.Egress
 	j, err := journal.Create(o.JournalHome, o.SessionID, time.Now())
 	if err != nil {
 		return nil, errors.Join(err, s.finish())
