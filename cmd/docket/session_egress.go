@@ -5,29 +5,26 @@ import (
 
 	"github.com/docket-engine/docket/cmd/docket/internal/config"
 	"github.com/docket-engine/docket/engine"
-	"github.com/docket-engine/docket/events"
 )
 
 // sessionEgress sends a session's network through its egress proxy when
-// the permission profile's network is on (config Egress): the plan gets
-// an empty network namespace with a bridge to the proxy (Egress, never
-// Network), and the engine runs the proxy with the profile's rules. An
-// "always" answer is written to the profile's domains in the config file
-// the session read (config.AllowDomainAlways: one line added, the rest of
-// the file kept as it was, comments included). A plan that runs nothing
-// sandboxed has no proxy to go through and is left as it is.
-func sessionEgress(cfg *config.Config, plan events.SandboxPlan) (events.SandboxPlan, *engine.Egress) {
+// the permission profile's network is on (config Egress): the session
+// (engine/session) gives a sandboxed plan an empty network namespace with
+// a bridge to the proxy, and the engine runs the proxy with the profile's
+// rules. An "always" answer is written to the profile's domains in the
+// config file the session read (config.AllowDomainAlways: one line added,
+// the rest of the file kept as it was, comments included).
+func sessionEgress(cfg *config.Config) *engine.Egress {
 	r := cfg.PermissionProfile
-	if !cfg.Egress || r == nil || !plan.Sandboxed() {
-		return plan, nil
+	if !cfg.Egress || r == nil {
+		return nil
 	}
-	plan.Network, plan.Egress = false, true
 	e := &engine.Egress{Network: r.Network, Profile: r.Name}
 	if cfg.ConfigHome != "" {
 		path := filepath.Join(cfg.ConfigHome, config.FileName)
 		e.Persist = func(host string) (string, error) { return config.AllowDomainAlways(path, r.Name, host) }
 	}
-	return plan, e
+	return e
 }
 
 // egressProfile names the profile whose network the session's proxy

@@ -1,6 +1,7 @@
 // Package consensus combines the answers of several external agents into
 // one report: their outputs side by side, which of them agree, and whether
-// enough of them finished (the quorum) for the result to count.
+// enough of them finished (the quorum) for the result to count. Model
+// drives the session of a `docket agents run` that asks them.
 package consensus
 
 import (

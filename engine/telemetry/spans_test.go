@@ -32,7 +32,7 @@ func spansOfEnd(t *testing.T, recs []events.Record, quiet uint64, open bool) tra
 func readJournal(t *testing.T, name string) []events.Record {
 	t.Helper()
 	var recs []events.Record
-	if err := journal.Scan(filepath.Join("..", "..", "..", "..", "testdata", "journals", name), 1, func(r events.Record) error {
+	if err := journal.Scan(filepath.Join("..", "..", "testdata", "journals", name), 1, func(r events.Record) error {
 		recs = append(recs, r)
 		return nil
 	}); err != nil {
