@@ -189,7 +189,9 @@ func grantInsideHidden(rules []permissions.Rule) (permissions.Rule, bool) {
 				continue
 			}
 			for a := g.Pattern; a != "/" && a != "." && a != ""; a = path.Dir(a) {
-				if a == n.Pattern || n.Glob && permissions.MatchGlob(n.Pattern, a) {
+				// The same literal path granted and hidden: the strictest
+				// wins in the rules too, so hiding it is what they say.
+				if !n.Glob && a == n.Pattern && a != g.Pattern || n.Glob && permissions.MatchGlob(n.Pattern, a) {
 					return g, true
 				}
 			}
