@@ -158,6 +158,9 @@ func legacyEquivalent(r *permissions.Resolved, roots, tmpdirs []string, tmpdirEn
 			}
 		}
 	}
+	if rule, ok := grantInsideHidden(r.Rules); ok {
+		return "", ww, unenforced(rule.Key, "a "+string(rule.Access)+" path inside a hidden one")
+	}
 	if len(writes) == 0 {
 		return policy.ReadOnly, ww, nil
 	}
@@ -167,4 +170,30 @@ func legacyEquivalent(r *permissions.Resolved, roots, tmpdirs []string, tmpdirEn
 	ww.ExcludeSlashTmp = !tmpWrite["/tmp"]
 	ww.ExcludeTmpdirEnvVar = !tmpWrite[tmpdirEnv]
 	return policy.WorkspaceWrite, ww, nil
+}
+
+// grantInsideHidden finds a read or write rule at or below what a none rule
+// names: the rules say the nearer one wins, but the sandbox covers the
+// hidden directory whole (an empty directory over it), so the grant would
+// silently be hidden too. Such a profile is refused instead (issue 29,
+// "overlapping rules"). A none rule below a grant is what hiding is for.
+func grantInsideHidden(rules []permissions.Rule) (permissions.Rule, bool) {
+	for _, g := range rules {
+		if g.Access == permissions.None || g.Glob || g.Pattern == "/" {
+			continue
+		}
+		for _, n := range rules {
+			if n.Access != permissions.None {
+				continue
+			}
+			for a := g.Pattern; a != "/" && a != "." && a != ""; a = path.Dir(a) {
+				// The same literal path granted and hidden: the strictest
+				// wins in the rules too, so hiding it is what they say.
+				if !n.Glob && a == n.Pattern && a != g.Pattern || n.Glob && permissions.MatchGlob(n.Pattern, a) {
+					return g, true
+				}
+			}
+		}
+	}
+	return permissions.Rule{}, false
 }
