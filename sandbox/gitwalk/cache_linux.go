@@ -318,20 +318,22 @@ func (c *Cache) apply(b []byte, roots []string) bool {
 }
 
 // removed applies the removal of p (a .git, or a directory) from a
-// watched directory, or its move elsewhere. A .git gone is no longer
-// listed. A directory moved away takes what the walk did not see in it
-// along: wherever it went below the roots is walked (moved into a
-// watched directory) or is unseen already (moved into a part the walk did
-// not look into). Nothing is walked here: a directory removed gives its
-// entries back to the budget with its watch (IN_IGNORED, see resume).
+// watched directory, or its move elsewhere, once nothing is at p any
+// more (something there again has an event of its own, which walks it).
+// A .git gone is no longer listed. What the walk did not see in a
+// directory gone is nothing to bind; a directory moved away takes it
+// along, to a place below the roots that is walked (a watched directory:
+// its own event) or unseen already (a part the walk did not look into).
+// Nothing is walked here: a directory removed gives its entries back to
+// the budget with its watch (IN_IGNORED, see resume).
 func (c *Cache) removed(p, name string, mask uint32) {
 	if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
-		return // something is there again: its own event follows
+		return
 	}
 	if name == ".git" {
 		c.found = slices.DeleteFunc(c.found, func(f string) bool { return f == p })
 	}
-	if mask&unix.IN_MOVED_FROM != 0 && mask&unix.IN_ISDIR != 0 && slices.ContainsFunc(c.unseen, func(u string) bool { return within(u, p) }) {
+	if mask&unix.IN_ISDIR != 0 && slices.ContainsFunc(c.unseen, func(u string) bool { return within(u, p) }) {
 		c.setUnseen(slices.DeleteFunc(c.unseen, func(u string) bool { return within(u, p) }))
 	}
 }
