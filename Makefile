@@ -172,7 +172,9 @@ bench-tui:
 # Codex (scripts/benchsandbox), with a per-phase breakdown; then the Go benchmarks.
 # BENCH_BASE=DIR times a baseline install (DIR/docket, DIR/docket-sandbox-helper)
 # interleaved with this one; BENCH_REV=REV runs the in-process benchmarks of
-# that revision alternately with the current ones.
+# that revision alternately with the current ones; FILL=10000 first puts a
+# scratch tree of that many entries in /tmp (removed after), past the git
+# walk's bound as on a busy machine.
 bench-sandbox: build
 	DOCKET=$(BIN) HELPER=bin/docket-sandbox-helper ./scripts/bench-sandbox.sh \
 		$(if $(BENCH_BASE),-b $(BENCH_BASE)) $(if $(BENCH_REV),-g $(BENCH_REV))

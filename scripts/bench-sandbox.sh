@@ -29,7 +29,9 @@
 # Environment: DOCKET=path uses an existing docket binary instead of
 # building; HELPER=path likewise for docket-sandbox-helper; TRACE=N traced
 # starts per candidate for the phase breakdown (default 50, 0 for none);
-# GOBENCH=0 skips the Go benchmarks.
+# GOBENCH=0 skips the Go benchmarks; FILL=N first adds about N entries to
+# /tmp (a scratch tree, removed at the end), so that /tmp is past the git
+# walk's 10,000-entry bound as on a busy machine.
 set -euo pipefail
 
 out=""
@@ -88,7 +90,7 @@ echo "building scripts/benchsandbox..." >&2
 (cd "$root" && go build -o "$inst/benchsandbox" ./scripts/benchsandbox)
 
 report="$work/report.md"
-(cd "$root" && "$inst/benchsandbox" -n "$runs" -trace "${TRACE:-50}" -docket "$inst/now/docket" "${baseflag[@]}") >"$report"
+(cd "$root" && "$inst/benchsandbox" -n "$runs" -trace "${TRACE:-50}" -fill "${FILL:-0}" -docket "$inst/now/docket" "${baseflag[@]}") >"$report"
 sed -i "s|$inst|\$INSTALL|g" "$report"
 if [[ -n "$base" && -f "$base/COMMIT" ]]; then
 	echo "Baseline (before): commit $(cut -c1-12 "$base/COMMIT")." >>"$report"

@@ -206,7 +206,7 @@ func flagError(c *cobra.Command, err error) error {
 // command it most likely is, not for a prompt that would start a session:
 // `docket chat WORD` sends such a word.
 func rootArgs(c *cobra.Command, args []string) error {
-	if len(args) >= 1 && commandLike.MatchString(args[0]) {
+	if len(args) >= 1 && commandLike().MatchString(args[0]) {
 		return fmt.Errorf("unknown command %q for %q (a one-word prompt: docket chat %s)", args[0], c.CommandPath(), args[0])
 	}
 	if len(args) > 1 {
@@ -215,7 +215,7 @@ func rootArgs(c *cobra.Command, args []string) error {
 	return nil
 }
 
-var commandLike = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
+var commandLike = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9-]*$`) })
 
 // isUsageError recognises cobra's own argument and command errors.
 func isUsageError(err error) bool {

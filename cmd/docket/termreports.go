@@ -2,13 +2,16 @@ package main
 
 import (
 	"regexp"
+	"sync"
 
 	tea "github.com/charmbracelet/bubbletea"
 )
 
 // colourReportBody is the body of a terminal's answer to a colour query
 // (OSC 10, 11 or 4: "11;rgb:1c1c/1c1c/1c1c").
-var colourReportBody = regexp.MustCompile(`^(1[0-9]|4;[0-9]+);(rgb|rgba):[0-9a-fA-F/]+$`)
+var colourReportBody = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(1[0-9]|4;[0-9]+);(rgb|rgba):[0-9a-fA-F/]+$`)
+})
 
 // terminalReports drops a terminal's colour report from the chat's key
 // input. Bubble Tea asks the terminal for its background colour when the
@@ -37,7 +40,7 @@ func (r *terminalReports) filter(_ tea.Model, msg tea.Msg) tea.Msg {
 	case k.Alt && k.Type == tea.KeyRunes && string(k.Runes) == "]":
 		r.held, r.in = true, false
 		return nil
-	case r.held && k.Type == tea.KeyRunes && !k.Alt && colourReportBody.MatchString(string(k.Runes)):
+	case r.held && k.Type == tea.KeyRunes && !k.Alt && colourReportBody().MatchString(string(k.Runes)):
 		r.held, r.in = false, true
 		return nil
 	}

@@ -22,21 +22,26 @@ import (
 // MaxEntries directory entries on every sandboxed call; with /tmp
 // as a root on a busy machine that is 20 to 30 ms, most of a call's start.
 //
-// A kept walk is used again only while nothing it depends on has changed,
-// so that a call never gets fewer protected git directories than a fresh
-// walk would have given it at the same point:
+// A kept walk is used again only while it can be brought up to date with
+// what changed, looking only at what changed, so that every .git below
+// the roots is either in the kept list or below a directory the kept walk
+// did not look into (bound read-only), as for a fresh walk:
 //
 //   - every directory the walk read is watched with inotify from before it
 //     was read, so an entry made there later is an event. A ".git" made or
-//     moved into such a directory is added to the kept list; a directory
-//     made there, or whose attributes changed (it may have been unreadable),
-//     is walked (watched the same way) and what it holds added; a directory
-//     moved in (its watched subdirectories would keep their old paths), an
-//     overflowed event queue, or an unmounted directory make the whole walk
-//     be done again. An entry that is gone again when the next call looks
-//     (a stub .git docket made and removed for the last call, a
-//     build's temporary directory) changes nothing: if it comes back, that
-//     is a new event;
+//     moved into such a directory is added to the kept list (and one
+//     removed is dropped from it); a directory made or moved there, or
+//     whose attributes changed (it may have been unreadable), is walked
+//     (watched the same way), what it holds added and what that walk did
+//     not look into kept as unseen. A directory moved within the roots
+//     keeps its watches, which walking it at its new place points at the
+//     new paths; a watch the walk of the new place did not reach keeps
+//     its old path, and lies below what that walk left unseen. An entry
+//     that is gone again when the next call looks (a stub .git docket
+//     made and removed for the last call, a build's temporary directory)
+//     changes nothing: if it comes back, that is a new event;
+//   - an overflowed event queue or an unmounted directory make the whole
+//     walk be done again;
 //   - each root must still be the directory (device and inode) it was;
 //   - docket's mount table must not have changed (a mount can put a
 //     repository where the walk saw none; /proc/self/mountinfo polls
@@ -48,13 +53,19 @@ import (
 // around and above the roots and where each .git points are looked at
 // again on every call. When the kernel refuses a watch (the
 // fs.inotify.max_user_watches limit) the walk is used for that call only.
+//
 // A walk cut short at its bounds stays cut short ("gitdirs:partial"): the
 // directories it read are watched, and the ones it did not look into are
 // kept as unseen and bound read-only for every call that uses the kept
-// walk, as for a fresh walk that stopped there, until a directory is
-// removed or moved out of a watched one (the walk is then done again, and
-// may reach further). An overflowed event queue makes the whole walk be
-// done again, under the same rule.
+// walk, as for a fresh walk that stopped there. The kept walk counts the
+// entries it read in each watched directory; when watched directories
+// are removed (a build's tree, a fill taken away) their entries go back
+// to the budget, and the next call walks on from the unseen directories
+// with what was given back, so that a session does not stay read-only
+// for nothing. Nothing is walked twice for it: a call never pays for
+// walking a large shared /tmp again because something in it changed
+// (issue 26; before, any directory removed under a cut walk walked
+// everything again, and every sandboxed call removes its stubs).
 //
 // The zero value is ready; Close releases the watches. Safe for
 // concurrent use: concurrent calls wait for one walk.
@@ -64,13 +75,20 @@ type Cache struct {
 	roots    []fileID // identity of each root of the walk order, when walked
 	found    []string // .git entries in walk order
 	unseen   []string // directories the walk did not look into
+	coarse   []string // unseen as calls get it (coarsenUnseen), nil when to be made
 	complete bool
 	ino      int              // inotify descriptor, valid when kept
 	dirs     map[int32]string // watched directory by watch descriptor
+	entries  map[int32]int    // entries the walk read in each watched directory
+	used     int              // their sum: the kept walk's share of MaxEntries
+	freed    bool             // a watched directory went away since the last resume
 	lost     bool             // a watch could not be added: keep nothing
 	mounts   *os.File         // /proc/self/mountinfo, opened before the walk
 	kept     bool             // whether found may be used again
 	walks    int              // walks done (for tests)
+	// budget is the entry bound of the kept walk, MaxEntries when 0
+	// (tests make it small).
+	budget int
 }
 
 // fileID is a directory's identity.
@@ -110,7 +128,7 @@ func (c *Cache) drop(async bool) {
 	if c.mounts != nil {
 		_ = c.mounts.Close() // read-only: nothing to flush
 	}
-	c.kept, c.mounts, c.found, c.unseen, c.roots, c.key, c.dirs = false, nil, nil, nil, nil, "", nil
+	c.kept, c.mounts, c.found, c.unseen, c.coarse, c.roots, c.key, c.dirs, c.entries, c.used, c.freed = false, nil, nil, nil, nil, nil, "", nil, nil, 0, false
 }
 
 // walk returns the .git entries below roots in walk order, the
@@ -121,7 +139,10 @@ func (c *Cache) walk(order, roots []string) (found, unseen []string, complete bo
 	defer c.mu.Unlock()
 	key := strings.Join(order, "\x00") + "\x01" + strings.Join(roots, "\x00")
 	if c.kept && c.key == key && c.update(order, roots) {
-		return slices.Clone(c.found), slices.Clone(c.unseen), c.complete
+		if c.coarse == nil && len(c.unseen) > 0 {
+			c.coarse = coarsenUnseen(c.unseen, roots, maxUnseen)
+		}
+		return slices.Clone(c.found), slices.Clone(c.coarse), c.complete
 	}
 	c.drop(true)
 	c.walks++
@@ -130,12 +151,12 @@ func (c *Cache) walk(order, roots []string) (found, unseen []string, complete bo
 	ino, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
 	mounts, merr := mounttable.Open()
 	ids, ok := rootIDs(order)
-	c.ino, c.dirs, c.lost = ino, map[int32]string{}, err != nil || merr != nil || !ok
+	c.ino, c.dirs, c.entries, c.used, c.lost = ino, map[int32]string{}, map[int32]int{}, 0, err != nil || merr != nil || !ok
 	unseen, complete = walkWatched(order, roots, func(p string, target bool) {
 		if !target {
 			found = append(found, p)
 		}
-	}, c.watch, MaxEntries, time.Now().Add(MaxTime))
+	}, c.watch, c.maxEntries(), time.Now().Add(MaxTime))
 	if c.lost {
 		if err == nil {
 			_ = unix.Close(ino) // an inotify descriptor: nothing to flush
@@ -143,7 +164,7 @@ func (c *Cache) walk(order, roots []string) (found, unseen []string, complete bo
 		if merr == nil {
 			_ = mounts.Close() // read-only: nothing to flush
 		}
-		c.dirs = nil
+		c.dirs, c.entries = nil, nil
 		return found, unseen, complete
 	}
 	c.key, c.roots, c.found, c.unseen, c.complete, c.mounts, c.kept = key, ids, found, unseen, complete, mounts, true
@@ -151,17 +172,39 @@ func (c *Cache) walk(order, roots []string) (found, unseen []string, complete bo
 }
 
 // watch adds an inotify watch on the directory open at fd (its path dir),
-// before the walk reads it.
-func (c *Cache) watch(dir string, fd int) {
+// before the walk reads it, and returns what records the entries read
+// there. A directory watched already (one moved, walked again at its new
+// place) keeps its watch descriptor: its path and count are replaced.
+func (c *Cache) watch(dir string, fd int) func(int) {
 	if c.lost {
-		return
+		return nil
 	}
 	wd, err := unix.InotifyAddWatch(c.ino, "/proc/self/fd/"+strconv.Itoa(fd), gitWatchMask)
 	if err != nil {
 		c.lost = true
-		return
+		return nil
 	}
 	c.dirs[int32(wd)] = dir
+	return func(n int) {
+		c.used += n - c.entries[int32(wd)]
+		c.entries[int32(wd)] = n
+	}
+}
+
+func (c *Cache) maxEntries() int {
+	if c.budget > 0 {
+		return c.budget
+	}
+	return MaxEntries
+}
+
+// setUnseen replaces what the kept walk did not look into; with nothing
+// left unseen (the last of it moved away, or walked), the walk is whole.
+func (c *Cache) setUnseen(unseen []string) {
+	c.unseen, c.coarse = unseen, nil
+	if len(unseen) == 0 {
+		c.complete = true
+	}
 }
 
 // rootIDs returns the identity of each root; false when one is missing.
@@ -192,7 +235,7 @@ func (c *Cache) update(order, roots []string) bool {
 	for range maxEventReads {
 		n, err := unix.Read(c.ino, buf)
 		if errors.Is(err, unix.EAGAIN) {
-			return true
+			return c.resume(roots)
 		}
 		if errors.Is(err, unix.EINTR) {
 			continue
@@ -217,14 +260,15 @@ func (c *Cache) apply(b []byte, roots []string) bool {
 		if ev.Mask&(unix.IN_Q_OVERFLOW|unix.IN_UNMOUNT) != 0 {
 			return false
 		}
-		if ev.Mask&(unix.IN_DELETE|unix.IN_MOVED_FROM) != 0 {
-			// A walk cut short keeps what it did not see read-only; once
-			// a directory is gone (a build's tree, a fill removed), a new
-			// walk may see all, so that the rest of a session does not
-			// stay read-only for nothing. A complete walk loses nothing.
-			if !c.complete && ev.Mask&unix.IN_ISDIR != 0 {
-				return false
+		if ev.Mask&unix.IN_IGNORED != 0 {
+			// The directory is gone (its watch with it): what the walk
+			// read there goes back to the budget (see resume).
+			if n := c.entries[ev.Wd]; n > 0 {
+				c.used -= n
+				c.freed = true
 			}
+			delete(c.entries, ev.Wd)
+			delete(c.dirs, ev.Wd)
 			continue
 		}
 		// Files other than .git, and a watched directory's own attributes
@@ -237,36 +281,110 @@ func (c *Cache) apply(b []byte, roots []string) bool {
 			return false
 		}
 		p := filepath.Join(dir, string(name))
+		if ev.Mask&(unix.IN_DELETE|unix.IN_MOVED_FROM) != 0 {
+			c.removed(p, string(name), ev.Mask)
+			continue
+		}
 		if string(name) == ".git" && slices.Contains(c.found, p) {
 			continue // where it points is read on every call
 		}
 		if _, err := os.Lstat(p); errors.Is(err, os.ErrNotExist) {
 			continue // gone again: if it comes back, that is a new event
 		}
-		switch {
-		case string(name) == ".git":
+		if string(name) == ".git" {
 			// The walk never looks into a .git, so no watch is below it.
 			c.found = append(c.found, p)
-		case ev.Mask&unix.IN_MOVED_TO != 0:
-			return false
-		default:
-			// A new directory (no watch below it yet), or one that may
-			// have been unreadable: walk it like the walk would have.
-			unseen, complete := walkWatched([]string{p}, roots, func(q string, target bool) {
-				if !target && !slices.Contains(c.found, q) {
-					c.found = append(c.found, q)
-				}
-			}, c.watch, MaxEntries, time.Now().Add(MaxTime))
-			if c.lost {
-				return false
-			}
-			// p is looked at now (one unreadable before may be readable):
-			// what is unseen below it is what this walk left.
-			c.unseen = append(slices.DeleteFunc(c.unseen, func(u string) bool { return within(u, p) }), unseen...)
-			c.complete = c.complete && complete
+			continue
 		}
+		// A new directory (no watch below it yet), one moved here (from
+		// outside the roots, from a part the walk did not see, or from
+		// another watched place: its watches keep their descriptors and
+		// get their new paths), or one that may have been unreadable:
+		// walk it as the walk would have.
+		unseen, complete := walkWatched([]string{p}, roots, func(q string, target bool) {
+			if !target && !slices.Contains(c.found, q) {
+				c.found = append(c.found, q)
+			}
+		}, c.watch, c.maxEntries(), time.Now().Add(MaxTime))
+		if c.lost {
+			return false
+		}
+		// p is looked at now (one unreadable before may be readable):
+		// what is unseen below it is what this walk left.
+		c.setUnseen(append(slices.DeleteFunc(c.unseen, func(u string) bool { return within(u, p) }), unseen...))
+		c.complete = c.complete && complete
 	}
 	return true
+}
+
+// removed applies the removal of p (a .git, or a directory) from a
+// watched directory, or its move elsewhere, once nothing is at p any
+// more (something there again has an event of its own, which walks it).
+// A .git gone is no longer listed. What the walk did not see in a
+// directory gone is nothing to bind; a directory moved away takes it
+// along, to a place below the roots that is walked (a watched directory:
+// its own event) or unseen already (a part the walk did not look into).
+// Nothing is walked here: a directory removed gives its entries back to
+// the budget with its watch (IN_IGNORED, see resume).
+func (c *Cache) removed(p, name string, mask uint32) {
+	if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
+		return
+	}
+	if name == ".git" {
+		c.found = slices.DeleteFunc(c.found, func(f string) bool { return f == p })
+	}
+	if mask&unix.IN_ISDIR != 0 && slices.ContainsFunc(c.unseen, func(u string) bool { return within(u, p) }) {
+		c.setUnseen(slices.DeleteFunc(c.unseen, func(u string) bool { return within(u, p) }))
+	}
+}
+
+// resume walks on from what a walk cut short did not look into, with the
+// entries that directories removed since gave back to the budget: the
+// kept walk then reaches as far as a fresh one would, without walking
+// again what it has seen. False when it cannot keep the walk (a watch
+// refused).
+func (c *Cache) resume(roots []string) bool {
+	if c.complete || !c.freed || c.used >= c.maxEntries() {
+		return true
+	}
+	c.freed = false
+	// In the order the walk left them (breadth first, the roots not
+	// started last), each once.
+	from := inOrderOutermost(c.unseen)
+	unseen, complete := walkWatched(from, roots, func(q string, target bool) {
+		if !target && !slices.Contains(c.found, q) {
+			c.found = append(c.found, q)
+		}
+	}, c.watch, c.maxEntries()-c.used, time.Now().Add(MaxTime))
+	if c.lost {
+		return false
+	}
+	c.setUnseen(unseen)
+	c.complete = complete
+	return true
+}
+
+// inOrderOutermost is paths in their order without a path below another
+// of them, or twice.
+func inOrderOutermost(paths []string) []string {
+	in := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		in[p] = true
+	}
+	out := make([]string, 0, len(paths))
+	done := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		below := false
+		for d := p; d != "/" && !below; {
+			d = filepath.Dir(d)
+			below = in[d]
+		}
+		if !below && !done[p] {
+			done[p] = true
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // Walks reports how many whole walks the cache has done: a kept walk used

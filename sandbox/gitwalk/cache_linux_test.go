@@ -2,11 +2,13 @@ package gitwalk
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
+	"time"
 )
 
 // TestGitWalkCacheWalksAgainWhenARepositoryCanHaveAppeared: a kept walk is
@@ -32,7 +34,7 @@ func TestGitWalkCacheWalksAgainWhenARepositoryCanHaveAppeared(t *testing.T) {
 			}},
 		{name: "a new directory holding a repository: walked and added", wantWalks: 1, wantFound: "ws/new/deep/.git",
 			change: func(t *testing.T, ws, _, _ string) { mkdirs(t, filepath.Join(ws, "new", "deep", ".git")) }},
-		{name: "a repository moved in from outside the roots: the whole walk again", wantWalks: 2, wantFound: "ws/a/moved/.git",
+		{name: "a repository moved in from outside the roots: walked where it lands", wantWalks: 1, wantFound: "ws/a/moved/.git",
 			change: func(t *testing.T, ws, _, outside string) {
 				mkdirs(t, filepath.Join(outside, "moved", ".git"))
 				if err := os.Rename(filepath.Join(outside, "moved"), filepath.Join(ws, "a", "moved")); err != nil {
@@ -59,9 +61,21 @@ func TestGitWalkCacheWalksAgainWhenARepositoryCanHaveAppeared(t *testing.T) {
 				}
 				writeFile(t, filepath.Join(ws, "sub", ".git"), "gitdir: ../a\n")
 			}},
-		{name: "a walked directory renamed (its watches keep old paths): the whole walk again", wantWalks: 2, wantFound: "ws/renamed/.git",
+		{name: "a walked directory renamed: walked at its new place", wantWalks: 1, wantFound: "ws/renamed/.git",
 			change: func(t *testing.T, ws, _, _ string) {
 				if err := os.Rename(filepath.Join(ws, "sub"), filepath.Join(ws, "renamed")); err != nil {
+					t.Fatal(err)
+				}
+			}},
+		{name: "a walked directory moved into another root: walked there", wantWalks: 1, wantFound: "other/b/sub/.git",
+			change: func(t *testing.T, ws, other, _ string) {
+				if err := os.Rename(filepath.Join(ws, "sub"), filepath.Join(other, "b", "sub")); err != nil {
+					t.Fatal(err)
+				}
+			}},
+		{name: "a repository removed: no longer listed", wantWalks: 1,
+			change: func(t *testing.T, ws, _, _ string) {
+				if err := os.RemoveAll(filepath.Join(ws, "sub")); err != nil {
 					t.Fatal(err)
 				}
 			}},
@@ -199,10 +213,12 @@ func TestCacheKeepsWhatAWalkCutShortDidNotSee(t *testing.T) {
 	}
 }
 
-// TestCacheWalksACutWalkAgainOnceADirectoryIsGone: a kept walk cut short
-// keeps its unseen part only while nothing was removed; once the fill is
-// gone the next call walks again and sees everything.
-func TestCacheWalksACutWalkAgainOnceADirectoryIsGone(t *testing.T) {
+// TestCacheWalksOnFromWhatACutWalkDidNotSeeOnceADirectoryIsGone: a kept
+// walk cut short keeps its unseen part while nothing was removed; once the
+// fill is gone, the entries it held go back to the budget and the next
+// call walks on from the unseen part (not the whole walk again) and sees
+// everything.
+func TestCacheWalksOnFromWhatACutWalkDidNotSeeOnceADirectoryIsGone(t *testing.T) {
 	ws := t.TempDir()
 	var dirs []string
 	for i := range MaxEntries / 3 {
@@ -214,16 +230,163 @@ func TestCacheWalksACutWalkAgainOnceADirectoryIsGone(t *testing.T) {
 	if first := Find([]string{ws}, ws, c); first.Complete {
 		t.Fatal("the first walk should be cut short")
 	}
-	// A file removed changes nothing.
+	// A file made changes nothing.
 	writeFile(t, filepath.Join(ws, "notes"), "x")
-	if Find([]string{ws}, ws, c); c.Walks() != 1 {
-		t.Fatalf("walks = %d after a file was made, want 1", c.Walks())
+	if got := Find([]string{ws}, ws, c); c.Walks() != 1 || got.Complete {
+		t.Fatalf("after a file was made: walks %d, complete %t; want the kept, cut walk", c.Walks(), got.Complete)
 	}
 	if err := os.RemoveAll(filepath.Join(ws, "fill")); err != nil {
 		t.Fatal(err)
 	}
 	got := Find([]string{ws}, ws, c)
-	if c.Walks() != 2 || !got.Complete || len(got.Unseen) != 0 || !slices.Contains(got.Found, filepath.Join(ws, "z", "repo", ".git")) {
-		t.Errorf("after the fill was removed: walks %d, %+v; want a new, complete walk finding z/repo/.git", c.Walks(), got)
+	if c.Walks() != 1 || !got.Complete || len(got.Unseen) != 0 || !slices.Contains(got.Found, filepath.Join(ws, "z", "repo", ".git")) {
+		t.Errorf("after the fill was removed: walks %d, %+v; want the kept walk, now complete, finding z/repo/.git", c.Walks(), got)
 	}
+}
+
+// TestCacheCatchesARepositoryMadeDeepInACutWalkWithoutWalkingAgain is the
+// session's case with a large /tmp: the kept walk is cut short, and
+// between two calls directories come and go (a build, the stubs of the
+// last call) and a repository is made deep in the part the walk saw. The
+// next call finds it from the events alone: no whole walk again, nothing
+// the walk did not see made writable.
+func TestCacheCatchesARepositoryMadeDeepInACutWalkWithoutWalkingAgain(t *testing.T) {
+	ws := t.TempDir()
+	seen, far := filepath.Join(ws, "a"), filepath.Join(ws, "b", "c", "d", "e", "repo", ".git")
+	mkdirs(t, filepath.Join(seen, "tmpdir"), far)
+	for i := range 60 {
+		mkdirs(t, filepath.Join(ws, "b", fmt.Sprint(i)))
+	}
+	c := &Cache{budget: 80}
+	defer func() { _ = c.Close() }()
+	first := Find([]string{ws}, ws, c)
+	if first.Complete || !underAny(far, first.Unseen) || underAny(seen, first.Unseen) {
+		t.Fatalf("first walk = %+v: want it cut short, with %s unseen and %s seen", first, far, seen)
+	}
+	// Another process's temporary directory gone, a stub made and removed.
+	if err := os.Remove(filepath.Join(seen, "tmpdir")); err != nil {
+		t.Fatal(err)
+	}
+	mkdirs(t, filepath.Join(ws, ".agents"))
+	if err := os.Remove(filepath.Join(ws, ".agents")); err != nil {
+		t.Fatal(err)
+	}
+	deep := filepath.Join(seen, "x", "y", "z", "w", "proj", ".git")
+	mkdirs(t, deep)
+	got := Find([]string{ws}, ws, c)
+	if c.Walks() != 1 {
+		t.Errorf("walks = %d, want the kept walk brought up to date", c.Walks())
+	}
+	if !slices.Contains(got.Found, deep) {
+		t.Errorf("found %v, want %s among them", got.Found, deep)
+	}
+	if got.Complete || !underAny(far, got.Unseen) {
+		t.Errorf("unseen %v (complete %t): the repository the walk never reached must stay within it", got.Unseen, got.Complete)
+	}
+}
+
+// TestCacheKeepsEveryDirectoryWatchedOrUnseenThroughRandomChanges: after
+// any series of changes (directories made, removed and moved within,
+// into and out of the roots, repositories made and removed) every
+// directory below the roots is one the kept walk watches at its present
+// path or lies within what it reports unseen, and every .git is found or
+// unseen: the fail-closed rule, for a kept walk brought up to date from
+// its events. The budget is small so that the walk is cut and resumed.
+func TestCacheKeepsEveryDirectoryWatchedOrUnseenThroughRandomChanges(t *testing.T) {
+	seed := time.Now().UnixNano()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(uint64(seed), 0))
+	base := t.TempDir()
+	ws, other, outside := filepath.Join(base, "ws"), filepath.Join(base, "other"), filepath.Join(base, "outside")
+	mkdirs(t, ws, other, outside)
+	roots := []string{ws, other}
+	c := &Cache{budget: 120}
+	defer func() { _ = c.Close() }()
+	// dirsUnder lists the directories below dir, not looking into a .git.
+	dirsUnder := func(dir string) []string {
+		var out []string
+		_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if d.Name() == ".git" {
+				return filepath.SkipDir
+			}
+			if d.IsDir() {
+				out = append(out, p)
+			}
+			return nil
+		})
+		return out
+	}
+	pick := func(list []string) string { return list[rng.IntN(len(list))] }
+	for step := range 300 {
+		all := append(dirsUnder(ws), dirsUnder(other)...)
+		dir := pick(all)
+		name := fmt.Sprint("d", rng.IntN(8))
+		var op string
+		switch rng.IntN(8) {
+		case 0, 1:
+			op = "mkdir " + filepath.Join(dir, name, "n")
+			_ = os.MkdirAll(filepath.Join(dir, name, "n"), 0o755)
+		case 2:
+			op = "fill " + filepath.Join(dir, name)
+			for i := range 10 {
+				_ = os.MkdirAll(filepath.Join(dir, name, fmt.Sprint(i)), 0o755)
+			}
+		case 3:
+			if slices.Contains(roots, dir) {
+				continue
+			}
+			op = "rm -r " + dir
+			_ = os.RemoveAll(dir)
+		case 4:
+			to := filepath.Join(pick(all), name)
+			if slices.Contains(roots, dir) || within(to, dir) {
+				continue
+			}
+			op = "mv " + dir + " " + to
+			_ = os.Rename(dir, to)
+		case 5:
+			from := filepath.Join(outside, fmt.Sprint("o", step))
+			mkdirs(t, filepath.Join(from, "p", ".git"), filepath.Join(from, "q"))
+			op = "mv in " + filepath.Join(dir, name)
+			_ = os.Rename(from, filepath.Join(dir, name))
+		case 6:
+			if slices.Contains(roots, dir) {
+				continue
+			}
+			op = "mv out " + dir
+			_ = os.Rename(dir, filepath.Join(outside, fmt.Sprint("x", step)))
+		case 7:
+			op = "git " + dir
+			if rng.IntN(2) == 0 {
+				_ = os.MkdirAll(filepath.Join(dir, ".git"), 0o755)
+			} else {
+				_ = os.RemoveAll(filepath.Join(dir, ".git"))
+			}
+		}
+		if rng.IntN(3) > 0 {
+			continue // several changes between two calls
+		}
+		got := Find(roots, ws, c)
+		watched := map[string]bool{}
+		c.mu.Lock()
+		for _, d := range c.dirs {
+			watched[d] = true
+		}
+		c.mu.Unlock()
+		for _, d := range append(dirsUnder(ws), dirsUnder(other)...) {
+			if !watched[d] && !underAny(d, got.Unseen) {
+				t.Fatalf("step %d (%s): %s is neither watched at its path nor unseen (unseen %v)", step, op, d, got.Unseen)
+			}
+			if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil && !slices.Contains(got.Found, filepath.Join(d, ".git")) && !underAny(d, got.Unseen) {
+				t.Fatalf("step %d (%s): %s/.git is neither found nor unseen", step, op, d)
+			}
+		}
+		if got.Complete != (len(got.Unseen) == 0) {
+			t.Fatalf("step %d: complete %t with unseen %v", step, got.Complete, got.Unseen)
+		}
+	}
+	t.Logf("walks %d", c.Walks())
 }

@@ -83,7 +83,7 @@ func TestGitWalkLeavesEveryDirectoryItDidNotOpenUnseen(t *testing.T) {
 	for _, budget := range []int{0, 5, 20, 60, 200, 100000} {
 		var opened []string
 		unseen, complete := walkWatched([]string{ws, other}, []string{ws, other}, func(string, bool) {},
-			func(dir string, _ int) { opened = append(opened, dir) }, budget, time.Now().Add(time.Minute))
+			func(dir string, _ int) func(int) { opened = append(opened, dir); return nil }, budget, time.Now().Add(time.Minute))
 		if complete != (len(unseen) == 0) {
 			t.Errorf("budget %d: complete %t with unseen %v", budget, complete, unseen)
 		}

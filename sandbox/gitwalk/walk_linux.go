@@ -24,10 +24,15 @@ func walk(order, roots []string, add func(p string, target bool), maxEntries int
 	return walkWatched(order, roots, add, nil, maxEntries, deadline)
 }
 
+// watchFunc is called on every directory a walk opens, before it reads it,
+// so that an entry made there after the read cannot go unnoticed (Cache).
+// The function it returns, when not nil, is told how many entries the
+// walk read there (the kept walk's share of the budget).
+type watchFunc func(dir string, fd int) (read func(entries int))
+
 // walkWatched is walk calling watch (when not nil) on every directory it
-// opens, before it reads it, so that an entry made there after the read
-// cannot go unnoticed (Cache).
-func walkWatched(order, roots []string, add func(p string, target bool), watch func(dir string, fd int), maxEntries int, deadline time.Time) (unseen []string, complete bool) {
+// opens (see watchFunc).
+func walkWatched(order, roots []string, add func(p string, target bool), watch watchFunc, maxEntries int, deadline time.Time) (unseen []string, complete bool) {
 	w := walker{roots: roots, add: add, watch: watch, buf: make([]byte, 32<<10), maxEntries: maxEntries, deadline: deadline}
 	for i, root := range order {
 		if !w.walkRoot(root) {
@@ -42,7 +47,7 @@ func walkWatched(order, roots []string, add func(p string, target bool), watch f
 type walker struct {
 	roots      []string
 	add        func(p string, target bool)
-	watch      func(dir string, fd int)
+	watch      watchFunc
 	buf        []byte
 	entries    int
 	maxEntries int
@@ -71,11 +76,16 @@ func (w *walker) walkRoot(root string) bool {
 			}
 			continue
 		}
+		var counted func(int)
 		if w.watch != nil {
-			w.watch(dir, fd)
+			counted = w.watch(dir, fd)
 		}
+		before := w.entries
 		var stop bool
 		queue, stop = w.read(dir, fd, queue)
+		if counted != nil {
+			counted(w.entries - before)
+		}
 		_ = unix.Close(fd) // a directory fd, read-only: nothing to flush, and Linux frees the fd even when close fails
 		if !stop && len(queue) > 0 && time.Now().After(w.deadline) {
 			stop = true

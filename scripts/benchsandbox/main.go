@@ -63,9 +63,9 @@ func main() {
 }
 
 type options struct {
-	runs, warm, traceRuns int
-	docket, helper, base  string
-	codex, workspace, out string
+	runs, warm, traceRuns, fill int
+	docket, helper, base        string
+	codex, workspace, out       string
 }
 
 func run() error {
@@ -79,9 +79,19 @@ func run() error {
 	flag.StringVar(&o.codex, "codex", "", "Codex's native codex binary (default: looked for under .cache/codex)")
 	flag.StringVar(&o.workspace, "workspace", "", "workspace directory (default: a fresh one under $TMPDIR)")
 	flag.StringVar(&o.out, "o", "", "also write the report to this file")
+	flag.IntVar(&o.fill, "fill", 0, "first add about this many entries to /tmp (a scratch tree removed at the end), so that /tmp is past the git walk's bound")
 	flag.Parse()
-	if o.runs <= 0 || o.runs > 100000 || o.warm < 0 || o.warm > 1000 || o.traceRuns < 0 || o.traceRuns > 10000 {
-		return errors.New("-n must be 1..100000, -warm 0..1000, -trace 0..10000")
+	if o.runs <= 0 || o.runs > 100000 || o.warm < 0 || o.warm > 1000 || o.traceRuns < 0 || o.traceRuns > 10000 || o.fill < 0 || o.fill > 1000000 {
+		return errors.New("-n must be 1..100000, -warm 0..1000, -trace 0..10000, -fill 0..1000000")
+	}
+	if o.fill > 0 {
+		dir, err := fillTmp(o.fill)
+		if dir != "" {
+			defer func() { _ = os.RemoveAll(dir) }()
+		}
+		if err != nil {
+			return err
+		}
 	}
 	if o.helper == "" {
 		o.helper = filepath.Join(filepath.Dir(o.docket), sandbox.HelperName)
@@ -141,6 +151,29 @@ func run() error {
 		return os.WriteFile(o.out, []byte(b.String()), 0o644)
 	}
 	return nil
+}
+
+// fillTmp makes a scratch tree of about n entries under /tmp, shaped like
+// what fills a shared /tmp (many small directories of a few files: build
+// trees, unpacked archives): n/5 directories of four empty files each. It
+// returns the tree's root, to be removed by the caller (also on an error).
+func fillTmp(n int) (string, error) {
+	dir, err := os.MkdirTemp("/tmp", "benchsandbox-fill-")
+	if err != nil {
+		return "", err
+	}
+	for i := range n / 5 {
+		d := filepath.Join(dir, "d"+strconv.Itoa(i))
+		if err := os.Mkdir(d, 0o755); err != nil {
+			return dir, err
+		}
+		for _, f := range []string{"a", "b", "c", "e"} {
+			if err := os.WriteFile(filepath.Join(d, f), nil, 0o644); err != nil {
+				return dir, err
+			}
+		}
+	}
+	return dir, nil
 }
 
 // candidates lists what is timed, bare first and bubblewrap second.

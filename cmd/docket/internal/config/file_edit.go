@@ -6,18 +6,21 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 )
 
 // headerLine matches a TOML table header, [a.b] or [[a.b]].
-var headerLine = regexp.MustCompile(`^\s*\[\[?\s*([^\[\]]+?)\s*\]\]?\s*(#.*)?$`)
+var headerLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*\[\[?\s*([^\[\]]+?)\s*\]\]?\s*(#.*)?$`)
+})
 
 // TableHeaderKey returns the dotted key of line if line is a TOML table
 // header ([a.b] or [[a.b]]), split into its parts; ok is false otherwise.
 // The line edits of the config file (docket mcp add/remove, a domain
 // allowed always) find their tables with it.
 func TableHeaderKey(line string) (key []string, ok bool) {
-	m := headerLine.FindStringSubmatch(line)
+	m := headerLine().FindStringSubmatch(line)
 	if m == nil {
 		return nil, false
 	}
