@@ -70,7 +70,7 @@ func Create(home, id string, started time.Time) (*Journal, error) {
 	if _, err := os.Stat(path); err == nil {
 		return nil, fmt.Errorf("create journal %s: already exists", path)
 	}
-	j, err := open(path, id, false, true)
+	j, err := open(path, id, false, true, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -86,26 +86,29 @@ func Create(home, id string, started time.Time) (*Journal, error) {
 
 // Open opens an existing journal for appending (to resume its session).
 func Open(path string) (*Journal, error) {
-	return open(path, idFromPath(path), false, false)
+	return open(path, idFromPath(path), false, false, nil)
 }
 
 // OpenReadOnly opens an existing journal for reading. It shares the file
 // with other readers but not with a writer.
 func OpenReadOnly(path string) (*Journal, error) {
-	return open(path, idFromPath(path), true, false)
+	return open(path, idFromPath(path), true, false, nil)
 }
 
 func idFromPath(path string) string { return strings.TrimSuffix(filepath.Base(path), Ext) }
 
 func lockPath(path string) string { return path + ".pid" }
 
-func open(path, id string, readOnly, create bool) (j *Journal, err error) {
+// open opens (or, with create, creates) the journal at path. held, only
+// with create, is the file already open and locked at path, empty, for
+// bbolt to make the journal in (Remake); nil otherwise.
+func open(path, id string, readOnly, create bool, held *os.File) (j *Journal, err error) {
 	if !create {
 		if err := checkFile(path); err != nil {
 			return nil, err
 		}
 	}
-	var file *os.File
+	file := held
 	var metas [2]boltfile.MetaState
 	var lazy *boltfile.Lazy
 	if !create {

@@ -26,18 +26,26 @@ func lockFile(path string, readOnly bool) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := flockWithin(f, how); err != nil {
+		_ = f.Close() // not locked, nothing written
+		return nil, err
+	}
+	return f, nil
+}
+
+// flockWithin takes f's flock (how: LOCK_SH or LOCK_EX) within
+// LockTimeout, or returns errLocked.
+func flockWithin(f *os.File, how int) error {
 	deadline := time.Now().Add(LockTimeout)
 	for {
 		err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
 		switch {
 		case err == nil:
-			return f, nil
+			return nil
 		case !errors.Is(err, syscall.EWOULDBLOCK):
-			_ = f.Close() // not locked, nothing written
-			return nil, err
+			return err
 		case time.Now().After(deadline):
-			_ = f.Close() // not locked, nothing written
-			return nil, errLocked
+			return errLocked
 		}
 		time.Sleep(lockRetry)
 	}

@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"sync"
+	"syscall"
+	"time"
 
 	"github.com/docket-engine/docket/internal/elide"
 )
@@ -122,10 +124,46 @@ func (c *collector) pump(stream string, r *os.File, done *sync.WaitGroup) {
 			c.add(stream, buf[:n])
 		}
 		if err != nil {
-			if !errors.Is(err, io.EOF) && !errors.Is(err, os.ErrDeadlineExceeded) {
+			switch {
+			case errors.Is(err, os.ErrDeadlineExceeded):
+				// drain stopped waiting for the end of the stream: a
+				// process outside the group holds the pipe open, or this
+				// reader was not scheduled in time (a loaded machine). A
+				// deadline makes Read return before it reads, so what the
+				// command wrote and is still in the pipe is read here.
+				c.readBuffered(stream, r, buf)
+			case !errors.Is(err, io.EOF):
 				c.add("stderr", []byte("docket: reading "+stream+": "+err.Error()+"\n"))
 			}
 			return
 		}
 	}
+}
+
+// maxBuffered bounds what readBuffered takes: more than a pipe holds (1
+// MiB at most by default), so a process still writing cannot keep it.
+const maxBuffered = 2 << 20
+
+// readBuffered reads, without waiting, what r's pipe holds now.
+func (c *collector) readBuffered(stream string, r *os.File, buf []byte) {
+	if r.SetReadDeadline(time.Time{}) != nil {
+		return
+	}
+	rc, err := r.SyscallConn()
+	if err != nil {
+		return
+	}
+	taken := 0
+	// The func returns true: RawConn.Read never waits for more.
+	_ = rc.Read(func(fd uintptr) bool {
+		for taken < maxBuffered {
+			n, err := syscall.Read(int(fd), buf)
+			if n <= 0 || err != nil {
+				break
+			}
+			c.add(stream, buf[:n])
+			taken += n
+		}
+		return true
+	})
 }

@@ -1,8 +1,11 @@
 package sandbox
 
 import (
+	"os"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/docket-engine/docket/internal/elide"
 )
@@ -53,4 +56,32 @@ func FuzzHeadTail(f *testing.F) {
 			t.Fatalf("head %q / tail %q not from %q", head, tail, data)
 		}
 	})
+}
+
+// A reader the drain's deadline stops (its process outside the group
+// holds the pipe open, or it was not scheduled before drainDelay on a
+// loaded machine) still keeps what the command wrote into the pipe:
+// TestParentDeathSignalIgnoresThreadChurn lost a command's "ok" that way.
+func TestPumpStoppedByTheDeadlineKeepsWhatThePipeHolds(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close() // held open: no EOF, as a process outside the group would
+	if _, err := w.Write([]byte("ok\n")); err != nil {
+		t.Fatal(err)
+	}
+	// The deadline is set before the reader runs: its Read returns without
+	// reading, as when drain gives up on a reader not yet scheduled.
+	if err := r.SetReadDeadline(time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	col := newCollector(1<<20, nil)
+	var done sync.WaitGroup
+	done.Add(1)
+	col.pump("stdout", r, &done)
+	if got := col.stdout.String(); got != "ok\n" {
+		t.Errorf("stdout %q, want the %q the pipe held", got, "ok\n")
+	}
 }

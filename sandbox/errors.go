@@ -35,6 +35,6 @@ func (e *UnavailableError) Unwrap() error { return e.Err }
 const (
 	hintLandlock = "the kernel needs Landlock (Linux 5.13+, CONFIG_SECURITY_LANDLOCK=y and \"landlock\" in the lsm= boot parameter); otherwise run with --sandbox danger-full-access and approve each command"
 	hintSeccomp  = "the kernel needs seccomp filters (CONFIG_SECCOMP_FILTER=y) and libseccomp must be installed (apt-get install libseccomp2)"
-	hintMountNS  = "protected paths (.git, .docket, .agents) need a mount namespace: allow user namespaces (sysctl kernel.unprivileged_userns_clone=1, or kernel.apparmor_restrict_unprivileged_userns=0 on Ubuntu) or set sandbox.require_protected_paths = false"
+	hintMountNS  = "protected paths (.git, .docket, .agents, .codex) need a mount namespace: allow user namespaces (sysctl kernel.unprivileged_userns_clone=1, or kernel.apparmor_restrict_unprivileged_userns=0 on Ubuntu) or set sandbox.require_protected_paths = false"
 	hintPlatform = "the Docket sandbox runs on Linux only; use --sandbox danger-full-access to run without one"
 )

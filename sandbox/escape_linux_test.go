@@ -56,7 +56,7 @@ func (f *fixture) plan(variant string) events.SandboxPlan {
 	return events.SandboxPlan{
 		Mode:             ModeWorkspaceWrite,
 		WritableRoots:    []string{f.W},
-		ReadOnlySubpaths: []string{filepath.Join(f.W, ".git"), filepath.Join(f.W, ".docket"), filepath.Join(f.W, ".agents")},
+		ReadOnlySubpaths: policy.ProtectedSubpaths([]string{f.W}, nil),
 		Network:          variant == vWWNet,
 	}
 }
@@ -190,6 +190,25 @@ func escapeCases() []escapeCase {
 			argv: func(t *testing.T, f *fixture) []string { return attackArgv(t, "write", filepath.Join(f.W, ".agents")) },
 			effect: func(t *testing.T, f *fixture, _ events.ExecOutcome) bool {
 				return exists(filepath.Join(f.W, ".agents"))
+			}},
+		// A Codex project's config and rules (issue 30): a command that
+		// rewrote them would set the next session's policy.
+		{name: "write .codex/config.toml in the workspace", works: onlyNone, denial: policy.DenialReadOnlyPath,
+			argv: func(t *testing.T, f *fixture) []string {
+				if err := os.Mkdir(filepath.Join(f.W, ".codex"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				return attackArgv(t, "write", filepath.Join(f.W, ".codex", "config.toml"))
+			},
+			effect: func(t *testing.T, f *fixture, _ events.ExecOutcome) bool {
+				return exists(filepath.Join(f.W, ".codex", "config.toml"))
+			}},
+		{name: "create a missing .codex with rules", works: onlyNone,
+			argv: func(t *testing.T, f *fixture) []string {
+				return attackArgv(t, "mkdir", filepath.Join(f.W, ".codex", "rules"))
+			},
+			effect: func(t *testing.T, f *fixture, _ events.ExecOutcome) bool {
+				return exists(filepath.Join(f.W, ".codex"))
 			}},
 		{name: "create .git where there is none", works: onlyNone,
 			argv: func(t *testing.T, f *fixture) []string {

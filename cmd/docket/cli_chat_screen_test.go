@@ -318,3 +318,44 @@ func TestChatNarrowedWindowShowsOnePrompt(t *testing.T) {
 	typeKeys(t, f, "\x03\x03")
 	waitExit(t, cmd, scr)
 }
+
+// TestChatNarrowedWindowShowsAWideLiveLineOnce narrows the window of a
+// reflowing terminal while the live area holds a line wider than the new
+// width (a long typed prompt): the terminal wraps it into more rows than
+// the renderer drew, and the redraw must still start at the live area's
+// top, leaving no copy of the prompt above it (issue 30).
+func TestChatNarrowedWindowShowsAWideLiveLineOnce(t *testing.T) {
+	bin := cliBinary(t)
+	dir := t.TempDir()
+	ws, home := filepath.Join(dir, "ws"), filepath.Join(dir, "home")
+	if err := os.Mkdir(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sp := filepath.Join(dir, "script.jsonl")
+	if err := os.WriteFile(sp, []byte(`{"output":[{"type":"message","content":"Answered."}]}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd, f, scr := startChatScreen(t, bin, 24, 120, true, "chat", "--skip-git-repo-check", "--home", home, "-C", ws,
+		"-a", "never", "-s", "workspace-write", "--model-script", sp)
+	scr.waitFor(t, "Enter s")
+	// One row of 103 columns at 120, wider than 70.
+	prompt := "Qstart " + strings.Repeat("wide ", 18) + "Qend"
+	typeKeys(t, f, prompt)
+	scr.waitFor(t, "Qend")
+	scr.reflow(70)
+	if err := pty.Setsize(f, &pty.Winsize{Rows: 24, Cols: 70}); err != nil {
+		t.Fatal(err)
+	}
+	// Only the frame drawn at the new width wraps the prompt in the input,
+	// whose every row starts with the prompt mark (the terminal's own
+	// wrapping of the old row does not).
+	shown := scr.waitFor(t, "› wide")
+	if n := strings.Count(shown, "Qstart"); n != 1 {
+		t.Errorf("the typed prompt is shown %d times after narrowing:\n%s", n, shown)
+	}
+	if n := strings.Count(shown, "approvals never"); n != 1 {
+		t.Errorf("the status line is shown %d times after narrowing:\n%s", n, shown)
+	}
+	typeKeys(t, f, "\x03\x03")
+	waitExit(t, cmd, scr)
+}

@@ -150,8 +150,14 @@ func runInteractive(c *cobra.Command, a *app, cfg *config.Config, cwd string, st
 	}
 	m := tui.New(ctx, b, tui.Options{Color: st.color, Prompt: st.prompt, History: hist})
 	reports := &terminalReports{}
-	p := tea.NewProgram(m, tea.WithInput(a.stdin), tea.WithOutput(a.stdout), tea.WithContext(ctx), tea.WithFPS(120),
-		tea.WithFilter(reports.filter))
+	guard := tui.NewReflowGuard(a.stdout)
+	p := tea.NewProgram(m, tea.WithInput(a.stdin), tea.WithOutput(guard), tea.WithContext(ctx), tea.WithFPS(120),
+		tea.WithFilter(func(m tea.Model, msg tea.Msg) tea.Msg {
+			if msg = reports.filter(m, msg); msg == nil {
+				return nil
+			}
+			return guard.Filter(m, msg)
+		}))
 	bridge.Attach(p.Send)
 	pump, stopPump := context.WithCancel(ctx)
 	defer stopPump()

@@ -41,6 +41,22 @@ func (h *agentHost) OpenLog(childID string) (engine.ChildLog, []events.Record, e
 		return nil, nil, err
 	}
 	j, err := journal.Open(sf.Path)
+	var nj *journal.NotJournalError
+	if errors.As(err, &nj) {
+		// The parent journals a child's id before creating its journal: a
+		// crash inside the creation leaves a file with nothing committed,
+		// which the child's run must start in afresh (issue 27). Remake
+		// refuses any file the creation could not have left.
+		rj, rerr := journal.Remake(sf.Path, childID)
+		if rerr != nil {
+			var rnj *journal.NotJournalError
+			if errors.As(rerr, &rnj) {
+				return nil, nil, fmt.Errorf("%w; %s", err, rnj.Reason)
+			}
+			return nil, nil, errors.Join(err, rerr)
+		}
+		return rj, nil, nil
+	}
 	if err != nil {
 		return nil, nil, err
 	}

@@ -84,7 +84,7 @@ func TestWritableRootsAreCanonicalDedupedAndSorted(t *testing.T) {
 	}
 }
 
-func TestTheSandboxPlanProtectsGitDocketAndAgentsUnderEveryRoot(t *testing.T) {
+func TestTheSandboxPlanProtectsGitDocketAgentsAndCodexUnderEveryRoot(t *testing.T) {
 	w := newWorkspace(t)
 	sb := policy.SandboxPolicy{Mode: policy.WorkspaceWrite, ExcludeSlashTmp: true, WritableRoots: []string{w.worktree}, NetworkAccess: true}
 	got := SandboxPlan(sb, w.project, w.tmpdir, true)
@@ -92,10 +92,10 @@ func TestTheSandboxPlanProtectsGitDocketAndAgentsUnderEveryRoot(t *testing.T) {
 		Mode:          "workspace-write",
 		WritableRoots: []string{w.project, w.worktree, w.tmpdir},
 		ReadOnlySubpaths: []string{
-			filepath.Join(w.project, ".agents"), filepath.Join(w.project, ".docket"), filepath.Join(w.project, ".git"),
+			filepath.Join(w.project, ".agents"), filepath.Join(w.project, ".codex"), filepath.Join(w.project, ".docket"), filepath.Join(w.project, ".git"),
 			filepath.Join(w.project, ".git", "worktrees", "wt"),
-			filepath.Join(w.worktree, ".agents"), filepath.Join(w.worktree, ".docket"), filepath.Join(w.worktree, ".git"),
-			filepath.Join(w.tmpdir, ".agents"), filepath.Join(w.tmpdir, ".docket"), filepath.Join(w.tmpdir, ".git"),
+			filepath.Join(w.worktree, ".agents"), filepath.Join(w.worktree, ".codex"), filepath.Join(w.worktree, ".docket"), filepath.Join(w.worktree, ".git"),
+			filepath.Join(w.tmpdir, ".agents"), filepath.Join(w.tmpdir, ".codex"), filepath.Join(w.tmpdir, ".docket"), filepath.Join(w.tmpdir, ".git"),
 		},
 		Network:               true,
 		RequireProtectedPaths: true,

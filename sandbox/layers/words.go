@@ -79,17 +79,19 @@ func All() []Words {
 		{
 			Layer: MountNS,
 			Stops: "makes everything but the roots read-only at the mount level, so metadata changes such as chmod, " +
-				"which Landlock does not cover, fail too; keeps .git, .docket, .agents, $DOCKET_HOME and docket's own " +
+				"which Landlock does not cover, fail too; keeps .git, .docket, .agents, .codex, $DOCKET_HOME and docket's own " +
 				"binaries read-only even under a root, not removable, not renamable; makes device nodes in a root unusable",
-			Missing: ".git, .docket and .agents under the writable roots and $DOCKET_HOME are writable (a planted hook " +
+			Missing: ".git, .docket, .agents and .codex under the writable roots and $DOCKET_HOME are writable (a planted hook " +
 				"runs unsandboxed at the next git command) unless require_protected_paths refuses the run; chmod " +
 				"and chown outside the roots are refused only by file permissions; a device node planted in a root can be used",
 			Proofs: []string{"chmod a file outside the roots", "append to .git/config", "plant a .git hook", "remove .git", "rename .git away",
 				"replace .git/config by a rename", "create a missing .docket with rules", "create .git where there is none",
+				"write .codex/config.toml in the workspace", "create a missing .codex with rules",
 				"write through a symlink into .git", "use a device node planted in the workspace",
 				"rewrite $DOCKET_HOME/config.toml under a writable root", "TestHelperBinaryCannotBeReplacedFromInside"},
 			Lost: []string{"chmod a file outside the roots", "append to .git/config", "plant a .git hook", "remove .git", "rename .git away",
 				"replace .git/config by a rename", "create a missing .docket with rules", "create a missing .agents as a file",
+				"write .codex/config.toml in the workspace", "create a missing .codex with rules",
 				"create .git where there is none", "write through a symlink into .git", "use a device node planted in the workspace",
 				"rewrite $DOCKET_HOME/config.toml under a writable root"},
 		},

@@ -1,6 +1,6 @@
 // Package stubs makes, holds, records and removes the empty read-only
 // directories (stubs) docket puts where a protected path is missing: a
-// .git, .docket or .agents under a writable root, a .git above one, the
+// .git, .docket, .agents or .codex under a writable root, a .git above one, the
 // lean helper's name beside docket's binary. A mount needs a mount point,
 // and Landlock cannot refuse the creation of one name in a writable
 // directory, so the sandbox binds a stub read-only for the call.

@@ -29,8 +29,9 @@
 //     sandbox enforces, as journaled), not recomputed roots. Paths are resolved
 //     like the kernel would (symlinks, even dangling ones, and "..") first; a
 //     relative path, or one inside a read-only subpath (.git, .docket,
-//     .agents, the gitdir), counts as outside the project.
-//   - The plan lists root/.git, root/.docket and root/.agents for every
+//     .agents, .codex, the gitdir), counts as outside the project.
+//   - The plan lists root/.git, root/.docket, root/.agents and root/.codex
+//     (ProtectedNames) for every
 //     root, existing or not, plus the real gitdir (and a worktree's commondir)
 //     when a `.git` symlink or file points inside a writable root (the
 //     engine finds those; BuildSandboxPlan keeps the ones inside a root). Read-only

@@ -56,14 +56,22 @@ func BuildSandboxPlan(sb SandboxPolicy, roots, gitDirs []string, requireProtecte
 	}
 }
 
-// ProtectedSubpaths lists, for each root, root/.git, root/.docket and
-// root/.agents, plus each of gitDirs (where a .git symlink or `gitdir:` file,
-// and a worktree's commondir, point) that lies inside a root; sorted,
+// ProtectedNames are the entries kept read-only under every writable root
+// (made, empty and read-only, where missing): .git (hooks and config run
+// outside the sandbox), .docket (the project's rules and config), .agents
+// (skills and instructions) and .codex (a Codex project's config and
+// rules, which Codex 0.171 protects too and Docket loads for a trusted
+// project).
+func ProtectedNames() []string { return []string{".git", ".docket", ".agents", ".codex"} }
+
+// ProtectedSubpaths lists, for each root, root/NAME for each of
+// ProtectedNames, plus each of gitDirs (where a .git symlink or `gitdir:`
+// file, and a worktree's commondir, point) that lies inside a root; sorted,
 // deduplicated.
 func ProtectedSubpaths(roots, gitDirs []string) []string {
 	var out []string
 	for _, root := range roots {
-		for _, name := range []string{".git", ".docket", ".agents"} {
+		for _, name := range ProtectedNames() {
 			out = append(out, filepath.Join(root, name))
 		}
 	}

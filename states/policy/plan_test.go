@@ -37,8 +37,8 @@ func TestBuildSandboxPlanProtectsEveryRootAndGitDirsInsideThem(t *testing.T) {
 	want := events.SandboxPlan{
 		Mode:          "workspace-write",
 		WritableRoots: []string{"/t", "/w"},
-		ReadOnlySubpaths: []string{"/t/.agents", "/t/.docket", "/t/.git",
-			"/w/.agents", "/w/.docket", "/w/.git", "/w/.git/worktrees/wt"},
+		ReadOnlySubpaths: []string{"/t/.agents", "/t/.codex", "/t/.docket", "/t/.git",
+			"/w/.agents", "/w/.codex", "/w/.docket", "/w/.git", "/w/.git/worktrees/wt"},
 		Network:               true,
 		RequireProtectedPaths: true,
 	}

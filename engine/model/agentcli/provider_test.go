@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -73,10 +75,23 @@ func TestRespond(t *testing.T) {
 }
 
 // TestRespondKillsTheProcessGroupAtTheDeadline: a CLI that never answers
-// is killed with its child at the deadline, and the error says so.
+// is killed with its child at the deadline, and the error says so. The
+// CLI and its child are shells looping on a short sleep, not `sh -c
+// 'sleep 100000'`: a shell that execs its one command became a bare
+// `sleep 100000` without the marker, which alive could not see, so a
+// survivor passed the test and stayed behind for a day. Whatever survives
+// now fails the test and is killed when it ends.
 func TestRespondKillsTheProcessGroupAtTheDeadline(t *testing.T) {
 	marker := fmt.Sprintf("agentcli-deadline-%d", os.Getpid())
-	p := &Provider{Name: "hang", Command: script(t, fmt.Sprintf("sh -c 'sleep 100000' %s-child &\nexec sh -c 'sleep 100000' %s-self\n", marker, marker)),
+	t.Cleanup(func() {
+		for _, pid := range alive(t, marker) {
+			if n, err := strconv.Atoi(pid); err == nil {
+				_ = syscall.Kill(n, syscall.SIGKILL)
+			}
+		}
+	})
+	loop := "while :; do sleep 1; done"
+	p := &Provider{Name: "hang", Command: script(t, fmt.Sprintf("sh -c '%s' %s-child &\nexec sh -c '%s' %s-self\n", loop, marker, loop, marker)),
 		Dir: t.TempDir(), Timeout: 300 * time.Millisecond, Format: "text"}
 	_, err := p.Respond(context.Background(), user("q"), nil)
 	if err == nil || !strings.Contains(err.Error(), "no answer within") || !strings.Contains(err.Error(), "killed") {

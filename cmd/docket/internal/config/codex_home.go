@@ -42,27 +42,16 @@ func codexHomeInstead(docketFile string, env func(string) string) string {
 // CodexProjectDir is the folder of a project's Codex files.
 const CodexProjectDir = ".codex"
 
-// ProjectCodexFiles lists the project's Codex files that exist: its
-// .codex/config.toml and .codex/rules.
-func ProjectCodexFiles(dir string) []string {
-	var out []string
-	for _, p := range []string{filepath.Join(dir, CodexProjectDir, FileName), filepath.Join(dir, CodexProjectDir, "rules")} {
-		if _, err := os.Stat(p); err == nil {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// projectCodexNote says that a project's .codex/ files are not loaded and
-// how to bring them over; "" when it has none.
+// projectCodexNote says that a project's .codex/rules are not loaded and
+// how to bring them over; "" when it has none. Its .codex/config.toml loads
+// as the project's layer when the project is trusted.
 func projectCodexNote(dir string) string {
-	files := ProjectCodexFiles(dir)
-	if len(files) == 0 {
+	rules := filepath.Join(dir, CodexProjectDir, "rules")
+	if _, err := os.Stat(rules); err != nil {
 		return ""
 	}
-	return fmt.Sprintf("project %s has %s, which Docket does not load: the sandbox keeps %s read-only but not %s, so a command could rewrite them; `docket import-codex -C %s` copies them to %s",
-		dir, strings.Join(files, " and "), ProjectDirName, CodexProjectDir, dir, filepath.Join(dir, ProjectDirName))
+	return fmt.Sprintf("project %s has %s, which Docket does not load (a project's rules are read from %s); `docket import-codex -C %s` copies them there",
+		dir, rules, filepath.Join(dir, ProjectDirName, "rules"), dir)
 }
 
 // ossLayer applies --oss and --local-provider to the merged tree: the

@@ -387,3 +387,66 @@ func TestCodexInterfaceOverridesAreWarnedAboutNotRefused(t *testing.T) {
 		})
 	}
 }
+
+// A trusted project's .codex/config.toml loads as a project layer, under
+// its .docket/config.toml, as Codex loads it for a trusted project (issue
+// 30); an untrusted project's does not, and the warning names it; its
+// .codex/rules are noted, not loaded.
+func TestATrustedProjectsCodexConfigLoadsUnderItsDocketConfig(t *testing.T) {
+	write := func(t *testing.T, path, text string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name          string
+		trusted       bool
+		docket        string // .docket/config.toml, "" for none
+		wantModel     string // "" when the project's model must not load
+		wantVerbosity string
+		modelFrom     string // the directory the model's source file is in
+	}{
+		{"trusted, .codex alone", true, "", "codex-model", "low", CodexProjectDir},
+		{"trusted, .docket over .codex", true, "model = 'docket-model'\n", "docket-model", "low", ProjectDirName},
+		{"untrusted", false, "", "", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			write(t, filepath.Join(dir, CodexProjectDir, FileName), "model = 'codex-model'\nmodel_verbosity = 'low'\n")
+			write(t, filepath.Join(dir, CodexProjectDir, "rules", "p.rules"), "")
+			if tc.docket != "" {
+				write(t, filepath.Join(dir, ProjectDirName, FileName), tc.docket)
+			}
+			projects := ""
+			if tc.trusted {
+				projects = "[projects.'" + dir + "']\ntrust_level = 'trusted'\n"
+			}
+			c := mustLoad(t, LoadOptions{Home: homeWith(t, projects), Cwd: dir})
+			if tc.wantModel == "" && c.Model == "codex-model" {
+				t.Error("an untrusted project's .codex/config.toml was loaded")
+			}
+			if tc.wantModel != "" && c.Model != tc.wantModel || c.ModelVerbosity != tc.wantVerbosity {
+				t.Errorf("model %q, verbosity %q; want %q, %q", c.Model, c.ModelVerbosity, tc.wantModel, tc.wantVerbosity)
+			}
+			if tc.trusted {
+				src := c.Sources["model"]
+				if src.Layer != LayerProject || src.File != filepath.Join(dir, tc.modelFrom, FileName) {
+					t.Errorf("model's source %+v, want the project layer's %s", src, filepath.Join(dir, tc.modelFrom, FileName))
+				}
+			} else if len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], filepath.Join(dir, CodexProjectDir, FileName)) {
+				t.Errorf("warnings %q; want one naming the .codex/config.toml it did not load", c.Warnings)
+			}
+			rulesNote := false
+			for _, n := range c.Notes {
+				rulesNote = rulesNote || strings.Contains(n, filepath.Join(dir, CodexProjectDir, "rules")+", which Docket does not load")
+			}
+			if !rulesNote {
+				t.Errorf("notes %q; want one saying .codex/rules is not loaded", c.Notes)
+			}
+		})
+	}
+}

@@ -139,13 +139,23 @@ func Load(opts LoadOptions) (*Config, error) {
 		case !cfg.Trust.Trusted():
 			cfg.Warnings = append(cfg.Warnings, untrustedWarning(opts.Cwd, cfg.File, cfg.Trust, files))
 		default:
-			pl, warnings, err := loadProjectFile(filepath.Join(opts.Cwd, ProjectDirName, FileName))
-			if err != nil {
-				return nil, err
+			// A Codex project's .codex/config.toml, then Docket's own
+			// .docket/config.toml over it: both are kept read-only by the
+			// sandbox (policy.ProtectedNames), so no command writes the
+			// next session's settings.
+			var project []layer
+			for _, dir := range []string{CodexProjectDir, ProjectDirName} {
+				pl, warnings, err := loadProjectFile(filepath.Join(opts.Cwd, dir, FileName))
+				if err != nil {
+					return nil, err
+				}
+				cfg.Notes = append(cfg.Notes, warnings...)
+				if pl != nil {
+					project = append(project, *pl)
+				}
 			}
-			cfg.Notes = append(cfg.Notes, warnings...)
-			if pl != nil {
-				layers = append(append(append([]layer{def}, file.layers...), *pl), upper...)
+			if len(project) > 0 {
+				layers = append(append(append([]layer{def}, file.layers...), project...), upper...)
 				if merged, err = mergeLayers(cfg, layers); err != nil {
 					return nil, err
 				}

@@ -75,11 +75,11 @@ func gitRoot(dir string) string {
 	}
 }
 
-// projectFiles lists the project's own files that exist: its config and
-// its rules folder.
+// projectFiles lists the project's files a trusted project loads that
+// exist: its Codex config, its config and its rules folder.
 func projectFiles(dir string) []string {
 	var out []string
-	for _, p := range []string{filepath.Join(dir, ProjectDirName, FileName), filepath.Join(dir, ProjectDirName, "rules")} {
+	for _, p := range []string{filepath.Join(dir, CodexProjectDir, FileName), filepath.Join(dir, ProjectDirName, FileName), filepath.Join(dir, ProjectDirName, "rules")} {
 		if _, err := os.Stat(p); err == nil {
 			out = append(out, p)
 		}

@@ -88,14 +88,17 @@ func (r *mdRender) block(n ast.Node, width, depth int) string {
 			code.WriteString(strings.TrimRight(string(seg.Value(r.src)), "\n"))
 		}
 		text := code.String()
-		golang := false
+		lang := ""
 		if f, ok := v.(*ast.FencedCodeBlock); ok && f.Info != nil {
-			lang, _, _ := strings.Cut(strings.TrimSpace(string(f.Info.Segment.Value(r.src))), " ")
-			golang = lang == "go" || lang == "golang"
+			lang, _, _ = strings.Cut(strings.TrimSpace(string(f.Info.Segment.Value(r.src))), " ")
 		}
 		out := strings.Split(text, "\n")
-		if r.md.color && golang {
-			out = strings.Split(highlightGo(text), "\n")
+		hl, ok := "", false
+		if r.md.color {
+			hl, ok = highlightCode(lang, text)
+		}
+		if ok {
+			out = strings.Split(hl, "\n")
 		} else {
 			for i, l := range out {
 				out[i] = r.style(mdCode, l)

@@ -1,0 +1,94 @@
+package tui
+
+import (
+	"strings"
+
+	"github.com/alecthomas/chroma"
+	"github.com/alecthomas/chroma/lexers"
+	"github.com/charmbracelet/lipgloss"
+)
+
+// maxHighlightBytes bounds the code a block is highlighted in: the lexers
+// are regular expressions with backtracking run on the model's text, in
+// the UI's goroutine; a longer block is shown in the plain code style.
+const maxHighlightBytes = 64 << 10
+
+// highlightCode colours code in the language a fence's info string names:
+// Go with the standard library's scanner (highlightGo), a diff or patch by
+// line as /diff does (colorDiff), any other language chroma knows (by
+// name, alias or file extension: "python", "py", "ts", "sh") by its
+// lexer. ok is false for a language it does not know, or code too long:
+// the caller shows it plain. src is already made safe; only this
+// renderer's own escapes are added.
+//
+// Chroma is v0.10, the last release whose lexers are Go code compiled on
+// first use: registering its 213 lexers costs about 1 ms at start-up, where
+// v2 parses 279 embedded XML lexers in init (about 6 ms and 2.7 MB for
+// every docket command; docs/decisions.md).
+func highlightCode(lang, src string) (out string, ok bool) {
+	lang = strings.ToLower(lang)
+	switch lang {
+	case "":
+		return "", false
+	case "go", "golang":
+		return highlightGo(src), true
+	case "diff", "patch", "udiff":
+		return colorDiff(src), true
+	}
+	if len(src) > maxHighlightBytes {
+		return "", false
+	}
+	lexer := lexers.Get(lang)
+	if lexer == nil {
+		return "", false
+	}
+	it, err := chroma.Coalesce(lexer).Tokenise(nil, src)
+	if err != nil {
+		return "", false
+	}
+	var b strings.Builder
+	shown := 0
+	for tok := it(); tok != chroma.EOF; tok = it() {
+		shown += len(tok.Value)
+		st := tokenStyle(tok.Type)
+		if st == nil {
+			b.WriteString(tok.Value)
+			continue
+		}
+		// Line by line: a string or a comment may span lines, and each
+		// line is indented and shown on its own.
+		for i, part := range strings.Split(tok.Value, "\n") {
+			if i > 0 {
+				b.WriteString("\n")
+			}
+			if part != "" {
+				b.WriteString(st.Render(part))
+			}
+		}
+	}
+	if shown != len(src) {
+		// A lexer that lost or added text (it ensures a final newline)
+		// must not change what the code says: keep the text as it was.
+		if shown == len(src)+1 && strings.HasSuffix(b.String(), "\n") {
+			return strings.TrimSuffix(b.String(), "\n"), true
+		}
+		return "", false
+	}
+	return b.String(), true
+}
+
+// tokenStyle is the colour of a token: the four kinds Go code is
+// coloured by (keywords, strings, numbers, comments); nil for the rest.
+func tokenStyle(t chroma.TokenType) *lipgloss.Style {
+	switch {
+	case t.InCategory(chroma.Keyword):
+		return &hlKeyword
+	case t.InSubCategory(chroma.LiteralString):
+		return &hlString
+	case t.InSubCategory(chroma.LiteralNumber):
+		return &hlNumber
+	case t.InCategory(chroma.Comment):
+		return &hlComment
+	}
+	return nil
+}
