@@ -45,6 +45,9 @@ type auditor struct {
 	conv conversation
 	// procs follows the session's long-lived processes.
 	procs processBook
+	// netAnswers says who answered about each proxied connection that
+	// was asked about, for the connection record that follows.
+	netAnswers map[netKey]string
 }
 
 // grant is a session grant and who gave it.
@@ -137,6 +140,12 @@ func (a *auditor) feed(r events.Record) error {
 		return a.compaction(r, v)
 	case *events.PolicyChanged:
 		return a.policyChange(r, v)
+	case *events.NetworkDecision:
+		a.networkDecision(r, v)
+		return nil
+	case *events.NetworkConnection:
+		a.networkConnection(r, v)
+		return nil
 	case *events.RuleAmended:
 		am := Amendment{CallID: v.CallID, Seq: r.Seq, Pattern: v.Pattern, Line: v.Line, File: v.File, Written: v.Written}
 		a.amended = append(a.amended, am)

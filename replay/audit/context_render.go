@@ -10,6 +10,9 @@ import (
 
 // Event writes a compaction or a prompt's attachments where it happened.
 func (t *textWriter) Event(e *Event) error {
+	if t.netOnly {
+		return t.err
+	}
 	switch {
 	case e.Compaction != nil:
 		t.compaction(e, e.Compaction)

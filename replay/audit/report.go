@@ -24,6 +24,9 @@ type Options struct {
 	CallID string
 	// UnsandboxedOnly keeps only the calls that ran without a sandbox.
 	UnsandboxedOnly bool
+	// NetworkOnly makes the text writer list the session's network
+	// decisions and connections instead of its calls (audit --network).
+	NetworkOnly bool
 }
 
 // Report is the whole audit of a session, in the JSON shape CLI.md gives
@@ -44,7 +47,10 @@ type Report struct {
 	Events     []Event     `json:"events,omitempty"`
 	Amendments []Amendment `json:"amendments,omitempty"`
 	// Processes are the session's long-lived processes, each as one story.
-	Processes  []Process   `json:"processes,omitempty"`
+	Processes []Process `json:"processes,omitempty"`
+	// Network is every network decision and connection of the session
+	// (of the audited call, with --call), in journal order.
+	Network    []NetworkEntry `json:"network,omitempty"`
 	Violations []Violation `json:"violations,omitempty"`
 	Damaged    *Damage     `json:"damaged,omitempty"`
 }
@@ -108,6 +114,9 @@ type Call struct {
 	// Hooks are the verdicts of the pre_tool and post_tool hooks that
 	// judged the call, in journal order.
 	Hooks []Hook `json:"hooks,omitempty"`
+	// Network are the call's network decisions and connections, through
+	// the session's egress proxy, in journal order.
+	Network []NetworkEntry `json:"network,omitempty"`
 }
 
 // Hook is one hook's recorded verdict on a call.

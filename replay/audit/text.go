@@ -16,12 +16,14 @@ import (
 // opts.UnsandboxedOnly it writes one entry per unsandboxed call with its
 // one-line why; otherwise each call's transitions, approvals and runs.
 func NewTextWriter(w io.Writer, opts Options) Sink {
-	return &textWriter{w: w, brief: opts.UnsandboxedOnly}
+	return &textWriter{w: w, brief: opts.UnsandboxedOnly, netOnly: opts.NetworkOnly}
 }
 
 type textWriter struct {
 	w     io.Writer
 	brief bool
+	// netOnly lists the network records instead of the calls.
+	netOnly bool
 	n     int
 	err   error
 }
@@ -69,6 +71,9 @@ func (t *textWriter) Begin(h *Report) error {
 
 func (t *textWriter) Call(c *Call) error {
 	t.n++
+	if t.netOnly {
+		return t.err
+	}
 	t.printf("\ncall %s  %s  %s\n", callName(c), orDash(c.Tool), quoteArgv(c.Command))
 	if t.brief {
 		t.printf("  why: %s\n", c.WhyUnsandboxed)
@@ -92,6 +97,7 @@ func (t *textWriter) Call(c *Call) error {
 	t.hooks(c)
 	t.approvals(c)
 	t.runs(c)
+	t.network(c)
 	if len(c.Violations) > 0 {
 		t.printf("  VIOLATIONS\n")
 		for _, v := range c.Violations {
@@ -187,6 +193,10 @@ func (t *textWriter) runs(c *Call) {
 }
 
 func (t *textWriter) End(r *Report) error {
+	if t.netOnly {
+		t.networkReport(r)
+		return t.err
+	}
 	if t.brief && t.n == 0 {
 		if d := r.Damaged; d.Incomplete() {
 			// Never vouch for records that could not be read.
