@@ -51,8 +51,8 @@ type Report struct {
 	// Network is every network decision and connection of the session
 	// (of the audited call, with --call), in journal order.
 	Network    []NetworkEntry `json:"network,omitempty"`
-	Violations []Violation `json:"violations,omitempty"`
-	Damaged    *Damage     `json:"damaged,omitempty"`
+	Violations []Violation    `json:"violations,omitempty"`
+	Damaged    *Damage        `json:"damaged,omitempty"`
 }
 
 // Policy is the approval policy and sandbox configuration in force, from the

@@ -24,8 +24,8 @@ type textWriter struct {
 	brief bool
 	// netOnly lists the network records instead of the calls.
 	netOnly bool
-	n     int
-	err   error
+	n       int
+	err     error
 }
 
 // printf writes one piece of the report. Every string argument is made
