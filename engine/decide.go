@@ -102,14 +102,16 @@ func (d *Decider) ExecRequirement(argv []string, escalated bool, justification s
 	if escalated {
 		perms = policy.RequireEscalated
 	}
-	return policy.ExecRequirement(policy.ExecInput{Argv: argv, Approval: d.Approval(), Sandbox: d.sandbox,
+	sp, _ := d.Sandbox()
+	return policy.ExecRequirement(policy.ExecInput{Argv: argv, Approval: d.Approval(), Sandbox: sp,
 		Rules: d.ruleSet(), SandboxPermissions: perms, Justification: justification, ProjectRules: d.project})
 }
 
 // PatchRequirement decides an apply_patch call's requirement from the
 // absolute paths it touches.
 func (d *Decider) PatchRequirement(paths []string) policy.Requirement {
-	return policy.PatchRequirement(paths, d.Approval(), d.sandbox, d.plan)
+	sp, plan := d.Sandbox()
+	return policy.PatchRequirement(paths, d.Approval(), sp, plan)
 }
 
 // MCPRequirement decides an MCP tool call's requirement from whether the
@@ -120,7 +122,8 @@ func (d *Decider) MCPRequirement(needsApproval bool, reason string) policy.Requi
 
 // DefaultRequirement is the fallback table for tools with no rule of their own.
 func (d *Decider) DefaultRequirement() policy.Requirement {
-	return policy.DefaultRequirement(d.Approval(), d.sandbox.Mode)
+	sp, _ := d.Sandbox()
+	return policy.DefaultRequirement(d.Approval(), sp.Mode)
 }
 
 // Approval returns the session's approval policy.
@@ -128,6 +131,21 @@ func (d *Decider) Approval() policy.ApprovalPolicy {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.approval
+}
+
+// Sandbox returns the sandbox policy and plan in force now.
+func (d *Decider) Sandbox() (policy.SandboxPolicy, events.SandboxPlan) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.sandbox, d.plan
+}
+
+// setSandbox changes the sandbox for the calls that follow (a journaled
+// switch of the permission profile).
+func (d *Decider) setSandbox(sp policy.SandboxPolicy, plan events.SandboxPlan) {
+	d.mu.Lock()
+	d.sandbox, d.plan = sp, plan
+	d.mu.Unlock()
 }
 
 // setApproval changes the approval policy for the decisions that follow
@@ -193,12 +211,13 @@ func (d *Decider) AllowRules() [][]string {
 // run ("" when nothing was asked). It returns the session's plan or no
 // sandbox, and the cause for the transition.
 func (d *Decider) SandboxFor(p *PreparedCall, approvedBy states.Cause) (events.SandboxPlan, states.Cause) {
-	sel := policy.SelectSandbox(policy.SelectInput{Mode: d.sandbox.Mode, Requirement: p.Requirement,
+	sp, plan := d.Sandbox()
+	sel := policy.SelectSandbox(policy.SelectInput{Mode: sp.Mode, Requirement: p.Requirement,
 		EscalationRequested: p.Escalated, ApprovedBy: approvedBy, OutOfProcess: p.OutOfProcess})
 	if !sel.Sandboxed {
 		return events.SandboxPlan{Mode: events.SandboxNone}, sel.Cause
 	}
-	return d.plan, sel.Cause
+	return plan, sel.Cause
 }
 
 // RetryAllowed applies the retry rule after a sandbox denial.

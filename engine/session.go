@@ -136,7 +136,10 @@ func (s *Session) env() *Env {
 	if ap, _, err := policy.FromConfig(sc); err == nil && ap != s.decider.Approval() {
 		sc.ApprovalPolicy = s.decider.Approval().String()
 	}
-	return &Env{Cwd: s.cfg.Cwd, Config: sc, Plan: s.cfg.Plan, Decider: s.decider, RealPath: s.realPath,
+	// And the sandbox in force, once /permissions switched the profile.
+	sp, plan := s.decider.Sandbox()
+	sc = withSandbox(sc, sp)
+	return &Env{Cwd: s.cfg.Cwd, Config: sc, Plan: plan, Decider: s.decider, RealPath: s.realPath,
 		SessionID: s.cfg.SessionID, Agents: AgentLimits{Depth: s.depth(), Ordinal: s.spawnOrdinal}, Process: s.procs.lookup}
 }
 

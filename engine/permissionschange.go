@@ -1,0 +1,73 @@
+package engine
+
+import (
+	"fmt"
+
+	"github.com/docket-engine/docket/engine/prompt"
+	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/states/policy"
+)
+
+// SetPermissions switches the session's permission profile for the turns
+// that follow (the interactive /permissions command): the sandbox policy
+// and plan of ch replace the session's. Like an approval policy change it
+// is a durable policy_changed input record before it takes effect (resume
+// and verify replay apply it at the same point), carrying the developer
+// message that tells the model the sandbox it now works in. The caller
+// builds ch from the configuration, where the managed requirements were
+// checked. Call it between turns.
+func (s *Session) SetPermissions(ch events.PermissionsChange, source events.DecisionSource) error {
+	sp, err := sandboxOfChange(ch)
+	if err != nil {
+		return err
+	}
+	if s.pending != nil {
+		return ErrPolicyTurnPending
+	}
+	ap := s.decider.Approval()
+	msg, err := prompt.ProfileUpdate(prompt.Input{Cwd: s.cfg.Cwd, ApprovalPolicy: ap.String(), SandboxMode: sp.Mode.String(),
+		WritableRoots: ch.Plan.WritableRoots, NetworkAccess: sp.NetworkAccess}, ch.Previous, ch.Profile)
+	if err != nil {
+		return fmt.Errorf("engine: permission profile: the model's message: %w", err)
+	}
+	rec := events.PolicyChanged{ApprovalPolicy: ap.String(), Previous: ap.String(), Source: source, Message: msg, Permissions: &ch}
+	return s.applyPolicyChange(ap, rec)
+}
+
+// sandboxOfChange is the sandbox policy a profile switch stands for.
+func sandboxOfChange(ch events.PermissionsChange) (policy.SandboxPolicy, error) {
+	mode, err := policy.ParseSandboxMode(ch.SandboxMode)
+	if err != nil {
+		return policy.SandboxPolicy{}, fmt.Errorf("engine: permission profile %s: %w", ch.Profile, err)
+	}
+	return policy.SandboxPolicy{Mode: mode, WritableRoots: append([]string(nil), ch.WritableRoots...), NetworkAccess: ch.NetworkAccess,
+		ExcludeTmpdirEnvVar: ch.ExcludeTmpdirEnvVar, ExcludeSlashTmp: ch.ExcludeSlashTmp}, nil
+}
+
+// applySandboxChange puts a recorded profile switch in force.
+func (s *Session) applySandboxChange(ch *events.PermissionsChange) error {
+	if ch == nil {
+		return nil
+	}
+	sp, err := sandboxOfChange(*ch)
+	if err != nil {
+		return err
+	}
+	s.decider.setSandbox(sp, ch.Plan)
+	return nil
+}
+
+// sandboxMode is the sandbox mode in force now.
+func (s *Session) sandboxMode() string {
+	sp, _ := s.decider.Sandbox()
+	return sp.Mode.String()
+}
+
+// withSandbox is sc with the sandbox keys of sp.
+func withSandbox(sc events.SessionConfig, sp policy.SandboxPolicy) events.SessionConfig {
+	sc.SandboxMode = sp.Mode.String()
+	sc.WritableRoots = append([]string(nil), sp.WritableRoots...)
+	sc.NetworkAccess = sp.NetworkAccess
+	sc.ExcludeTmpdirEnvVar, sc.ExcludeSlashTmp = sp.ExcludeTmpdirEnvVar, sp.ExcludeSlashTmp
+	return sc
+}
