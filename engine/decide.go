@@ -55,6 +55,9 @@ type Decider struct {
 	// allowed are the prefix rules added during the session, in order,
 	// for a subagent to inherit.
 	allowed [][]string
+	// profile is the permission profile the user switched to
+	// (/permissions), "" until a switch.
+	profile string
 }
 
 // NewDecider builds the decision logic for a session from its recorded
@@ -141,11 +144,19 @@ func (d *Decider) Sandbox() (policy.SandboxPolicy, events.SandboxPlan) {
 }
 
 // setSandbox changes the sandbox for the calls that follow (a journaled
-// switch of the permission profile).
-func (d *Decider) setSandbox(sp policy.SandboxPolicy, plan events.SandboxPlan) {
+// switch to the permission profile named profile).
+func (d *Decider) setSandbox(profile string, sp policy.SandboxPolicy, plan events.SandboxPlan) {
 	d.mu.Lock()
-	d.sandbox, d.plan = sp, plan
+	d.profile, d.sandbox, d.plan = profile, sp, plan
 	d.mu.Unlock()
+}
+
+// SwitchedProfile is the permission profile the user switched to, "" when
+// the session runs under the one it started with.
+func (d *Decider) SwitchedProfile() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.profile
 }
 
 // setApproval changes the approval policy for the decisions that follow

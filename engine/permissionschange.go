@@ -53,7 +53,7 @@ func (s *Session) applySandboxChange(ch *events.PermissionsChange) error {
 	if err != nil {
 		return err
 	}
-	s.decider.setSandbox(sp, ch.Plan)
+	s.decider.setSandbox(ch.Profile, sp, ch.Plan)
 	return nil
 }
 
@@ -71,3 +71,11 @@ func withSandbox(sc events.SessionConfig, sp policy.SandboxPolicy) events.Sessio
 	sc.ExcludeTmpdirEnvVar, sc.ExcludeSlashTmp = sp.ExcludeTmpdirEnvVar, sp.ExcludeSlashTmp
 	return sc
 }
+
+// PermissionProfile is the permission profile the user switched to with
+// /permissions (journaled), "" while the session runs under the one it
+// started with.
+func (s *Session) PermissionProfile() string { return s.decider.SwitchedProfile() }
+
+// SandboxMode is the sandbox mode in force now.
+func (s *Session) SandboxMode() string { return s.sandboxMode() }

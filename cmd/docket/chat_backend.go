@@ -21,6 +21,7 @@ import (
 	"github.com/docket-engine/docket/journal"
 	"github.com/docket-engine/docket/replay/audit"
 	"github.com/docket-engine/docket/sandbox"
+	"github.com/docket-engine/docket/states/policy"
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 )
@@ -57,6 +58,8 @@ type chatBackend struct {
 	index    *attach.Index
 	indexErr error
 	indexFor string
+	// plans are the plans /permissions switched to, by profile name.
+	plans map[string]events.SandboxPlan
 }
 
 // quietApp is the app with stderr captured: while the UI owns the
@@ -176,6 +179,11 @@ func (b *chatBackend) swap(w *wiring, j *journal.Journal, s *engine.Session, sto
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.w, b.j, b.s, b.stopTel, b.id, b.path, b.sc, b.cwdOf = w, j, s, stopTel, id, j.Path(), sc, cwd
+	b.plans = nil
+	if s != nil {
+		// A resumed session may have switched its sandbox with /permissions.
+		b.sc.SandboxMode = s.SandboxMode()
+	}
 	return err
 }
 
@@ -220,7 +228,7 @@ func (b *chatBackend) Info() tui.Info {
 		st := b.s.ContextStatus()
 		i.TokensUsed, i.Window = st.Used, st.Window
 	}
-	if b.w != nil && b.w.engine.Plan.Sandboxed() {
+	if b.w != nil && b.sc.SandboxMode != policy.DangerFullAccess.String() {
 		if b.caps == nil {
 			c := sandbox.Probe()
 			b.caps = &c

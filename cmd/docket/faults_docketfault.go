@@ -137,3 +137,14 @@ func (s faultSet) CommitAt(point string) bool {
 	}
 	return false
 }
+
+// testRequirementsFiles is DOCKET_TEST_REQUIREMENTS=FILE: a managed
+// requirements file in place of /etc/docket/requirements.toml, so a test
+// can pin what a session may choose without writing to /etc. Only this
+// build reads it: a release binary's requirements cannot be redirected.
+func testRequirementsFiles() []string {
+	if path := os.Getenv("DOCKET_TEST_REQUIREMENTS"); path != "" {
+		return []string{path}
+	}
+	return nil
+}

@@ -187,6 +187,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.print(m.renderInfo(string(msg)))
 	case sessionsMsg:
 		return m, m.resumePicker(msg)
+	case permissionsMsg:
+		return m, m.permissionsPicker(msg)
 	case errMsg:
 		return m, m.print(m.renderError(msg.err.Error()))
 	case pagerMsg:
