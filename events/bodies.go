@@ -299,6 +299,11 @@ type SandboxPlan struct {
 	// expanded and symlinks resolved when the plan was built: each is
 	// covered with an empty read-only directory or file.
 	Hidden []string `msgpack:"hidden,omitempty" json:"hidden,omitempty"`
+	// LocalBinding lets a command whose network goes through the egress
+	// proxy bind and listen on TCP ports of its own namespace's loopback
+	// (the profile's allow_local_binding); without it Landlock refuses
+	// every TCP bind. Meaningful only with Egress.
+	LocalBinding bool `msgpack:"local_binding,omitempty" json:"local_binding,omitempty"`
 }
 
 // ResourceLimits bounds what one sandboxed call may use; a zero field means

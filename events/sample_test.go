@@ -43,7 +43,7 @@ func populatedBodies() []any {
 			Instructions: "Be careful. ünïcödé and \x00 bytes survive.",
 			Plan: SandboxPlan{
 				Mode: "workspace-write", WritableRoots: []string{"/home/dev/project"}, ReadOnlySubpaths: []string{"/home/dev/project/.git"},
-				Network: true, RequireProtectedPaths: true, Egress: true, Hidden: []string{"/home/dev/.ssh"},
+				Network: true, RequireProtectedPaths: true, Egress: true, Hidden: []string{"/home/dev/.ssh"}, LocalBinding: true,
 				Limits: ResourceLimits{MaxProcesses: 4096, MaxMemoryMB: 8192, MaxCPUSeconds: 3600, MaxFileSizeMB: 8192},
 			},
 			Tools: []ToolInfo{
@@ -60,7 +60,7 @@ func populatedBodies() []any {
 			Permissions: &PermissionsChange{Profile: "dev", Previous: ":workspace", Why: "permission profile dev chosen by /permissions", SandboxMode: "workspace-write",
 				WritableRoots: []string{"/work/extra"}, NetworkAccess: true, ExcludeTmpdirEnvVar: true, ExcludeSlashTmp: true,
 				Plan: SandboxPlan{Mode: "workspace-write", WritableRoots: []string{"/work/proj"}, ReadOnlySubpaths: []string{"/work/proj/.git"},
-					Network: true, RequireProtectedPaths: true, Egress: true, Hidden: []string{"/home/dev/.aws"},
+					Network: true, RequireProtectedPaths: true, Egress: true, Hidden: []string{"/home/dev/.aws"}, LocalBinding: true,
 					Limits: ResourceLimits{MaxProcesses: 64, MaxMemoryMB: 512, MaxCPUSeconds: 60, MaxFileSizeMB: 16}}}},
 		UserTurn{TurnID: "turn-1", Text: "fix the failing test in @main_test.go", Images: []string{"data:image/png;base64,iVBORw0KGgo="},
 			Attachments: []Attachment{{Path: "main_test.go", Content: "package main\n", Size: 4096, Truncated: true}}},
@@ -114,7 +114,7 @@ func populatedBodies() []any {
 			CallID: "call_1", Attempt: 1, Tool: "shell", Argv: []string{"bash", "-lc", "go test ./..."}, Cwd: "/home/dev/project",
 			Sandbox: SandboxPlan{
 				Mode: "workspace-write", WritableRoots: []string{"/home/dev/project"}, ReadOnlySubpaths: []string{"/home/dev/project/.git"},
-				Network: true, RequireProtectedPaths: true, Egress: true, Hidden: []string{"/home/dev/.ssh"},
+				Network: true, RequireProtectedPaths: true, Egress: true, Hidden: []string{"/home/dev/.ssh"}, LocalBinding: true,
 				Limits: ResourceLimits{MaxProcesses: 4096, MaxMemoryMB: 8192, MaxCPUSeconds: 3600, MaxFileSizeMB: 8192},
 			},
 			TimeoutMs: 10_000, Input: "stdin text", Server: "fs", MCPTool: "read_file",

@@ -39,6 +39,9 @@ func sandboxPlanFromProfile(name, dir string, protect bool) (events.SandboxPlan,
 	if plan.Sandboxed() {
 		plan.Network = ww.NetworkAccess
 		plan.Egress = cfg.Egress
+		if profile := cfg.PermissionProfile; profile != nil && plan.Egress {
+			plan.LocalBinding = profile.Network.AllowLocalBinding
+		}
 		plan.Limits = sandbox.DefaultLimits()
 		plan = ws.ProtectHome(plan, cfg.Home)
 	}

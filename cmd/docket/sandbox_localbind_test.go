@@ -1,0 +1,55 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// allow_local_binding through the binary: a command whose network goes
+// through the egress proxy binds and listens on a TCP port of its own
+// loopback when the profile allows it (the attack works without the
+// rule), and is refused when it does not (the default): Landlock handles
+// TCP bind then.
+func TestSandboxAllowLocalBinding(t *testing.T) {
+	bin := cliBinary(t)
+	home, work := t.TempDir(), t.TempDir()
+	config := `[permissions.bindok.filesystem]
+":root" = "read"
+
+[permissions.bindok.network]
+enabled = true
+allow_local_binding = true
+
+[permissions.nobind.filesystem]
+":root" = "read"
+
+[permissions.nobind.network]
+enabled = true
+`
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	listen := `use IO::Socket::INET; my $s = IO::Socket::INET->new(LocalAddr => "127.0.0.1", LocalPort => 0, Listen => 1, Proto => "tcp") or die "bind: $!\n"; print "listening on ", $s->sockport, "\n";`
+	run := func(profile string) (int, string) {
+		cmd := exec.Command(bin, "sandbox", "-C", work, "--permissions", profile, "--", "perl", "-e", listen)
+		cmd.Env = []string{"DOCKET_HOME=" + home, "HOME=" + home, "PATH=/usr/bin:/bin"}
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return code, string(out)
+	}
+	if code, out := run("bindok"); code != 0 || !strings.Contains(out, "listening on ") {
+		t.Fatalf("allow_local_binding = true: the command could not listen: exit %d\n%s", code, out)
+	}
+	code, out := run("nobind")
+	if code == 0 || strings.Contains(out, "listening on ") || !strings.Contains(out, "bind: Permission denied") {
+		t.Fatalf("allow_local_binding unset: the command listened (or failed for another reason): exit %d\n%s", code, out)
+	}
+}
