@@ -535,6 +535,10 @@ func (m *Model) notice(n engine.Notice) {
 			m.blocks = append(m.blocks, &block{kind: blockInfo, finished: true,
 				text: fmt.Sprintf("the context window is %d%% full; /compact summarises the conversation to free it", n.Context.Percent())})
 		}
+	case engine.NoticeNetwork:
+		if text := networkLine(n); text != "" {
+			m.blocks = append(m.blocks, &block{kind: blockInfo, text: text, finished: true})
+		}
 	case engine.NoticeCompacted:
 		if m.compacting {
 			return // cmdCompact announced it, and compactedMsg shows the summary

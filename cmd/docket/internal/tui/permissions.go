@@ -1,9 +1,13 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/docket-engine/docket/engine"
+	"github.com/docket-engine/docket/events"
 )
 
 // permissionsMsg opens the /permissions picker with what is in force.
@@ -63,4 +67,21 @@ func (m *Model) permissionsPicker(info permissionsMsg) tea.Cmd {
 	m.comp = c
 	return tea.Sequence(m.print(strings.Join(lines, "\n")),
 		m.print(m.renderInfo("choose a permission profile: ↑/↓, Enter; Esc keeps "+now)))
+}
+
+// networkLine is what the transcript says of an egress proxy record: each
+// answer about a host and each refused connection (what a command could
+// not reach, and why); an allowed connection says nothing new.
+func networkLine(n engine.Notice) string {
+	if d := n.NetworkDecision; d != nil {
+		who := "you"
+		if d.Source == events.SourceNoAnswer {
+			who = "the approval policy never"
+		}
+		return fmt.Sprintf("network: %s:%d for call %s: %s (answered by %s)", d.Host, d.Port, d.CallID, strings.ReplaceAll(string(d.Answer), "_", " "), who)
+	}
+	if c := n.NetworkConnection; c != nil && !c.Allowed {
+		return fmt.Sprintf("network: refused %s:%d for call %s (%s)", c.Host, c.Port, c.CallID, c.Rule)
+	}
+	return ""
 }
