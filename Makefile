@@ -36,13 +36,29 @@ $(TOOLS)/staticcheck:
 $(TOOLS)/errcheck:
 	GOBIN=$(TOOLS) $(GO) install github.com/kisielk/errcheck@$(ERRCHECK_VERSION)
 
-vet: $(TOOLS)/staticcheck $(TOOLS)/errcheck
+vet: $(TOOLS)/staticcheck $(TOOLS)/errcheck api-check
 	$(GO) mod tidy -diff
 	$(GO) vet $(PKGS)
 	GOOS=darwin $(GO) build $(PKGS)
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(TOOLS)/staticcheck $(PKGS)
 	$(TOOLS)/errcheck -ignoretests -exclude .ci/errcheck-excludes.txt $(ERRCHECK_PKGS)
+
+# The exported API of the packages an embedding program imports, one
+# declaration per line, no comments (internal/apilist): make vet fails when
+# it differs from testdata/api/, so that an API change is a decision, and
+# make api records one.
+API_PKGS := engine engine/session replay replay/replaytest
+.PHONY: api api-check
+api:
+	@mkdir -p testdata/api
+	@for p in $(API_PKGS); do $(GO) run ./internal/apilist ./$$p > testdata/api/$$(echo $$p | tr / _).txt || exit 1; done
+
+api-check:
+	@for p in $(API_PKGS); do \
+		$(GO) run ./internal/apilist ./$$p | diff -u testdata/api/$$(echo $$p | tr / _).txt - || \
+		{ echo "the exported API of $$p changed: if that is meant, make api records it (say why in the commit)"; exit 1; }; \
+	done
 
 # Tests. `make test` is the everyday loop, at most 10 minutes on two cores:
 # the static checks; every package under the race detector except the slow

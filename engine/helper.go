@@ -2,7 +2,7 @@ package engine
 
 import (
 	"github.com/docket-engine/docket/engine/patch"
-	"github.com/docket-engine/docket/sandbox"
+	"github.com/docket-engine/docket/sandbox/helper"
 )
 
 // Helper runs the helper mode that args (os.Args) ask for: the sandbox
@@ -12,8 +12,8 @@ import (
 // through the engine call it first thing.
 func Helper(args []string) (code int, ok bool) {
 	switch {
-	case sandbox.IsHelper(args):
-		return sandbox.HelperMain(args), true
+	case helper.IsHelper(args):
+		return helper.Main(args), true
 	case patch.IsHelper(args):
 		return patch.HelperMain(args), true
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/docket-engine/docket/engine/workspace"
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/sandbox"
 )
 
 // Log is where the engine writes records: a *journal.Journal in production,
@@ -124,6 +125,12 @@ type ApprovalRequest struct {
 	// ones), and AgentSession its session id. The request is the child's,
 	// put to the parent's approver.
 	Agent, AgentSession string
+	// Network is set for a request of kind network: a host a running
+	// call's command asked the egress proxy for, which no rule covers. Its
+	// answer is journaled as a network_decision, not a decision record:
+	// approved allows once, approved_for_session for the session,
+	// approved_execpolicy_amendment always (saved to the profile).
+	Network *NetworkQuestion
 }
 
 // Answer is an Approver's decision on one request.
@@ -177,6 +184,9 @@ type RunRequest struct {
 	events.ExecStarted
 	OutputCap int
 	OnOutput  func(stream string, chunk []byte)
+	// Bridge serves the session's egress proxy to a call whose plan says
+	// Egress (sandbox.Request.Bridge); nil otherwise.
+	Bridge sandbox.Bridge
 }
 
 // Runner executes a call: a process under a sandbox plan, a patch write,

@@ -308,6 +308,7 @@ func (t *turn) run(ctx context.Context, cr *callRun, attempt int, sandbox events
 		return callResult{call: cr.call}, err
 	}
 	rr.ExecStarted = start
+	rr.Bridge = s.bridgeFor(t.id, start)
 	ev := states.RunSandboxed
 	if !sandbox.Sandboxed() {
 		ev = states.RunUnsandboxed

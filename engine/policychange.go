@@ -38,7 +38,7 @@ func (s *Session) SetApprovalPolicy(name string, source events.DecisionSource) e
 		// As Codex: the model is told only of a policy that differs.
 		if msg, err = prompt.PermissionsUpdate(prompt.Input{Cwd: s.cfg.Cwd, ApprovalPolicy: ap.String(),
 			SandboxMode: s.cfg.Session.SandboxMode, WritableRoots: s.cfg.Plan.WritableRoots,
-			NetworkAccess: s.cfg.Session.NetworkAccess}, prev.String()); err != nil {
+			NetworkAccess: s.cfg.Session.NetworkAccess, EgressProxy: s.cfg.Plan.Egress}, prev.String()); err != nil {
 			return fmt.Errorf("engine: approval policy: the model's message: %w", err)
 		}
 	}

@@ -189,6 +189,8 @@ func Restore(cfg Config, log Log, records []events.Record) (*Session, error) {
 				flush()
 				lastCalls = nil
 			}
+		case *events.NetworkDecision:
+			s.egress.restore(*v)
 		}
 	}
 	flush()

@@ -118,7 +118,7 @@ func (r *ProcessRunner) Run(ctx context.Context, req RunRequest) (events.ExecOut
 	sr := sandbox.Request{Cwd: req.Cwd, Env: r.Env, KeepSecretEnv: r.KeepSecretEnv, Plan: req.Sandbox,
 		Timeout: time.Duration(req.TimeoutMs) * time.Millisecond, OutputCap: req.OutputCap,
 		OnOutput: req.OnOutput, HelperPath: helper, Caps: r.Caps, StubRecords: r.StubRecords,
-		GitWalks: r.GitWalks, Launcher: r.Launcher}
+		GitWalks: r.GitWalks, Launcher: r.Launcher, Bridge: req.Bridge}
 	if req.Sandbox.Sandboxed() {
 		sr.Caps = r.caps()
 	}

@@ -69,6 +69,9 @@ type Config struct {
 	// Parent is set for a subagent: the session and call that started it,
 	// recorded in session_started. Restore fills it from the journal.
 	Parent *events.ParentLink
+	// Egress, when set, runs the session's egress proxy (egress.go); nil
+	// gives calls no bridge, and a plan that needs one is refused.
+	Egress *Egress
 }
 
 // Session is one agent session: a conversation, its calls, its grants.
@@ -127,6 +130,8 @@ type Session struct {
 	compactFloor int64
 	// procs is the session's account of its long-lived processes.
 	procs *procBook
+	// egress is the session's egress proxy, nil without Config.Egress.
+	egress *sessionEgress
 }
 
 func (s *Session) env() *Env {
@@ -230,6 +235,9 @@ func build(cfg Config, log Log) (*Session, error) {
 		}
 	}
 	s.rec = newRecorder(log, cfg.Clock, s.onRecord, cfg.Faults)
+	if cfg.Egress != nil {
+		s.egress = newSessionEgress(s, cfg.Egress)
+	}
 	s.specs = reg.Specs()
 	base, _ := json.Marshal(struct {
 		Model, Instructions string

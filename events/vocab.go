@@ -68,6 +68,9 @@ const (
 	ApprovalExec  ApprovalKind = "exec"
 	ApprovalPatch ApprovalKind = "patch"
 	ApprovalMCP   ApprovalKind = "mcp"
+	// ApprovalNetwork is a host a running command asked the egress proxy
+	// for: put to the approver, answered in a network_decision record.
+	ApprovalNetwork ApprovalKind = "network"
 )
 
 // String returns the kind's spelling.

@@ -148,6 +148,9 @@ func (l *comparingLog) Append(at time.Time, callID string, body any) (events.Rec
 	kind, _ := events.KindOf(body)
 	st := l.streams[callID]
 	i := l.pos[callID]
+	if !networkKind(kind) {
+		i = l.pastNetwork(st, i)
+	}
 	if l.stopAt > 0 && (i >= len(st) || st[i].rec.Seq >= l.stopAt) {
 		return events.Record{}, errCrashed
 	}
@@ -169,6 +172,24 @@ func (l *comparingLog) Append(at time.Time, callID string, body any) (events.Rec
 	return want.rec, nil
 }
 
+// networkKind reports the egress proxy's records: inputs a command's
+// connections wrote while it ran.
+func networkKind(k events.RecordKind) bool {
+	return k == events.KindNetworkDecision || k == events.KindNetworkConnection
+}
+
+// pastNetwork returns the position after the network records at i that
+// the replay did not feed back: a long-lived process (exec_command) goes
+// on making connections after its call's outcome, so they sit between
+// the call's later records at no point the replay can reproduce. They are
+// inputs, taken as recorded; the records around them are still compared.
+func (l *comparingLog) pastNetwork(st []decoded, i int) int {
+	for i < len(st) && networkKind(st[i].rec.Kind) && (l.stopAt == 0 || st[i].rec.Seq < l.stopAt) {
+		i++
+	}
+	return i
+}
+
 // Commit does nothing: the journal is already durable.
 func (l *comparingLog) Commit() error {
 	l.mu.Lock()
@@ -186,7 +207,7 @@ func (l *comparingLog) unconsumed() *Divergence {
 	defer l.mu.Unlock()
 	var first *decoded
 	for id, st := range l.streams {
-		i := l.pos[id]
+		i := l.pastNetwork(st, l.pos[id])
 		if i < len(st) && (l.stopAt == 0 || st[i].rec.Seq < l.stopAt) && st[i].rec.Kind != events.KindSessionResumed {
 			if first == nil || st[i].rec.Seq < first.rec.Seq {
 				first = &st[i]

@@ -43,6 +43,8 @@ type recorded struct {
 	// request (the first response of each), so a request's lookup does
 	// not scan every response before it.
 	resolved map[requestKey][]events.ResolvedPath
+	// network holds each call's network records (network.go).
+	network *networkFeed
 }
 
 type requestKey struct {
@@ -67,7 +69,7 @@ func outcomeKey(callID string, attempt int) string { return callID + "#" + strco
 func collect(recs []decoded) *recorded {
 	in := &recorded{decisions: map[string][]seqDecision{}, outcomes: map[string]events.ExecOutcome{}, outcomeSeqs: map[string]uint64{},
 		started: map[string]bool{}, risks: map[string]events.RiskAssessment{}, ended: true, stops: map[string]operatorStop{},
-		resolved: map[requestKey][]events.ResolvedPath{}}
+		resolved: map[requestKey][]events.ResolvedPath{}, network: newNetworkFeed()}
 	for _, r := range recs {
 		if r.rec.Kind == events.KindExecStarted {
 			// Only which attempt started matters (decision records are
@@ -92,6 +94,10 @@ func collect(recs []decoded) *recorded {
 			in.compactions = append(in.compactions, seqCompaction{seq: r.rec.Seq, c: *v})
 		case *events.HookVerdict:
 			in.hooks = append(in.hooks, seqVerdict{seq: r.rec.Seq, v: *v})
+		case *events.NetworkDecision:
+			in.network.add(r.rec, *v)
+		case *events.NetworkConnection:
+			in.network.add(r.rec, *v)
 		}
 		in.last = r.rec.Seq
 		switch r.rec.Kind {
@@ -267,6 +273,15 @@ func (r recordedRunner) Run(ctx context.Context, req engine.RunRequest) (events.
 	}
 	if st, stopped := r.in.stops[req.CallID]; !ok && stopped {
 		return events.ExecOutcome{}, r.log.stopAsRecorded(ctx, st)
+	}
+	// What the command's connections brought (answers about hosts, each
+	// connection's verdict) is fed back as recorded, before its outcome.
+	before := r.to
+	if ok {
+		before = r.in.outcomeSeqs[outcomeKey(req.CallID, req.Attempt)]
+	}
+	if err := r.in.network.feed(r.log, req.CallID, r.from, before); err != nil {
+		return events.ExecOutcome{}, err
 	}
 	if !ok {
 		// The process was running when the session crashed: nothing came

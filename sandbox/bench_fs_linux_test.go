@@ -108,7 +108,7 @@ func BenchmarkCallCgroup(b *testing.B) {
 	}
 	for b.Loop() {
 		cg := newCallCgroup(events.ResourceLimits{MaxProcesses: 64, MaxMemoryMB: 64})
-		if err := cg.remove(); err != nil {
+		if err := cg.Remove(); err != nil {
 			b.Fatal(err)
 		}
 	}

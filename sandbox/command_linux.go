@@ -15,7 +15,8 @@ import (
 // spec and layers as Run: namespaces by clone flags, capability drop,
 // Landlock, seccomp, the filtered environment, and its own session and
 // process group. Of the Request it reads Argv, Cwd, Env, KeepSecretEnv,
-// Plan, HelperPath, Caps and Stubs; the run-to-completion fields
+// Plan, HelperPath, Caps, Stubs and Bridge (served until Release, for a
+// plan with Egress); the run-to-completion fields
 // (Timeout, KillGrace, OutputCap, OnOutput) are Run's and are ignored.
 //
 // Unlike Run it does not fall back to weaker namespace setups when the
@@ -32,11 +33,21 @@ func Command(req Request) (*Process, error) {
 	if !p.plan.Sandboxed() {
 		return nil, fmt.Errorf("sandbox: plan mode %q runs nothing sandboxed; Command needs %q or %q", p.plan.Mode, ModeReadOnly, ModeWorkspaceWrite)
 	}
+	if p.plan.Egress && req.Bridge == nil {
+		return nil, &UnavailableError{Missing: []string{LayerEgress}, Err: errNoBridge}
+	}
 	caps, helper, spec, err := helperSetup(req, p)
 	if err != nil {
 		return nil, err
 	}
-	spec.NS = namespaceAttempts(caps, p.plan.Network)[0]
+	attempts := egressAttempts(caps, p.plan)
+	if len(attempts) == 0 {
+		if p.plan.Egress {
+			return nil, &UnavailableError{Missing: []string{LayerUserNS}, Err: errors.New("the egress bridge needs user and network namespaces of the command's own")}
+		}
+		return nil, &UnavailableError{Missing: []string{LayerMountNS}, Hint: hintMountNS}
+	}
+	spec.NS = attempts[0]
 	if !spec.NS.Mount {
 		if len(spec.Binaries) > 0 {
 			return nil, &UnavailableError{Missing: []string{LayerMountNS}, Hint: binariesHint(spec.Binaries)}
@@ -50,13 +61,12 @@ func Command(req Request) (*Process, error) {
 	if err != nil {
 		return nil, err
 	}
-	helperEnv, loader := splitLoaderEnv(p.env)
-	spec.LoaderEnv = loader
-	args, err := helperArgs(helper, spec, req.Argv)
-	if err != nil {
-		release()
-		return nil, fmt.Errorf("sandbox: %w", err)
+	env := p.env
+	if spec.Bridge {
+		env = withBridgeEnv(env)
 	}
+	helperEnv, loader := splitLoaderEnv(env)
+	spec.LoaderEnv = loader
 	bin, err := openHelperBinary(req.Caps, helper)
 	if err != nil {
 		release()
@@ -82,15 +92,43 @@ func Command(req Request) (*Process, error) {
 		release()
 		return nil, fmt.Errorf("sandbox: exit pipe: %w", err)
 	}
+	extra := []*os.File{setupW, exitW, bin}
+	if spec.Bridge {
+		// The process outlives any call's context: the bridge serves until
+		// Release, which the owner calls once the process is gone.
+		stop, err := startBridge(context.Background(), req, &spec, &extra)
+		if err != nil {
+			closeAll(bin, setupR, setupW, exitR, exitW)
+			release()
+			return nil, err
+		}
+		prev := release
+		release = func() { stop(); prev() }
+	}
+	args, err := helperArgs(helper, spec, req.Argv)
+	if err != nil {
+		closeAll(extra...)
+		closeAll(setupR, exitR)
+		release()
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
 	sys := cloneAttrs(spec.NS)
 	// A new session: its own process group for the caller's kill, and no
 	// controlling terminal to read from or inject into.
 	sys.Setsid = true
 	cmd := &exec.Cmd{
 		Path: binaryExecPath, Args: args, Env: helperEnv, Dir: spec.Cwd,
-		ExtraFiles: []*os.File{setupW, exitW, bin}, SysProcAttr: sys,
+		ExtraFiles: extra, SysProcAttr: sys,
 	}
-	return &Process{Cmd: cmd, setupR: setupR, exitR: exitR, parentEnds: []*os.File{setupW, exitW, bin}, release: release, ready: make(chan struct{})}, nil
+	return &Process{Cmd: cmd, setupR: setupR, exitR: exitR, parentEnds: extra, release: release, ready: make(chan struct{})}, nil
+}
+
+// closeAll closes descriptors on an error path: nothing was written
+// through them, and the error returned is the one to report.
+func closeAll(fs ...*os.File) {
+	for _, f := range fs {
+		_ = f.Close()
+	}
 }
 
 // Process is a sandboxed command built by Command and not yet started.

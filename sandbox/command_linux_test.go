@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/sandbox/internal/proto"
 )
 
 // startCommand builds and starts a sandboxed process with stdio pipes, and
@@ -207,7 +208,7 @@ func TestCommandFailsClosed(t *testing.T) {
 		// empty program is refused by the spec check, a return of an
 		// unknown action by the kernel): the helper reports the layer.
 		c := caps
-		c.filterNetOff = make([]byte, sockFilterSize) // BPF "ld" with no return: EINVAL
+		c.filterNetOff = make([]byte, proto.SockFilterSize) // BPF "ld" with no return: EINVAL
 		p, err := Command(Request{Argv: argv, Cwd: w, Plan: events.SandboxPlan{Mode: ModeReadOnly}, Caps: &c})
 		if err != nil {
 			t.Fatal(err)

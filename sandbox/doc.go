@@ -1,7 +1,8 @@
 // Package sandbox runs one process under an events.SandboxPlan.
 //
 // On Linux, Run starts a helper (docket itself, or the stand-alone
-// docket-sandbox-helper next to it; see DefaultHelperPath) in new mount,
+// docket-sandbox-helper next to it; see DefaultHelperPath; its code is
+// sandbox/internal/confine) in new mount,
 // PID, IPC, UTS and (with the network off) network namespaces, plus a user
 // namespace when docket is not root, all created by the parent's clone
 // flags, because a multithreaded Go process cannot unshare them itself.
@@ -70,6 +71,18 @@
 // give a server the strongest setup (root, or user namespaces). The engine
 // gives its session's Servers to its calls and hooks; `docket sandbox`
 // runs one call per process and uses PerCall.
+//
+// The code is split by the process it runs in. This package is docket's
+// side: Run, the Spec built by specFor, the launchers, the capture, the
+// probe, the report lines read back, the servers' client. What runs
+// inside the sandbox before execve (the steps above) is
+// sandbox/internal/confine, the sandbox server is sandbox/internal/server
+// (over its C init, sandbox/internal/initc), and the protocol both sides
+// share (the Spec's wire form and its validation, report lines,
+// descriptors) is sandbox/internal/proto. This package links neither
+// confine nor server; package sandbox/helper is their entry point for a
+// binary that is also docket, and the lean helper links confine alone
+// (TestTheConfinedSideIsLinkedOnlyWhereItRuns).
 //
 // Whether an outcome is a sandbox denial (policy.ClassifyDenial), how
 // output is shaped for the model (package engine) and what each layer

@@ -15,6 +15,7 @@ import (
 
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/sandbox/egress"
+	"github.com/docket-engine/docket/sandbox/internal/proto"
 	"github.com/docket-engine/docket/states/permissions"
 )
 
@@ -132,8 +133,20 @@ func TestTheHelperRefusesABridgeItCannotBuildSafely(t *testing.T) {
 		{"a protocol descriptor", `{"v":4,"seccomp":"AAAAAAAAAAA=","mode":"read-only","ns":{"user":true,"net":true},"bridge":true,"bridge_fd":4,"cwd":"/","path":"/bin/true"}`},
 		{"a descriptor without a bridge", `{"v":4,"seccomp":"AAAAAAAAAAA=","mode":"read-only","ns":{"user":true,"net":true},"bridge_fd":7,"cwd":"/","path":"/bin/true"}`},
 	} {
-		if _, _, err := parseHelperArgs([]string{"docket", HelperArg, tc.spec, "--", "true"}); err == nil || !strings.Contains(err.Error(), "bridge") {
+		if _, _, err := proto.Parse([]string{"docket", HelperArg, tc.spec, "--", "true"}); err == nil || !strings.Contains(err.Error(), "bridge") {
 			t.Errorf("%s: err = %v", tc.name, err)
 		}
+	}
+}
+
+// TestALongLivedProcessUnderAnEgressPlanNeedsABridge: Command refuses
+// an egress plan without a proxy to serve it, naming the layer, rather
+// than start a process with no way out (or the host's network).
+func TestALongLivedProcessUnderAnEgressPlanNeedsABridge(t *testing.T) {
+	dir := t.TempDir()
+	_, err := Command(Request{Argv: []string{"true"}, Cwd: dir, Plan: events.SandboxPlan{Mode: ModeWorkspaceWrite, WritableRoots: []string{dir}, Egress: true}})
+	var ue *UnavailableError
+	if !errors.As(err, &ue) || len(ue.Missing) != 1 || ue.Missing[0] != LayerEgress || !errors.Is(err, errNoBridge) {
+		t.Fatalf("err = %v, want the egress layer missing", err)
 	}
 }

@@ -13,7 +13,7 @@ const HelperName = "docket-sandbox-helper"
 // DefaultHelperPath returns the helper Run starts when Request.HelperPath is
 // empty: HelperName next to the running executable when it is there (it
 // starts much faster than a second docket), else the executable itself,
-// which must call HelperMain when IsHelper(os.Args).
+// which must call helper.Main (package sandbox/helper) when IsHelper(os.Args).
 func DefaultHelperPath() (string, error) {
 	exe, err := os.Executable()
 	if err != nil {

@@ -19,18 +19,6 @@ const (
 	KilledFileSize = "file_size_limit"
 )
 
-// limitsSpec is the helper's part of the limits.
-type limitsSpec struct {
-	CPUSeconds    int64 `json:"cpu_seconds,omitempty"`
-	FileSizeBytes int64 `json:"file_size_bytes,omitempty"`
-	Processes     int64 `json:"processes,omitempty"`
-	// Cgroup is the leaf's layer name once joined ("cgroup-v1:memory,pids").
-	Cgroup string `json:"cgroup,omitempty"`
-	// CgroupProcs are the files of the leaf the helper joins by writing "0":
-	// cgroup.procs on v2, tasks on v1 (see newCgroupV1).
-	CgroupProcs []string `json:"cgroup_procs,omitempty"`
-}
-
 const mib = 1 << 20
 
 // helperLimits converts the plan's limits for the helper.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"testing"
+
+	"github.com/docket-engine/docket/sandbox/helper"
 )
 
 // attackArg makes the test binary run one of the attack programs in
@@ -14,8 +16,8 @@ const attackArg = "__attack"
 // attack programs, so the escape suite runs real processes without
 // building anything else.
 func TestMain(m *testing.M) {
-	if IsHelper(os.Args) {
-		os.Exit(HelperMain(os.Args))
+	if helper.IsHelper(os.Args) {
+		os.Exit(helper.Main(os.Args))
 	}
 	if len(os.Args) > 2 && os.Args[1] == attackArg {
 		os.Exit(runAttack(os.Args[2], os.Args[3:]))

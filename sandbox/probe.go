@@ -2,8 +2,9 @@ package sandbox
 
 import (
 	"fmt"
-	"github.com/docket-engine/docket/events"
 	"sync"
+
+	"github.com/docket-engine/docket/events"
 )
 
 // Capabilities is what this machine can enforce, as Probe found it.

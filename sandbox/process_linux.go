@@ -135,7 +135,7 @@ func runProcess(ctx context.Context, req Request, l launch) (events.ExecOutcome,
 		return out, fmt.Errorf("marking inherited descriptors close-on-exec: %w", err)
 	}
 	start := time.Now()
-	req.trace.mark("spawn.prepare")
+	req.trace.Mark("spawn.prepare")
 	var dies string // what ends an unsandboxed command's processes with docket
 	if l.narrow {
 		var release func()
@@ -160,7 +160,7 @@ func runProcess(ctx context.Context, req Request, l launch) (events.ExecOutcome,
 		}
 		return out, &startError{err: err}
 	}
-	req.trace.mark("clone")
+	req.trace.Mark("clone")
 	pid := cmd.Process.Pid
 
 	col := newCollector(req.outputCap(), req.OnOutput)
@@ -181,7 +181,7 @@ func runProcess(ctx context.Context, req Request, l launch) (events.ExecOutcome,
 	// id) cannot be reused while the rest of the group is killed. A
 	// tree's leftovers die here too, so that none holds the output pipes.
 	waitExitedNoReap(pid)
-	req.trace.mark("helper.exit")
+	req.trace.Mark("helper.exit")
 	g.kill(syscall.SIGKILL)
 	g.markReaped()
 	waitErr := cmd.Wait()
@@ -194,7 +194,7 @@ func runProcess(ctx context.Context, req Request, l launch) (events.ExecOutcome,
 	}
 
 	drain(&readers, outR, errR)
-	req.trace.mark("reap")
+	req.trace.Mark("reap")
 	fillStatus(&out, cmd.ProcessState)
 	if waitErr != nil && cmd.ProcessState == nil {
 		return out, fmt.Errorf("waiting for process: %w", waitErr)

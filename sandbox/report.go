@@ -9,30 +9,6 @@ import (
 	"io"
 )
 
-// Kinds of helper report lines. The setup pipe carries exactly one line,
-// reportLayers or reportSetupError; the exit pipe at most one, reportExit,
-// reportExecError or reportInitError.
-const (
-	reportLayers     = "layers"
-	reportSetupError = "setup_error"
-	reportExecError  = "exec_error"
-	reportExit       = "exit"
-	reportInitError  = "init_error"
-)
-
-// reportLine is one JSON line the helper writes on its setup or exit pipe.
-type reportLine struct {
-	Kind   string   `json:"kind"`
-	Layers []string `json:"layers,omitempty"`
-	// Layer names the layer whose setup failed (setup_error).
-	Layer string `json:"layer,omitempty"`
-	Error string `json:"error,omitempty"`
-	// Code is the command's exit code (exit, exec_error).
-	Code int `json:"code,omitempty"`
-	// Signal is the signal that killed the command (exit).
-	Signal int `json:"signal,omitempty"`
-}
-
 // maxReportLine bounds one report line (a layers list, an error message).
 const maxReportLine = 64 << 10
 

@@ -52,7 +52,7 @@ type Request struct {
 	// from one goroutine at a time; stream is "stdout" or "stderr".
 	OnOutput func(stream string, chunk []byte)
 	// HelperPath is the binary started as the sandbox helper; empty means
-	// DefaultHelperPath(). It must call HelperMain when IsHelper(os.Args).
+	// DefaultHelperPath(). It must call helper.Main (package sandbox/helper) when IsHelper(os.Args).
 	HelperPath string
 	// Caps, when set, is used instead of probing the machine again.
 	Caps *Capabilities

@@ -27,10 +27,10 @@ func Run(ctx context.Context, req Request) (events.ExecOutcome, error) {
 		return out, fmt.Errorf("sandbox: %w", err)
 	}
 	req.trace = openTracer()
-	defer req.trace.close()
-	req.trace.mark("run.start")
+	defer req.trace.Close()
+	req.trace.Mark("run.start")
 	p, err := prepare(req)
-	req.trace.mark("prepare")
+	req.trace.Mark("prepare")
 	if err != nil {
 		var ce *commandError
 		if errors.As(err, &ce) {
@@ -181,7 +181,7 @@ func (PerCall) launch(ctx context.Context, c call) (events.ExecOutcome, error) {
 		var retry *retryableError
 		if errors.As(err, &retry) {
 			lastErr = retry.err
-			fallbacks = append(fallbacks, fmt.Sprintf("%s: %v", ns.describe(), retry.err))
+			fallbacks = append(fallbacks, fmt.Sprintf("%s: %v", ns.Describe(), retry.err))
 			continue
 		}
 		out.Fallbacks = fallbacks
@@ -206,7 +206,7 @@ func helperSetup(req Request, p prepared) (Capabilities, string, Spec, error) {
 	if caps == nil {
 		c := Probe()
 		caps = &c
-		req.trace.mark("probe")
+		req.trace.Mark("probe")
 	}
 	// Protected paths are checked against the namespaces actually had, later.
 	noProtect := plan
@@ -231,7 +231,7 @@ func helperSetup(req Request, p prepared) (Capabilities, string, Spec, error) {
 			return *caps, "", Spec{}, &UnavailableError{Missing: []string{LayerSeccomp}, Hint: hintSeccomp, Err: err}
 		}
 		filter = f
-		req.trace.mark("seccomp.compile")
+		req.trace.Mark("seccomp.compile")
 	}
 	facts := hostFacts{cwd: p.cwd, path: p.path, seccomp: filter}
 	if plan.Mode == ModeWorkspaceWrite {
@@ -243,7 +243,7 @@ func helperSetup(req Request, p prepared) (Capabilities, string, Spec, error) {
 	}
 	exe, _ := os.Executable()
 	facts.binaries, facts.absentBinaries = docketBinaries(helper, exe, facts.roots)
-	req.trace.mark("plan")
+	req.trace.Mark("plan")
 	readHostFacts(&facts, plan, req.GitWalks, req.trace)
 	spec := specFor(plan, facts)
 	return *caps, helper, spec, nil
@@ -262,23 +262,6 @@ func namespaceAttempts(c Capabilities, network bool) []namespaces {
 		list = append(list, namespaces{User: true, Mount: true, PID: true, Net: !network, IPC: true, UTS: true})
 	}
 	return append(list, namespaces{})
-}
-
-// describe names a namespace setup for the record of a fallback.
-func (ns namespaces) describe() string {
-	var names []string
-	for _, n := range []struct {
-		on   bool
-		name string
-	}{{ns.User, LayerUserNS}, {ns.Mount, LayerMountNS}, {ns.PID, LayerPIDNS}, {ns.Net, LayerNetNS}, {ns.IPC, LayerIPCNS}, {ns.UTS, LayerUTSNS}} {
-		if n.on {
-			names = append(names, n.name)
-		}
-	}
-	if len(names) == 0 {
-		return "no namespaces"
-	}
-	return "namespaces " + strings.Join(names, "+")
 }
 
 // retryableError is a namespace setup refused before the command could
@@ -302,10 +285,10 @@ func launchHelper(ctx context.Context, req Request, helper string, spec Spec, en
 	if err != nil {
 		return out, err
 	}
-	req.trace.mark("stubs.hold")
+	req.trace.Mark("stubs.hold")
 	defer func() {
 		release()
-		req.trace.mark("stubs.release")
+		req.trace.Mark("stubs.release")
 	}()
 	helperEnv, loader := splitLoaderEnv(env)
 	spec.LoaderEnv = loader
@@ -334,7 +317,7 @@ func launchHelper(ctx context.Context, req Request, helper string, spec Spec, en
 	extra := []*os.File{setupW, exitW, bin}
 	if req.trace != nil {
 		// Passed at traceFD; runProcess closes its copy like the others.
-		if f, err := dupCloexec(req.trace.f); err == nil {
+		if f, err := dupCloexec(req.trace.File()); err == nil {
 			extra = append(extra, f)
 			spec.Trace = true
 			if args, err = helperArgs(helper, spec, req.Argv); err != nil {
@@ -376,7 +359,7 @@ func launchHelper(ctx context.Context, req Request, helper string, spec Spec, en
 	}
 	setup := <-setupDone
 	exit := <-exitDone
-	req.trace.mark("reports.read")
+	req.trace.Mark("reports.read")
 	out.Layers = setup.layers
 	switch {
 	case setup.bad != nil:

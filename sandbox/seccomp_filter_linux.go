@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/docket-engine/docket/sandbox/internal/proto"
 	seccomp "github.com/seccomp/libseccomp-golang"
 	"golang.org/x/sys/unix"
 )
@@ -102,7 +103,7 @@ func buildSeccompFilter(network bool) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("exporting filter: %w", err)
 	}
-	if err := checkBPF(prog); err != nil {
+	if err := proto.CheckBPF(prog); err != nil {
 		return nil, err
 	}
 	return prog, nil

@@ -54,7 +54,7 @@ type serverMessage struct {
 // writable root is. A root removed and made again is another directory:
 // the server's layout holds the old one, so the plan gets a new server.
 // The sockets are not the plan's: any program on the host binds and closes
-// them, and each command covers the ones its call found (server_init_linux.go),
+// them, and each command covers the ones its call found (sandbox/internal/server/init_linux.go),
 // so keying on them started a server whenever a socket came or went.
 func serverKey(base Spec) string {
 	base.UnixSockets = nil
@@ -78,8 +78,8 @@ func serverBase(spec Spec, root bool) Spec {
 	b.Server = true
 	b.NS = namespaces{User: !root, Mount: true, Net: !spec.Network, IPC: true, UTS: true}
 	// The host's sockets known now are covered in the server's layout
-	// (each command covers what its call finds, see server_init_linux.go).
-	b.callSpec = callSpec{UnixSockets: spec.UnixSockets}
+	// (each command covers what its call finds, see sandbox/internal/server/init_linux.go).
+	b.CallSpec = callSpec{UnixSockets: spec.UnixSockets}
 	b.LoaderEnv, b.Trace, b.Init, b.Layers = nil, false, false, nil
 	return b
 }

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/sandbox/internal/confine"
 	"github.com/docket-engine/docket/sandbox/internal/initc"
 )
 
@@ -387,7 +388,7 @@ func spawnTestInit(t *testing.T, f *fixture, argv []string, give bool) (int, ini
 			return
 		}
 		spec := Spec{Writable: []string{f.W}}
-		ruleset, _, err := landlockRuleset(spec)
+		ruleset, _, err := confine.LandlockRuleset(spec)
 		if err != nil {
 			r.err = err
 			return
@@ -411,7 +412,7 @@ func spawnTestInit(t *testing.T, f *fixture, argv []string, give bool) (int, ini
 		lastCap, _ := strconv.Atoi(strings.TrimSpace(string(last)))
 		d := int(devnull.Fd())
 		pid, pidfd, err := initc.Spawn(initc.Args{FDs: []int{d, d, d, d, ctl[1], ruleset}, Filter: filter, LastCap: lastCap,
-			Securebits: lockedSecurebits, CloneFlags: unix.CLONE_NEWPID | unix.CLONE_NEWIPC})
+			Securebits: confine.LockedSecurebits, CloneFlags: unix.CLONE_NEWPID | unix.CLONE_NEWIPC})
 		unix.Close(ctl[1])
 		if err != nil {
 			r.err = err

@@ -21,7 +21,7 @@ import (
 //
 // The zero value is ready to use; Close stops every server.
 type Servers struct {
-	// Binary is the program started as a server; it must call HelperMain
+	// Binary is the program started as a server; it must call helper.Main
 	// when IsHelper(os.Args), and be built with cgo. Empty means the
 	// running executable.
 	Binary string

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/sandbox/proctree"
 	"golang.org/x/sys/unix"
 )
 
@@ -40,44 +41,44 @@ func (s *Servers) launch(ctx context.Context, c call) (events.ExecOutcome, error
 func (s *Servers) runViaServer(ctx context.Context, req Request, p prepared, spec Spec, root bool) (out events.ExecOutcome, ok bool, err error) {
 	base := serverBase(spec, root)
 	sv, err := s.get(req, base)
-	req.trace.mark("server.get")
+	req.trace.Mark("server.get")
 	if err != nil {
 		return out, false, nil
 	}
 	defer sv.use(-1)
 	// The cgroup leaf is made while the stubs are held: both are
 	// a few file-system calls that do not depend on each other.
-	cgc := make(chan *callCgroup, 1)
+	cgc := make(chan *proctree.Leaf, 1)
 	go func() { cgc <- newCallCgroup(p.plan.Limits) }()
 	spec, release, err := holdStubs(req, spec)
 	cg := <-cgc
 	if err != nil {
-		_ = cg.remove() // made for a call that will not run
+		_ = cg.Remove() // made for a call that will not run
 		return out, true, err
 	}
-	req.trace.mark("stubs.hold")
+	req.trace.Mark("stubs.hold")
 	// The stubs go before the call returns: an empty .git left in
 	// the workspace even for a moment is something the user (or the next
 	// unsandboxed command) could see. The empty cgroup leaf is nobody's
 	// business: it is removed off the call's path, and Close waits for it.
 	defer func() {
 		release()
-		req.trace.mark("stubs.release")
+		req.trace.Mark("stubs.release")
 		s.later(func() {
-			_ = cg.remove() // a leaf left behind holds no process and no limit that matters
+			_ = cg.Remove() // a leaf left behind holds no process and no limit that matters
 		})
 	}()
 	var cgFiles []*os.File
 	if cg != nil {
-		for _, f := range cg.procs {
+		for _, f := range cg.Procs() {
 			fh, err := os.OpenFile(f, os.O_WRONLY, 0)
 			if err != nil {
 				break
 			}
 			cgFiles = append(cgFiles, fh)
 		}
-		if len(cgFiles) == len(cg.procs) {
-			spec.Limits.Cgroup = cg.layer
+		if len(cgFiles) == len(cg.Procs()) {
+			spec.Limits.Cgroup = cg.Layer()
 		}
 	}
 	defer func() {
@@ -85,9 +86,9 @@ func (s *Servers) runViaServer(ctx context.Context, req Request, p prepared, spe
 			_ = f.Close() // write-only, written by the init: ours carry nothing
 		}
 	}()
-	req.trace.mark("cgroup.make")
+	req.trace.Mark("cgroup.make")
 	defer func() {
-		out.Killed = killedBy(out, p.plan.Limits, cg.oomKills())
+		out.Killed = killedBy(out, p.plan.Limits, cg.OOMKills())
 	}()
 	out, err = runOnServer(ctx, req, sv, spec, p.env, cgFiles)
 	if errors.Is(err, unix.EMSGSIZE) {
@@ -99,7 +100,7 @@ func (s *Servers) runViaServer(ctx context.Context, req Request, p prepared, spe
 	if errors.As(err, &gone) {
 		// The server died between calls (nothing was started): one more
 		// try, with a fresh one.
-		req.trace.mark("server.retry")
+		req.trace.Mark("server.retry")
 		if sv2, gerr := s.get(req, base); gerr == nil {
 			defer sv2.use(-1)
 			out, err = runOnServer(ctx, req, sv2, spec, p.env, cgFiles)
@@ -151,13 +152,13 @@ func runOnServer(ctx context.Context, req Request, sv *server, spec Spec, env []
 	for _, f := range cgFiles {
 		fds = append(fds, int(f.Fd()))
 	}
-	cs := spec.callSpec
+	cs := spec.CallSpec
 	// The cgroup files travel as descriptors, and a command of a server
 	// has no RLIMIT_NPROC (its user namespace is the session's).
 	cs.Limits = limitsSpec{CPUSeconds: spec.Limits.CPUSeconds, FileSizeBytes: spec.Limits.FileSizeBytes, Cgroup: spec.Limits.Cgroup}
-	cmd := serverCommand{callSpec: cs, Argv: req.Argv, Env: env, Cgroups: len(cgFiles), NoLifeline: lifelineDisabled()}
+	cmd := serverCommand{CallSpec: cs, Argv: req.Argv, Env: env, Cgroups: len(cgFiles), NoLifeline: lifelineDisabled()}
 	start := time.Now()
-	req.trace.mark("spawn.prepare")
+	req.trace.Mark("spawn.prepare")
 	id, call, err := sv.send(cmd, fds)
 	if errors.Is(err, unix.EMSGSIZE) {
 		closeHanded()
@@ -185,7 +186,7 @@ func runOnServer(ctx context.Context, req Request, sv *server, spec Spec, env []
 	}
 
 	m, err := waitStarted(sv, call)
-	req.trace.mark("server.started")
+	req.trace.Mark("server.started")
 	if err != nil {
 		// The server died before it said the command started, so it never
 		// gave the go: an init it may have cloned exits without running
@@ -225,7 +226,7 @@ func runOnServer(ctx context.Context, req Request, sv *server, spec Spec, env []
 	// The exit pipe reaches EOF when the init is gone: it is the only
 	// holder of the write end.
 	exit := readExit(exitR)
-	req.trace.mark("init.exit")
+	req.trace.Mark("init.exit")
 	g.markReaped()
 	close(exited)
 	<-watchdogDone
@@ -240,9 +241,9 @@ func runOnServer(ctx context.Context, req Request, sv *server, spec Spec, env []
 		case <-sv.dead:
 		}
 	}
-	req.trace.mark("server.done")
+	req.trace.Mark("server.done")
 	finish()
-	req.trace.mark("reap")
+	req.trace.Mark("reap")
 	if status >= 0 {
 		ws := unix.WaitStatus(status)
 		if ws.Signaled() {

@@ -16,12 +16,12 @@ func readHostFacts(f *hostFacts, plan events.SandboxPlan, walks *gitwalk.Cache, 
 		f.git = gitwalk.Find(f.roots, f.cwd, walks)
 		f.walked = true
 		f.targetsExisting = existingTargets(f.git.Targets)
-		tr.mark("gitwalk")
+		tr.Mark("gitwalk")
 	}
 	if !plan.Network {
 		socks, complete, err := boundUnixSockets()
 		f.sockets, f.socketsComplete = socks, complete && err == nil
-		tr.mark("unix-sockets")
+		tr.Mark("unix-sockets")
 	}
 }
 
@@ -30,13 +30,13 @@ func readHostFacts(f *hostFacts, plan events.SandboxPlan, walks *gitwalk.Cache, 
 func launchLimited(ctx context.Context, req Request, helper string, spec Spec, env []string, plan events.SandboxPlan) (events.ExecOutcome, error) {
 	cg := newCallCgroup(plan.Limits)
 	if cg != nil {
-		spec.Limits.Cgroup = cg.layer
-		spec.Limits.CgroupProcs = cg.procs
+		spec.Limits.Cgroup = cg.Layer()
+		spec.Limits.CgroupProcs = cg.Procs()
 	}
-	req.trace.mark("cgroup.make")
+	req.trace.Mark("cgroup.make")
 	out, err := launchHelper(ctx, req, helper, spec, env)
-	out.Killed = killedBy(out, plan.Limits, cg.oomKills())
-	_ = cg.remove() // a leaf left behind holds no process and no limit that matters
-	req.trace.mark("cgroup.remove")
+	out.Killed = killedBy(out, plan.Limits, cg.OOMKills())
+	_ = cg.Remove() // a leaf left behind holds no process and no limit that matters
+	req.trace.Mark("cgroup.remove")
 	return out, err
 }

@@ -38,7 +38,7 @@ type hostFacts struct {
 func specFor(plan events.SandboxPlan, f hostFacts) Spec {
 	spec := Spec{V: specVersion, Mode: plan.Mode, Network: plan.Network, Seccomp: f.seccomp,
 		Bridge: plan.Egress, Hidden: plan.Hidden, LocalBinding: plan.Egress && plan.LocalBinding,
-		callSpec: callSpec{Cwd: f.cwd, Path: f.path}}
+		CallSpec: callSpec{Cwd: f.cwd, Path: f.path}}
 	if plan.Mode == ModeWorkspaceWrite {
 		spec.Writable = f.roots
 		for _, p := range plan.ReadOnlySubpaths {

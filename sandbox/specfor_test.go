@@ -30,7 +30,7 @@ func TestSpecForIsThePlanAndTheFacts(t *testing.T) {
 			plan: ww, facts: facts,
 			want: Spec{V: specVersion, Mode: ModeWorkspaceWrite, Writable: []string{"/w"}, Seccomp: facts.seccomp,
 				Binaries: []string{"/w/bin/docket"},
-				callSpec: callSpec{Cwd: "/w/sub", Path: "/usr/bin/true",
+				CallSpec: callSpec{Cwd: "/w/sub", Path: "/usr/bin/true",
 					Protected:   []string{"/w/.git", "/w/.docket", "/w/bin/docket-sandbox-helper", "/w/nested/.git", "/w/wt-target", "/w/planted"},
 					Scanned:     []string{"/w/nested/.git", "/w/wt-target"},
 					Unseen:      []string{"/w/big/cut"},
@@ -40,12 +40,12 @@ func TestSpecForIsThePlanAndTheFacts(t *testing.T) {
 			plan:  events.SandboxPlan{Mode: ModeReadOnly, Network: true},
 			facts: hostFacts{cwd: "/w", path: "/bin/ls", seccomp: []byte{1, 2, 3, 4, 5, 6, 7, 8}, sockets: []string{"/s"}},
 			want: Spec{V: specVersion, Mode: ModeReadOnly, Network: true, Seccomp: []byte{1, 2, 3, 4, 5, 6, 7, 8},
-				callSpec: callSpec{Cwd: "/w", Path: "/bin/ls"}}},
+				CallSpec: callSpec{Cwd: "/w", Path: "/bin/ls"}}},
 		{name: "a socket list cut short says so",
 			plan:  events.SandboxPlan{Mode: ModeReadOnly},
 			facts: hostFacts{cwd: "/w", path: "/bin/ls", sockets: []string{"/s"}},
 			want: Spec{V: specVersion, Mode: ModeReadOnly,
-				callSpec: callSpec{Cwd: "/w", Path: "/bin/ls", UnixSockets: []string{"/s"}, UnixSocketsPartial: true}}},
+				CallSpec: callSpec{Cwd: "/w", Path: "/bin/ls", UnixSockets: []string{"/s"}, UnixSocketsPartial: true}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,6 +2,6 @@
 
 package sandbox
 
-// tracer is the start-up trace of trace_linux.go; elsewhere there is no
+// tracer is the start-up trace of sandbox/internal/proto/trace_linux.go; elsewhere there is no
 // sandboxed start to trace.
 type tracer struct{}

@@ -86,7 +86,7 @@ func TestHoldingNeverRecreatesAVanishedRepository(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(gone), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	spec := Spec{Writable: []string{w}, callSpec: callSpec{Protected: []string{asked, gone}, Scanned: []string{gone}}}
+	spec := Spec{Writable: []string{w}, CallSpec: callSpec{Protected: []string{asked, gone}, Scanned: []string{gone}}}
 	for _, tt := range []struct {
 		name string
 		req  Request

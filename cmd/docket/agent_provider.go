@@ -5,8 +5,10 @@ import (
 
 	"github.com/docket-engine/docket/cmd/docket/internal/config"
 	"github.com/docket-engine/docket/engine"
+	"github.com/docket-engine/docket/engine/consensus"
 	"github.com/docket-engine/docket/engine/model/agentcli"
-	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/engine/model/script"
+	"github.com/docket-engine/docket/engine/session"
 )
 
 // agentProvider is model_provider = "agent:NAME": the [agents.NAME] CLI
@@ -32,29 +34,34 @@ func agentProvider(cfg *config.Config, name string) *agentcli.Provider {
 // session recorded its agents and quorum, the agents run's model, so the
 // quorum still decides whether the synthesis is asked for. It returns that
 // model, or nil for any other session.
-func resumeAgents(w *wiring, cfg *config.Config, ss *events.SessionStarted) *agentsModel {
+func resumeAgents(w *wiring, cfg *config.Config, rec session.Recorded) *consensus.Model {
+	ss := rec.Started
 	found := false
 	for _, t := range ss.Tools {
 		if t.Name != engine.AgentToolName || len(t.Agents) == 0 {
 			continue
 		}
 		found = true
-		w.engine.Tools = append(w.engine.Tools, engine.AgentToolFromInfo(t))
+		w.opts.Tools = append(w.opts.Tools, engine.AgentToolFromInfo(t))
 		names := make([]string, 0, len(t.Agents))
 		for _, a := range t.Agents {
 			if _, ok := cfg.Agents[a.Name]; ok {
 				names = append(names, a.Name)
 			}
 		}
-		if pr, ok := w.engine.Runner.(*engine.ProcessRunner); ok {
-			_, pr.AgentEnv = agentInfos(cfg, names)
-		}
+		_, w.opts.AgentEnv = agentInfos(cfg, names)
 	}
 	agents, quorum, ok := parseAgentsRunSettings(ss.Settings)
 	if !found || !ok {
 		return nil
 	}
-	am := &agentsModel{inner: w.engine.Model, agents: agents, quorum: quorum}
-	w.engine.Model = am
+	// session.Resume skips a scripted model past the lines already
+	// journaled, but sees only the agents run's model around it.
+	if sm, ok := w.opts.Model.(*script.Model); ok {
+		sm.Skip(rec.ModelResponses)
+		sm.SkipCompactions(rec.Compactions)
+	}
+	am := &consensus.Model{Inner: w.opts.Model, Agents: agents, Quorum: quorum}
+	w.opts.Model = am
 	return am
 }

@@ -1,62 +1,8 @@
 package main
 
 import (
-	"errors"
-	"fmt"
-	"io/fs"
-	"time"
-
-	"github.com/docket-engine/docket/engine"
-	"github.com/docket-engine/docket/engine/model"
-	"github.com/docket-engine/docket/engine/model/script"
-	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/journal"
 )
-
-// agentHost gives subagents their journals (files of their own under
-// $DOCKET_HOME/sessions, found again by id on resume) and their models: the
-// scripted model's lines for the child's name (the "agent" key), or the
-// session's own provider.
-type agentHost struct {
-	home   string
-	model  model.Model
-	script *script.Model // nil unless the provider is the scripted one
-}
-
-var _ engine.AgentHost = (*agentHost)(nil)
-
-func (h *agentHost) CreateLog(childID string) (engine.ChildLog, error) {
-	return journal.Create(h.home, childID, time.Now())
-}
-
-func (h *agentHost) OpenLog(childID string) (engine.ChildLog, []events.Record, error) {
-	sf, err := journal.Find(h.home, childID)
-	if err != nil {
-		var nf *journal.NotFoundError
-		if errors.As(err, &nf) {
-			return nil, nil, fmt.Errorf("%w: %w", fs.ErrNotExist, err)
-		}
-		return nil, nil, err
-	}
-	j, err := journal.Open(sf.Path)
-	if err != nil {
-		return nil, nil, err
-	}
-	recs, err := j.All()
-	if err != nil {
-		return nil, nil, errors.Join(err, j.Close())
-	}
-	return j, recs, nil
-}
-
-func (h *agentHost) Model(name string, seen int) (model.Model, error) {
-	if h.script == nil {
-		return h.model, nil
-	}
-	m := h.script.ForAgent(name)
-	m.Skip(seen)
-	return m, nil
-}
 
 // findSession is journal.Find, except that "last" means the newest session
 // that is not a subagent's: a child's id sorts with its parent's, and the

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -17,12 +16,12 @@ import (
 	"github.com/docket-engine/docket/engine"
 	"github.com/docket-engine/docket/engine/attach"
 	"github.com/docket-engine/docket/engine/mcp"
+	"github.com/docket-engine/docket/engine/session"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/journal"
 	"github.com/docket-engine/docket/replay/audit"
 	"github.com/docket-engine/docket/sandbox"
 	"github.com/docket-engine/docket/states/policy"
-	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 )
 
@@ -40,15 +39,11 @@ type chatBackend struct {
 	addDirs []string
 	color   bool
 
-	caps  *sandbox.Capabilities
-	turns sync.WaitGroup
-	mu    sync.Mutex
-	w     *wiring
-	j     *journal.Journal
-	s     *engine.Session
-	// stopTel flushes the session's telemetry ([otel]) before its journal
-	// closes; a no-op when export is off.
-	stopTel  func() error
+	caps     *sandbox.Capabilities
+	turns    sync.WaitGroup
+	mu       sync.Mutex
+	w        *wiring
+	sess     *session.Session
 	id, path string
 	sc       events.SessionConfig
 	cwdOf    string // the session's workspace
@@ -76,24 +71,11 @@ func (b *chatBackend) New(ctx context.Context) (string, error) {
 	if err != nil {
 		return warn.String(), err
 	}
-	id, err := uuid.NewV7()
-	if err != nil {
-		return "", errors.Join(err, w.finish())
-	}
-	w.engine.SessionID = id.String()
-	j, err := journal.Create(b.cfg.Home, w.engine.SessionID, time.Now())
+	s, err := w.open(ctx)
 	if err != nil {
 		return warn.String(), errors.Join(err, w.finish())
 	}
-	log, stopTel, err := startTelemetry(ctx, a.stderr, b.cfg, w.engine.SessionID, j, nil)
-	if err != nil {
-		return warn.String(), errors.Join(err, j.Close(), w.finish())
-	}
-	s, err := engine.Start(w.engine, log)
-	if err != nil {
-		return warn.String(), errors.Join(err, stopTel(), j.Close(), w.finish())
-	}
-	return warn.String(), b.swap(w, j, s, stopTel, w.engine.SessionID, w.engine.Session, b.cwd)
+	return warn.String(), b.swap(w, s, s.Config().Session, b.cwd)
 }
 
 // Resume opens a recorded session (an id, a unique prefix, "last" or a
@@ -103,104 +85,74 @@ func (b *chatBackend) Resume(ctx context.Context, ref string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if b.j != nil && sf.ID == b.id {
+	if b.sess != nil && sf.ID == b.id {
 		return "", fmt.Errorf("session %s is the one open here", sf.ID)
 	}
-	j, err := journal.Open(sf.Path)
-	if err != nil {
-		return "", err
-	}
 	notes := ""
-	if d := j.Damage(); d != nil {
-		notes = fmt.Sprintf("journal %s: %s\n", sf.Path, d)
-	}
-	s, w, ss, stopTel, err := b.restore(ctx, j)
+	var w *wiring
+	s, err := session.ResumeWith(ctx, sf.Path, func(rec session.Recorded) (session.Options, error) {
+		if rec.Damage != "" {
+			notes = fmt.Sprintf("journal %s: %s\n", sf.Path, rec.Damage)
+		}
+		var err error
+		w, err = b.wireResumed(ctx, rec.Started)
+		if err != nil {
+			return session.Options{}, err
+		}
+		return w.opts, nil
+	})
 	if err != nil {
-		return notes, errors.Join(fmt.Errorf("resume %s: %w", sf.ID, err), j.Close())
+		if w != nil {
+			err = errors.Join(err, w.finish())
+		}
+		return notes, fmt.Errorf("resume %s: %w", sf.ID, sessionError(err))
 	}
-	return notes, b.swap(w, j, s, stopTel, ss.SessionID, ss.Config, ss.Cwd)
+	ss := s.Config()
+	return notes, b.swap(w, s, ss.Session, ss.Cwd)
 }
 
-// restore rebuilds the session of j as runResume does: its own
-// workspace's configuration, the model it was driven by, the policy,
-// plan and rules it recorded.
-func (b *chatBackend) restore(ctx context.Context, j *journal.Journal) (*engine.Session, *wiring, *events.SessionStarted, func() error, error) {
-	recs, err := j.All()
-	if err != nil {
-		return nil, nil, nil, nil, err
-	}
-	if len(recs) == 0 {
-		return nil, nil, nil, nil, errors.New("the session has no records: nothing ran")
-	}
-	first, err := recs[0].Decode()
-	if err != nil {
-		return nil, nil, nil, nil, err
-	}
-	ss, ok := first.(*events.SessionStarted)
-	if !ok {
-		return nil, nil, nil, nil, errors.New("the journal does not begin with session_started")
-	}
+// wireResumed wires a recorded session as runResume does: its own
+// workspace's configuration and the model it was driven by (the policy,
+// plan and rules it recorded hold).
+func (b *chatBackend) wireResumed(ctx context.Context, ss *events.SessionStarted) (*wiring, error) {
 	cfg := b.cfg
 	if ss.Cwd != "" && ss.Cwd != b.cwd {
+		var err error
 		if cfg, err = b.flags.loadAt(b.cmd, config.Flags{}, ss.Cwd, b.cfg.Warnings); err != nil {
-			return nil, nil, nil, nil, err
+			return nil, err
 		}
 	}
 	own := *cfg
 	cfg = &own
-	seen, compacted := scriptLinesUsed(recs)
 	if err := recordedModel(b.cmd, cfg, ss); err != nil {
-		return nil, nil, nil, nil, err
+		return nil, err
 	}
 	a, _ := b.quietApp()
-	w, err := wire(ctx, a, cfg, ss.Cwd, wireOptions{responsesSeen: seen, compactionsSeen: compacted, observer: b.bridge, approver: b.bridge, subagents: offeredSpawnAgent(ss)})
-	if err != nil {
-		return nil, nil, nil, nil, err
-	}
-	if err := preflightModel(w.engine.Model); err != nil {
-		return nil, nil, nil, nil, errors.Join(err, w.finish())
-	}
-	w.engine.Session, w.engine.Plan, w.engine.Rules, w.engine.Settings = events.SessionConfig{}, events.SandboxPlan{}, nil, nil
-	w.engine.Instructions = ""
-	log, stopTel, err := startTelemetry(ctx, a.stderr, cfg, ss.SessionID, j, recs)
-	if err != nil {
-		return nil, nil, nil, nil, errors.Join(err, w.finish())
-	}
-	s, err := engine.Resume(w.engine, log, recs, events.SessionResumed{PID: os.Getpid()})
-	if err != nil {
-		return nil, nil, nil, nil, errors.Join(err, stopTel(), w.finish())
-	}
-	return s, w, ss, stopTel, nil
+	return wire(ctx, a, cfg, ss.Cwd, wireOptions{observer: b.bridge, approver: b.bridge})
 }
 
 // swap makes a session current, closing the one before.
-func (b *chatBackend) swap(w *wiring, j *journal.Journal, s *engine.Session, stopTel func() error, id string, sc events.SessionConfig, cwd string) error {
+func (b *chatBackend) swap(w *wiring, s *session.Session, sc events.SessionConfig, cwd string) error {
 	err := b.close()
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.w, b.j, b.s, b.stopTel, b.id, b.path, b.sc, b.cwdOf = w, j, s, stopTel, id, j.Path(), sc, cwd
+	b.w, b.sess, b.id, b.path, b.sc, b.cwdOf = w, s, s.ID(), s.JournalPath(), sc, cwd
 	b.plans = nil
-	if s != nil {
-		// A resumed session may have switched its sandbox with /permissions.
-		b.sc.SandboxMode = s.SandboxMode()
-	}
+	// A resumed session may have switched its sandbox with /permissions.
+	b.sc.SandboxMode = s.Engine().SandboxMode()
 	return err
 }
 
-// close closes the current session's journal and wiring.
+// close closes the current session (its journal, sandbox and MCP servers)
+// and its terminal side.
 func (b *chatBackend) close() error {
 	b.mu.Lock()
-	w, j, stopTel := b.w, b.j, b.stopTel
-	b.w, b.j, b.s, b.stopTel = nil, nil, nil, nil
+	w, s := b.w, b.sess
+	b.w, b.sess = nil, nil
 	b.mu.Unlock()
 	var errs []error
-	// Before the journal's Close: it commits the last records through the
-	// telemetry tap.
-	if stopTel != nil {
-		errs = append(errs, stopTel())
-	}
-	if j != nil {
-		errs = append(errs, j.Close())
+	if s != nil {
+		errs = append(errs, s.Close())
 	}
 	if w != nil {
 		errs = append(errs, w.finish())
@@ -214,7 +166,10 @@ func (b *chatBackend) wait() { b.turns.Wait() }
 func (b *chatBackend) session() *engine.Session {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.s
+	if b.sess == nil {
+		return nil
+	}
+	return b.sess.Engine()
 }
 
 // Info describes the current session for the status line.
@@ -223,12 +178,13 @@ func (b *chatBackend) Info() tui.Info {
 	defer b.mu.Unlock()
 	i := tui.Info{SessionID: b.id, Journal: b.path, Cwd: b.cwdOf, Model: b.sc.Model, Provider: b.sc.ModelProvider,
 		ApprovalPolicy: b.sc.ApprovalPolicy, SandboxMode: b.sc.SandboxMode, NetworkAccess: b.sc.NetworkAccess}
-	if b.s != nil {
-		i.ApprovalPolicy = b.s.ApprovalPolicy()
-		st := b.s.ContextStatus()
+	if b.sess != nil {
+		e := b.sess.Engine()
+		i.ApprovalPolicy = e.ApprovalPolicy()
+		st := e.ContextStatus()
 		i.TokensUsed, i.Window = st.Used, st.Window
 	}
-	if b.w != nil && b.sc.SandboxMode != policy.DangerFullAccess.String() {
+	if b.sess != nil && b.sc.SandboxMode != policy.DangerFullAccess.String() {
 		if b.caps == nil {
 			c := sandbox.Probe()
 			b.caps = &c
@@ -380,13 +336,13 @@ func (b *chatBackend) Diff(ctx context.Context) (string, error) {
 // Audit is this session's audit as text, from what its journal holds now.
 func (b *chatBackend) Audit(ctx context.Context) (string, error) {
 	b.mu.Lock()
-	j, path := b.j, b.path
+	s, path := b.sess, b.path
 	b.mu.Unlock()
-	if j == nil {
+	if s == nil {
 		return "", errors.New("no session is open")
 	}
 	// The file is locked by this process's own writer: audit what it holds.
-	recs, err := j.All()
+	recs, err := s.Records()
 	if err != nil {
 		return "", err
 	}
@@ -404,16 +360,16 @@ func (b *chatBackend) Audit(ctx context.Context) (string, error) {
 // not have (a server that failed at its start, working).
 func (b *chatBackend) MCP(context.Context) (string, error) {
 	b.mu.Lock()
-	w := b.w
+	s := b.sess
 	b.mu.Unlock()
-	if w == nil {
+	if s == nil {
 		return "", errors.New("no session is open")
 	}
-	if w.mcpMgr == nil {
+	if s.MCP() == nil {
 		return "this session has no MCP servers ([mcp_servers.NAME] in config.toml)", nil
 	}
 	var out bytes.Buffer
-	err := mcp.RenderList(&out, w.mcpMgr.Status(), false)
+	err := mcp.RenderList(&out, s.MCP().Status(), false)
 	return strings.TrimRight(out.String(), "\n"), err
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/docket-engine/docket/cmd/docket/internal/config"
 	"github.com/docket-engine/docket/cmd/docket/internal/tui"
+	"github.com/docket-engine/docket/engine/session"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/states/permissions"
 	"github.com/docket-engine/docket/states/policy"
@@ -33,8 +34,8 @@ func (b *chatBackend) Permissions() (tui.PermissionsInfo, error) {
 		info.Why = "the sandbox_mode keys (no permission profile)"
 	}
 	b.mu.Lock()
-	if b.w != nil {
-		plan := b.w.engine.Plan
+	if b.sess != nil {
+		plan := b.sess.Config().Plan
 		if ps, ok := b.plans[info.Profile]; ok {
 			plan = ps
 		}
@@ -80,12 +81,11 @@ func (b *chatBackend) SetPermissions(name string) (string, error) {
 	if len(b.addDirs) > 0 && sc.SandboxMode == policy.WorkspaceWrite.String() {
 		sc.WritableRoots = append(sc.WritableRoots, b.addDirs...)
 	}
-	plan, err := sessionPlan(sc, cwd)
+	plan, err := session.Plan(sc, cwd, cfg.Home, cfg.Sandbox.Limits())
 	if err != nil {
 		return "", err
 	}
-	plan = hardenPlan(plan, cfg)
-	if plan, err = hidePlan(plan, cfg); err != nil {
+	if plan, err = adjustPlan(plan, cfg); err != nil {
 		return "", err
 	}
 	prev := s.PermissionProfile()

@@ -14,12 +14,12 @@ import (
 // the commands run and how they ended, compactions.
 func (b *chatBackend) Transcript() ([]tui.Entry, error) {
 	b.mu.Lock()
-	j := b.j
+	s := b.sess
 	b.mu.Unlock()
-	if j == nil {
+	if s == nil {
 		return nil, errors.New("no session is open")
 	}
-	recs, err := j.All()
+	recs, err := s.Records()
 	if err != nil {
 		return nil, err
 	}

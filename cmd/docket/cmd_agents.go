@@ -11,16 +11,13 @@ import (
 	"slices"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/docket-engine/docket/cmd/docket/internal/config"
-	"github.com/docket-engine/docket/cmd/docket/internal/consensus"
 	"github.com/docket-engine/docket/engine"
+	"github.com/docket-engine/docket/engine/consensus"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/events/safetext"
-	"github.com/docket-engine/docket/journal"
 	"github.com/docket-engine/docket/states/policy"
-	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 )
 
@@ -123,18 +120,6 @@ func agentInfos(cfg *config.Config, names []string) ([]events.AgentInfo, map[str
 	return infos, env
 }
 
-// agentsTurnText is the journaled user turn of an agents run: what the
-// synthesis model is asked to do with the outputs.
-func agentsTurnText(names []string, prompt string) string {
-	return fmt.Sprintf("docket agents run: the agents %s were each asked the prompt below; their answers are the %s outputs. "+
-		"Write one synthesis: where they agree, where they disagree, and the best-supported answer.%s%s",
-		strings.Join(names, ", "), engine.AgentToolName, agentsPromptMark, prompt)
-}
-
-// agentsPromptMark separates the instructions of an agents run's user turn
-// from the agents' prompt.
-const agentsPromptMark = "\n\nPrompt:\n"
-
 func runAgents(c *cobra.Command, a *app, f *agentsFlags, args []string) (err error) {
 	cfg, err := f.load(c)
 	if err != nil {
@@ -167,34 +152,28 @@ func runAgents(c *cobra.Command, a *app, f *agentsFlags, args []string) (err err
 	if err != nil {
 		return err
 	}
-	defer closing(&err, "the session's MCP servers and terminal", w.finish)
+	defer closing(&err, "the terminal", w.finish)
 	infos, env := agentInfos(cfg, names)
-	if pr, ok := w.engine.Runner.(*engine.ProcessRunner); ok {
-		pr.AgentEnv = env
+	w.opts.AgentEnv = env
+	w.opts.Tools = append(w.opts.Tools, engine.AgentTool{Agents: infos})
+	adjust := w.opts.AdjustPlan
+	w.opts.AdjustPlan = func(plan events.SandboxPlan) (events.SandboxPlan, error) {
+		plan, err := adjust(plan)
+		if plan.Sandboxed() {
+			plan.Network = true
+		}
+		return plan, err
 	}
-	w.engine.Tools = append(w.engine.Tools, engine.AgentTool{Agents: infos})
-	if w.engine.Plan.Sandboxed() {
-		w.engine.Plan.Network = true
-	}
-	w.engine.Settings = append(w.engine.Settings, agentsRunSettings(names, quorum)...)
-	am := &agentsModel{inner: w.engine.Model, agents: names, prompt: prompt, quorum: quorum}
-	w.engine.Model = am
-	id, err := uuid.NewV7()
+	w.opts.Settings = append(w.opts.Settings, agentsRunSettings(names, quorum)...)
+	am := &consensus.Model{Inner: w.opts.Model, Agents: names, Prompt: prompt, Quorum: quorum}
+	w.opts.Model = am
+	s, err := w.open(ctx)
 	if err != nil {
 		return err
 	}
-	w.engine.SessionID = id.String()
-	j, err := journal.Create(cfg.Home, w.engine.SessionID, time.Now())
-	if err != nil {
-		return err
-	}
-	defer closing(&err, "the journal", j.Close)
-	s, err := engine.Start(w.engine, j)
-	if err != nil {
-		return err
-	}
-	w.header(w.engine.SessionID, cwd, w.engine.Session, false, false, nil)
-	res, err := s.Turn(ctx, agentsTurnText(names, prompt))
+	defer closing(&err, "the session", s.Close)
+	w.header(s.ID(), cwd, s.Config().Session, false, false, nil)
+	res, err := s.Turn(ctx, consensus.TurnText(names, prompt))
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return &exitError{code: exitFailed, err: errors.New("interrupted")}
@@ -206,9 +185,9 @@ func runAgents(c *cobra.Command, a *app, f *agentsFlags, args []string) (err err
 	}
 	rep := am.Report()
 	if rep == nil {
-		return &exitError{code: exitFailed, err: fmt.Errorf("session %s: the agents did not all report (turn %s: %s)", w.engine.SessionID, res.Status, res.Message)}
+		return &exitError{code: exitFailed, err: fmt.Errorf("session %s: the agents did not all report (turn %s: %s)", s.ID(), res.Status, res.Message)}
 	}
-	rep.SessionID = w.engine.SessionID
+	rep.SessionID = s.ID()
 	if rep.Valid && res.Status == events.TurnCompleted {
 		rep.Synthesis = res.Message
 	}

@@ -9,13 +9,10 @@ import (
 	"slices"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/docket-engine/docket/cmd/docket/internal/config"
 	"github.com/docket-engine/docket/cmd/docket/internal/render"
-	"github.com/docket-engine/docket/engine"
 	"github.com/docket-engine/docket/events"
-	"github.com/docket-engine/docket/journal"
 	"github.com/docket-engine/docket/states/policy"
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
@@ -184,47 +181,33 @@ func runExec(c *cobra.Command, a *app, f *execFlags, args []string) (err error) 
 	if err != nil {
 		return err
 	}
-	defer closing(&err, "the session's MCP servers and terminal", w.finish)
+	defer closing(&err, "the terminal", w.finish)
 	id, err := uuid.NewV7()
 	if err != nil {
 		return err
 	}
-	w.engine.SessionID = id.String()
-	journalHome := cfg.Home
+	w.opts.SessionID = id.String()
 	if f.ephemeral {
 		tmp, err := os.MkdirTemp("", "docket-ephemeral-")
 		if err != nil {
 			return fmt.Errorf("--ephemeral: %w", err)
 		}
-		// Registered before the journal's close, so it runs after it. Best
+		// Registered before the session's close, so it runs after it. Best
 		// effort: a leftover temp directory is the worst a failure leaves.
 		defer func() { _ = os.RemoveAll(tmp) }()
-		journalHome = tmp
-		fmt.Fprintf(a.stderr, "docket: --ephemeral: session %s is journaled in %s and deleted at exit: it cannot be resumed, audited or replayed, and a crash leaves no record of what ran\n", w.engine.SessionID, tmp)
+		// The journal and the subagents' journals go there.
+		w.opts.JournalHome = tmp
+		fmt.Fprintf(a.stderr, "docket: --ephemeral: session %s is journaled in %s and deleted at exit: it cannot be resumed, audited or replayed, and a crash leaves no record of what ran\n", w.opts.SessionID, tmp)
 	}
-	if h, ok := w.engine.Agents.(*agentHost); ok {
-		// Subagents' journals go where the session's does (--ephemeral's
-		// temporary home included).
-		h.home = journalHome
-	}
-	j, err := journal.Create(journalHome, w.engine.SessionID, time.Now())
+	s, err := w.open(ctx)
 	if err != nil {
 		return err
 	}
-	// Close commits what is still buffered: a failure there loses records.
-	defer closing(&err, "the journal", j.Close)
-	log, stopTelemetry, err := startTelemetry(ctx, a.stderr, cfg, w.engine.SessionID, j, nil)
-	if err != nil {
-		return err
-	}
-	// Before the journal's Close: it commits the last records through the tap.
-	defer closing(&err, "the telemetry", stopTelemetry)
-	s, err := engine.Start(w.engine, log)
-	if err != nil {
-		return err
-	}
-	w.header(w.engine.SessionID, cwd, w.engine.Session, false, f.bypass, roots)
-	res, err := turn(ctx, s, input)
+	// Close commits the journal (a failure there loses records), then
+	// stops the sandbox servers, processes and MCP servers.
+	defer closing(&err, "the session", s.Close)
+	w.header(s.ID(), cwd, s.Config().Session, false, f.bypass, roots)
+	res, err := s.TurnWithInput(ctx, input)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return &exitError{code: exitFailed, err: errors.New("interrupted")}
@@ -237,8 +220,8 @@ func runExec(c *cobra.Command, a *app, f *execFlags, args []string) (err error) 
 	if err := opts.writeLastMessage(res); err != nil {
 		return err
 	}
-	notifyTurn(ctx, a.stderr, cfg, w.engine.SessionID, cwd, prompt, res)
-	return w.exit(res)
+	notifyTurn(ctx, a.stderr, cfg, s.ID(), cwd, prompt, res)
+	return w.exit(s.ID(), res)
 }
 
 // overridesKey reports whether one of the -c KEY=VALUE arguments sets key

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/docket-engine/docket/cmd/docket/internal/config"
-	"github.com/docket-engine/docket/cmd/docket/internal/telemetry"
+	"github.com/docket-engine/docket/engine/telemetry"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/journal"
 	"github.com/spf13/cobra"

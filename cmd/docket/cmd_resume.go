@@ -10,6 +10,8 @@ import (
 	"syscall"
 
 	"github.com/docket-engine/docket/engine"
+	"github.com/docket-engine/docket/engine/consensus"
+	"github.com/docket-engine/docket/engine/session"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/journal"
 	"github.com/spf13/cobra"
@@ -117,95 +119,83 @@ func runResume(c *cobra.Command, a *app, f *execFlags, r resumeFlags, args []str
 			return err
 		}
 	}
-	j, err := journal.Open(sf.Path)
-	if err != nil {
-		return err
-	}
-	if d := j.Damage(); d != nil {
-		fmt.Fprintf(a.stderr, "docket: journal %s: %s\n", sf.Path, d)
-	}
-	// Close commits what is still buffered: a failure there loses records.
-	defer closing(&err, "the journal", j.Close)
-	recs, err := j.All()
-	if err != nil {
-		return err
-	}
-	if len(recs) == 0 {
-		return fmt.Errorf("session %s has no records: it stopped before its first commit, so nothing ran; start a new session with docket exec", sf.ID)
-	}
-	first, err := recs[0].Decode()
-	if err != nil {
-		return err
-	}
-	ss, ok := first.(*events.SessionStarted)
-	if !ok {
-		return errors.New("the journal does not begin with session_started")
-	}
-	if p := ss.Parent; p != nil {
-		// A subagent's approvals belong to its parent's approver, and its
-		// end is its parent's call's outcome: it goes on with its parent.
-		return usageErrorf("session %s is subagent %s of session %s (call %s); resume that session: docket resume %s", ss.SessionID, p.Name, p.SessionID, p.CallID, p.SessionID)
-	}
-	// The session's own workspace decides which project config applies
-	// (its [projects] trust, its .docket/config.toml), not the directory
-	// resume happens to run in: a session must not go on under another
-	// project's settings.
-	if here, _ := workspace(f.cd); ss.Cwd != "" && here != ss.Cwd {
-		if cfg, err = f.loadAt(c, config.Flags{}, ss.Cwd, cfg.Warnings); err != nil {
-			return err
-		}
-	}
-	// @ references expand against the session's workspace, before
-	// anything is written: a bad one leaves the session as it was.
-	input, err := opts.input(a.stderr, ss.Cwd, prompt)
-	if err != nil {
-		return resumeUntouched(ss.SessionID, err)
-	}
-	seen, compacted := scriptLinesUsed(recs)
-	// The session goes on with the model it was driven by, unless this
-	// command line names another; checked before anything is written, so
-	// a resume that cannot reach its model leaves the session as it was.
-	if err := recordedModel(c, cfg, ss); err != nil {
-		return err
-	}
 	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	w, err := wire(ctx, a, cfg, ss.Cwd, wireOptions{decisions: f.decisions, json: f.json, jsonExt: f.jsonExtensions, responsesSeen: seen,
-		compactionsSeen: compacted, color: f.color, outputSchema: opts.schema, subagents: offeredSpawnAgent(ss)})
+	var (
+		w         *wiring
+		ss        *events.SessionStarted
+		input     engine.TurnInput
+		agentsRun *consensus.Model
+	)
+	// configure runs before the resume writes anything: what fails there
+	// leaves the session as it was.
+	configure := func(rec session.Recorded) (session.Options, error) {
+		if rec.Damage != "" {
+			fmt.Fprintf(a.stderr, "docket: journal %s: %s\n", rec.Path, rec.Damage)
+		}
+		ss = rec.Started
+		// The session's own workspace decides which project config applies
+		// (its [projects] trust, its .docket/config.toml), not the directory
+		// resume happens to run in: a session must not go on under another
+		// project's settings.
+		if here, _ := workspace(f.cd); ss.Cwd != "" && here != ss.Cwd {
+			if cfg, err = f.loadAt(c, config.Flags{}, ss.Cwd, cfg.Warnings); err != nil {
+				return session.Options{}, err
+			}
+		}
+		// @ references expand against the session's workspace.
+		if input, err = opts.input(a.stderr, ss.Cwd, prompt); err != nil {
+			return session.Options{}, resumeUntouched(ss.SessionID, err)
+		}
+		// The session goes on with the model it was driven by, unless this
+		// command line names another.
+		if err := recordedModel(c, cfg, ss); err != nil {
+			return session.Options{}, err
+		}
+		if w, err = wire(ctx, a, cfg, ss.Cwd, wireOptions{decisions: f.decisions, json: f.json, jsonExt: f.jsonExtensions,
+			color: f.color, outputSchema: opts.schema}); err != nil {
+			return session.Options{}, resumeUntouched(ss.SessionID, err)
+		}
+		agentsRun = resumeAgents(w, cfg, rec)
+		// Checked here too, so that its failure is reported as one that
+		// left the session untouched.
+		if err := session.Preflight(w.opts.Model); err != nil {
+			return session.Options{}, resumeUntouched(ss.SessionID, err)
+		}
+		w.opts.ResumeDecisions = f.decisions
+		return w.opts, nil
+	}
+	s, err := session.ResumeWith(ctx, sf.Path, configure)
+	if w != nil {
+		defer closing(&err, "the terminal", w.finish)
+	}
 	if err != nil {
-		return resumeUntouched(ss.SessionID, err)
+		var pe *session.ParentError
+		if errors.As(err, &pe) {
+			// A subagent's approvals belong to its parent's approver, and its
+			// end is its parent's call's outcome: it goes on with its parent.
+			return usageErrorf("%v: docket resume %s", err, pe.Parent.SessionID)
+		}
+		var ne *session.EmptyJournalError
+		if errors.As(err, &ne) {
+			return fmt.Errorf("%w; start a new session with docket exec", err)
+		}
+		return sessionError(err)
 	}
-	defer closing(&err, "the session's MCP servers and terminal", w.finish)
-	agentsRun := resumeAgents(w, cfg, ss)
-	if err := preflightModel(w.engine.Model); err != nil {
-		return resumeUntouched(ss.SessionID, err)
-	}
-	// A resumed session keeps the policy, sandbox plan and rules it
-	// was started with (plus its amendments): Restore fills them
-	// from the journal when they are left empty here.
-	w.engine.Session, w.engine.Plan, w.engine.Rules, w.engine.Settings = events.SessionConfig{}, events.SandboxPlan{}, nil, nil
-	w.engine.Instructions = ""
-	log, stopTelemetry, err := startTelemetry(ctx, a.stderr, cfg, ss.SessionID, j, recs)
-	if err != nil {
-		return err
-	}
-	// Before the journal's Close: it commits the last records through the tap.
-	defer closing(&err, "the telemetry", stopTelemetry)
-	s, err := engine.Resume(w.engine, log, recs, events.SessionResumed{PID: os.Getpid(), Decisions: f.decisions})
-	if err != nil {
-		return err
-	}
+	// Close commits the journal (a failure there loses records), then
+	// stops the sandbox servers, processes and MCP servers.
+	defer closing(&err, "the session", s.Close)
 	bypassed := false
 	for _, st := range ss.Settings {
 		bypassed = bypassed || st.Key == bypassSetting
 	}
 	w.header(ss.SessionID, ss.Cwd, ss.Config, true, bypassed, nil)
 	var res engine.TurnResult
-	if _, _, pending := s.Pending(); pending {
+	if s.Pending() {
 		if res, err = s.Continue(ctx); err != nil {
 			return err
 		}
-		if err := agentsRun.verdict(res); err != nil {
+		if err := agentsVerdict(agentsRun, res); err != nil {
 			return err
 		}
 		// The continued turn's own prompt is in the journal, not here.
@@ -214,7 +204,7 @@ func runResume(c *cobra.Command, a *app, f *execFlags, r resumeFlags, args []str
 			if err := opts.writeLastMessage(res); err != nil {
 				return err
 			}
-			return w.exit(res)
+			return w.exit(ss.SessionID, res)
 		}
 	}
 	if strings.TrimSpace(prompt) == "" {
@@ -223,38 +213,12 @@ func runResume(c *cobra.Command, a *app, f *execFlags, r resumeFlags, args []str
 		}
 		return nil
 	}
-	if res, err = turn(ctx, s, input); err != nil {
+	if res, err = s.TurnWithInput(ctx, input); err != nil {
 		return err
 	}
 	if err := opts.writeLastMessage(res); err != nil {
 		return err
 	}
 	notifyTurn(ctx, a.stderr, cfg, ss.SessionID, ss.Cwd, prompt, res)
-	return w.exit(res)
-}
-
-// scriptLinesUsed counts what a resumed session already took from a
-// scripted model: the model's responses (not docket's own, of an agents
-// run) and the compactions, so the script goes on from the next lines.
-func scriptLinesUsed(recs []events.Record) (responses, compactions int) {
-	for _, r := range recs {
-		switch {
-		case r.Kind == events.KindModelResponse && !docketsOwnResponse(r):
-			responses++
-		case r.Kind == events.KindCompaction:
-			compactions++
-		}
-	}
-	return responses, compactions
-}
-
-// offeredSpawnAgent says whether the session was offered spawn_agent: a
-// resumed session keeps the tools it had, whatever [subagents] says now.
-func offeredSpawnAgent(ss *events.SessionStarted) bool {
-	for _, t := range ss.Tools {
-		if t.Server == "" && t.Name == engine.SpawnAgentName {
-			return true
-		}
-	}
-	return false
+	return w.exit(ss.SessionID, res)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -154,11 +153,6 @@ func (o turnOptions) input(w io.Writer, cwd, prompt string) (engine.TurnInput, e
 		fmt.Fprintf(w, "docket: %s names no file in the workspace; it is sent as text (write @@ for a literal @ to silence this)\n", ref)
 	}
 	return engine.TurnInput{Text: res.Text, Images: append(slices.Clone(o.images), res.Images...), Attachments: res.Attachments}, nil
-}
-
-// turn runs one turn.
-func turn(ctx context.Context, s *engine.Session, in engine.TurnInput) (engine.TurnResult, error) {
-	return s.TurnWithInput(ctx, in)
 }
 
 // writeLastMessage writes the final message for -o. A turn that ended

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/docket-engine/docket/cmd/docket/internal/otelcoltest"
-	"github.com/docket-engine/docket/cmd/docket/internal/telemetry"
+	"github.com/docket-engine/docket/engine/telemetry"
 )
 
 // docket export sends a session's network records to a real collector:

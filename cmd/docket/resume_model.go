@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/docket-engine/docket/cmd/docket/internal/config"
-	"github.com/docket-engine/docket/engine/model"
 	"github.com/docket-engine/docket/events"
 	"github.com/spf13/cobra"
 )
@@ -87,21 +86,6 @@ func recordedModel(c *cobra.Command, cfg *config.Config, ss *events.SessionStart
 		}
 	}
 	return usageErrorf("session %s was driven by a model script whose path its journal does not record (an older docket wrote it): give it with --model-script FILE", ss.SessionID)
-}
-
-// credentialChecker is a model that can say, without a request, whether
-// it has what it needs to make one.
-type credentialChecker interface {
-	CheckCredentials() error
-}
-
-// preflightModel fails a resume early when its model cannot be reached
-// for want of credentials, before the resume writes anything.
-func preflightModel(m model.Model) error {
-	if cc, ok := m.(credentialChecker); ok {
-		return cc.CheckCredentials()
-	}
-	return nil
 }
 
 // resumeUntouched says that a resume failed before it wrote anything, so

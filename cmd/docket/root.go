@@ -103,6 +103,7 @@ func newRootCmd(a *app, args []string) *cobra.Command {
 		newRulesCmd(a),
 		newFSMCmd(a),
 		newMCPCmd(a),
+		newMCPServerCmd(a),
 		newLoginCmd(a),
 		newLogoutCmd(a),
 		newAgentsCmd(a),

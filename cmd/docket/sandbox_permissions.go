@@ -28,7 +28,7 @@ func sandboxPlanFromProfile(name, dir string, protect bool) (events.SandboxPlan,
 		return events.SandboxPlan{}, "", nil, usageErrorf("-C %s: not a directory", cwd)
 	}
 	getenv := os.Getenv
-	cfg, err := config.Load(config.LoadOptions{Env: getenv, Cwd: cwd, SandboxCommand: true, Flags: config.Flags{Permissions: &name}})
+	cfg, err := config.Load(config.LoadOptions{Env: getenv, Cwd: cwd, Flags: config.Flags{Permissions: &name}})
 	if err != nil {
 		return events.SandboxPlan{}, "", nil, &exitError{code: exitUsage, err: err}
 	}
@@ -59,25 +59,21 @@ func profileBridge(profile *permissions.Resolved, plan events.SandboxPlan, stder
 	if profile == nil || !plan.Egress {
 		return nil
 	}
-	n := profile.Network
 	var mu sync.Mutex
-	return egress.New(egress.Options{
-		Decider:  &egress.ProfileDecider{Network: &n},
-		Limited:  n.Mode == permissions.ModeLimited,
-		NoSOCKS5: !n.Socks5,
-		Record: func(ev egress.Event) {
-			if !verbose && ev.Allowed {
-				return
-			}
-			verdict := "refused"
-			if ev.Allowed {
-				verdict = "allowed"
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			fmt.Fprintf(stderr, "docket sandbox: network: %s %s %s:%d (%s)\n", verdict, ev.Protocol, ev.Host, ev.Port, ev.Rule)
-		},
-	})
+	opts := egress.ProfileOptions(profile.Network, nil)
+	opts.Record = func(ev egress.Event) {
+		if !verbose && ev.Allowed {
+			return
+		}
+		verdict := "refused"
+		if ev.Allowed {
+			verdict = "allowed"
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(stderr, "docket sandbox: network: %s %s %s:%d (%s)\n", verdict, ev.Protocol, ev.Host, ev.Port, ev.Rule)
+	}
+	return egress.New(opts)
 }
 
 // hidePlan adds the paths the permission profile's none rules hide to a

@@ -119,7 +119,7 @@ enabled = true
 		t.Fatalf("--explain of hidden paths: exit %d %s", code, out)
 	}
 	// A session hides none paths too (shown readable under :workspace),
-	// and refuses a network profile at load: it does not run the proxy yet.
+	// and runs a network profile through its own proxy.
 	script := filepath.Join(t.TempDir(), "script.jsonl")
 	calls := `{"output":[{"type":"function_call","call_id":"c1","name":"shell","arguments":{"command":["bash","-c","cat sub/.env ~/.ssh/id_ed25519"],"workdir":"."}}]}
 {"output":[{"type":"message","content":"Done."}]}
@@ -139,8 +139,8 @@ enabled = true
 	if code, out := session("secrets"); code != 0 || strings.Contains(out, "SECRET") {
 		t.Fatalf("a session under the secrets profile: exit %d %s", code, out)
 	}
-	if code, out := session("net"); code != exitUsage || !strings.Contains(out, "not wired into sessions") {
-		t.Errorf("docket exec --permissions net: exit %d %s", code, out)
+	if code, out := session("net"); code != 0 || !strings.Contains(out, `"status":"completed"`) {
+		t.Errorf("docket exec --permissions net (the session runs its proxy): exit %d %s", code, out)
 	}
 	if code, out := run("--permissions", "ro", "--sandbox", "read-only", "--", "true"); code != exitUsage || !strings.Contains(out, "not with --sandbox") {
 		t.Fatalf("--permissions with --sandbox: exit %d %s", code, out)

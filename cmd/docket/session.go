@@ -14,37 +14,34 @@ import (
 	"github.com/docket-engine/docket/cmd/docket/internal/render"
 	"github.com/docket-engine/docket/engine"
 	"github.com/docket-engine/docket/engine/auth"
-	"github.com/docket-engine/docket/engine/hooks"
 	"github.com/docket-engine/docket/engine/mcp"
+	"github.com/docket-engine/docket/engine/mcpserve"
 	"github.com/docket-engine/docket/engine/model"
 	"github.com/docket-engine/docket/engine/model/openai"
-	"github.com/docket-engine/docket/engine/model/risk"
 	"github.com/docket-engine/docket/engine/model/script"
 	"github.com/docket-engine/docket/engine/prompt"
 	"github.com/docket-engine/docket/engine/rulesfile"
-	"github.com/docket-engine/docket/engine/uexec"
+	"github.com/docket-engine/docket/engine/session"
 	ws "github.com/docket-engine/docket/engine/workspace"
 	"github.com/docket-engine/docket/events"
-	"github.com/docket-engine/docket/sandbox"
-	"github.com/docket-engine/docket/sandbox/gitwalk"
 	"github.com/docket-engine/docket/states/policy"
 )
 
 // version is Docket's version, recorded in every journal.
-const version = "0.1.0"
+const version = session.DocketVersion
 
 // wiring is what a session needs from the command line, built once for
-// exec and for resume.
+// exec, resume, chat and agents run: the options of the session it opens
+// (engine/session), and the terminal's observer and approver.
 type wiring struct {
-	engine   engine.Config
+	opts     session.Options
 	observer engine.Observer
 	// human is the observer in human mode, nil with --json; jsonl the
 	// observer with --json.
 	human *render.Human
 	jsonl *render.JSONL
-	// mcpMgr runs the session's MCP servers (nil when none are
-	// configured); /mcp reports them as they are, starting nothing.
-	mcpMgr *mcp.Manager
+	// finish closes the terminal's side (the prompt, the renderer) after
+	// the session closed.
 	finish func() error
 }
 
@@ -58,14 +55,14 @@ func (w *wiring) header(id, cwd string, sc events.SessionConfig, resumed, bypass
 		// has no network whatever it says.
 		ApprovalPolicy: sc.ApprovalPolicy, SandboxMode: sc.SandboxMode,
 		NetworkAccess: sc.NetworkAccess && sc.SandboxMode == policy.WorkspaceWrite.String(),
-		Resumed:       resumed, Bypassed: bypassed, Workspace: cwd, WritableRoots: extra})
+		Resumed:       resumed, Bypassed: bypassed, Workspace: cwd, WritableRoots: extra, EgressProfile: egressProfile(w.opts.Egress)})
 }
 
 // exit maps a turn's end to an exit code. In human mode the renderer has
 // already printed a failed turn's message, so it is not printed again.
-func (w *wiring) exit(res engine.TurnResult) error {
+func (w *wiring) exit(sessionID string, res engine.TurnResult) error {
 	if w.jsonl != nil && res.Status == events.TurnParked {
-		w.jsonl.Parked(w.engine.SessionID, res.Parked)
+		w.jsonl.Parked(sessionID, res.Parked)
 	}
 	err := turnExit(res)
 	var ee *exitError
@@ -81,11 +78,6 @@ type wireOptions struct {
 	json      bool
 	// jsonExt is --json-extensions: Docket's events in the JSONL stream.
 	jsonExt bool
-	// responsesSeen skips a scripted model past the responses a resumed
-	// session already has.
-	responsesSeen int
-	// compactionsSeen likewise skips its compaction lines.
-	compactionsSeen int
 	// color is --color: always, never or auto ("" is auto).
 	color string
 	// addDirs are --add-dir's extra writable roots.
@@ -99,13 +91,13 @@ type wireOptions struct {
 	// prompt (the interactive UI brings its own).
 	observer engine.Observer
 	approver engine.Approver
-	// subagents offers spawn_agent even when [subagents] enabled is off: a
-	// resumed session that was offered it keeps it.
+	// subagents offers spawn_agent even when [subagents] enabled is off.
 	subagents bool
 }
 
-// wire builds the engine's configuration: model, approver, runner, tools,
-// rules and the sandbox plan.
+// wire turns the configuration into the options of a session
+// (engine/session): model, policy, rules, hooks, MCP servers, and the
+// terminal's approver and observer.
 func wire(ctx context.Context, a *app, cfg *config.Config, cwd string, o wireOptions) (*wiring, error) {
 	w := &wiring{finish: func() error { return nil }}
 	if o.jsonExt && !o.json {
@@ -119,7 +111,7 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd string, o wireOpt
 	if err != nil {
 		return nil, err
 	}
-	mdl, err := buildModel(ctx, cfg, o.responsesSeen, o.compactionsSeen)
+	mdl, err := buildModel(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -149,53 +141,9 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd string, o wireOpt
 		prev := w.finish
 		w.finish = func() error { human.Close(); return prev() }
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, fmt.Errorf("find the docket binary: %w", err)
-	}
-	helper, err := sandbox.DefaultHelperPath()
-	if err != nil {
-		return nil, err
-	}
-	caps := sandbox.Probe()
-	removeLeftStubs(a.stderr, cfg)
-	// One walk for git directories per session, kept while nothing it
-	// depends on changed (gitwalk.Cache).
-	walks := &gitwalk.Cache{}
-	// One sandbox server per plan per session: the namespaces and the
-	// mount layout are built once, each command gets its own PID
-	// namespace, Landlock domain and seccomp filter (sandbox.Servers).
-	servers := &sandbox.Servers{Binary: exe}
-	prevFinish := w.finish
-	w.finish = func() error { return errors.Join(servers.Close(), walks.Close(), prevFinish()) }
-	// The session's long-lived processes (exec_command): they end with it.
-	procs := &uexec.Table{}
-	prevProcs := w.finish
-	w.finish = func() error { return errors.Join(procs.Close(), prevProcs()) }
-	runner := &engine.ProcessRunner{HelperPath: helper, DocketPath: exe, Caps: &caps, StubRecords: stubRecords(cfg),
-		GitWalks: walks, Launcher: servers, Processes: procs}
-	runner.Env, runner.KeepSecretEnv = commandEnv(cfg)
 	tools, err := builtinTools(cfg)
 	if err != nil {
 		return nil, err
-	}
-	if len(cfg.MCPServers) > 0 {
-		opts := mcpOptions(cfg, cwd)
-		opts.StubRecords = stubRecords(cfg)
-		mgr, err := mcp.NewManager(mcpServers(cfg), opts)
-		if err != nil {
-			return nil, usageErrorf("mcp_servers: %v", err)
-		}
-		if err := mgr.Start(ctx); err != nil {
-			fmt.Fprintf(a.stderr, "docket: some MCP servers did not start: %v\n", err)
-		}
-		for _, t := range mgr.Tools() {
-			tools = append(tools, engine.MCPTool{T: t})
-		}
-		runner.MCP = engine.MCPManager{M: mgr}
-		w.mcpMgr = mgr
-		prev := w.finish
-		w.finish = func() error { return errors.Join(mgr.Close(), prev()) }
 	}
 	srcs, err := loadRules(ctx, cfg.ConfigHome, rulesProject(cfg, cwd))
 	if err != nil {
@@ -208,59 +156,62 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd string, o wireOpt
 		}
 		sc.WritableRoots = append(sc.WritableRoots, o.addDirs...)
 	}
-	plan, err := sessionPlan(sc, cwd)
-	if err != nil {
-		return nil, err
+	if _, err := policy.ParseSandboxMode(sc.SandboxMode); err != nil {
+		return nil, usageErrorf("%v", err)
 	}
-	plan = hardenPlan(plan, cfg)
-	if plan, err = hidePlan(plan, cfg); err != nil {
-		return nil, err
+	docMax := cfg.ProjectDocMaxBytes
+	if docMax <= 0 {
+		docMax = -1 // 0 in the configuration leaves AGENTS.md out
 	}
-	instr, err := prompt.Build(prompt.Input{Home: cfg.ConfigHome, Cwd: cwd, ApprovalPolicy: sc.ApprovalPolicy,
-		SandboxMode: sc.SandboxMode, WritableRoots: plan.WritableRoots, NetworkAccess: sc.NetworkAccess,
-		ProjectDocMaxBytes: cfg.ProjectDocMaxBytes, FallbackFilenames: cfg.ProjectDocFallbackFilenames})
-	if err != nil {
-		return nil, err
+	env, keepSecrets := commandEnv(cfg)
+	pre, post := cfg.Hooks.Specs()
+	stderr := a.stderr
+	w.opts = session.Options{
+		Workspace: cwd, Model: mdl, Approver: appr, Observer: w.observer, Policy: sc,
+		Home: cfg.Home, Rules: srcs, Tools: tools, Env: env, KeepSecretEnv: keepSecrets,
+		Prompt:     prompt.Input{Home: cfg.ConfigHome, ProjectDocMaxBytes: docMax, FallbackFilenames: cfg.ProjectDocFallbackFilenames},
+		Limits:     cfg.Sandbox.Limits(),
+		AdjustPlan: func(plan events.SandboxPlan) (events.SandboxPlan, error) { return adjustPlan(plan, cfg) },
+		PreHooks:   pre, PostHooks: post,
+		Subagents: cfg.Subagents.Enabled || o.subagents, RiskAssessment: cfg.ExperimentalRiskAssessment,
+		Settings: settings(cfg, o), OutputSchema: o.outputSchema, ApprovalTimeout: cfg.ApprovalTimeout(),
+		Faults: faultsFromEnv(), DocketVersion: version, Egress: sessionEgress(cfg),
+		WrapLog: func(ctx context.Context, id string, log engine.Log, earlier []events.Record) (engine.Log, func() error, error) {
+			return startTelemetry(ctx, stderr, cfg, id, log, earlier)
+		},
+		Warn: func(msg string) { fmt.Fprintf(stderr, "docket: %s\n", msg) },
 	}
-	w.engine = engine.Config{
-		DocketVersion: version, Home: cfg.Home, Cwd: cwd, Session: sc, Settings: settings(cfg, o), Plan: plan,
-		Rules: srcs, Instructions: instr.Instructions, Model: mdl, Approver: appr, Runner: runner,
-		Observer: w.observer, Tools: tools, ApprovalTimeout: cfg.ApprovalTimeout(), Faults: faultsFromEnv(),
-		OutputSchema: o.outputSchema,
-	}
-	if cfg.ExperimentalRiskAssessment {
-		w.engine.Risk = riskAssessor{m: mdl}
-	}
-	if cfg.Subagents.Enabled || o.subagents {
-		w.engine.Tools = append(w.engine.Tools, engine.SpawnAgentTool{})
-		host := &agentHost{home: cfg.Home, model: mdl}
-		if sm, ok := mdl.(*script.Model); ok {
-			host.script = sm
-		}
-		w.engine.Agents = host
-	}
-	if pre, post := cfg.Hooks.Specs(); len(pre)+len(post) > 0 {
-		w.engine.Hooks = &hooks.Runner{Pre: pre, Post: post, Cwd: cwd, HelperPath: helper, Caps: &caps,
-			Env: runner.Env, KeepSecretEnv: runner.KeepSecretEnv, Launcher: runner.Launcher, GitWalks: runner.GitWalks,
-			StubRecords: runner.StubRecords}
+	if len(cfg.MCPServers) > 0 {
+		w.opts.MCPServers, w.opts.MCPOptions = mcpServers(cfg), mcpOptions(cfg, cwd)
 	}
 	return w, nil
 }
 
-// riskAssessor asks the session's model how risky a denied command is.
-type riskAssessor struct{ m model.Model }
-
-func (r riskAssessor) Assess(ctx context.Context, callID string, command []string, cwd, output string) events.RiskAssessment {
-	ra := risk.AssessRisk(ctx, r.m, command, cwd, output)
-	ra.CallID = callID
-	return ra
+// open starts the session wired, with the CLI's exit codes when it cannot.
+func (w *wiring) open(ctx context.Context) (*session.Session, error) {
+	s, err := session.Open(ctx, w.opts)
+	return s, sessionError(err)
 }
 
-func buildModel(ctx context.Context, cfg *config.Config, seen, compacted int) (model.Model, error) {
+// sessionError gives the session package's errors the CLI's exit codes: a
+// bad option (an MCP server's configuration) is a usage error.
+func sessionError(err error) error {
+	var oe *session.OptionError
+	if errors.As(err, &oe) {
+		return usageErrorf("%v", err)
+	}
+	return err
+}
+
+func buildModel(ctx context.Context, cfg *config.Config) (model.Model, error) {
 	if name, ok := strings.CutPrefix(cfg.ModelProvider, config.AgentProviderPrefix); ok {
 		return agentProvider(cfg, name), nil
 	}
 	switch cfg.ModelProvider {
+	case mcpserve.Provider:
+		// An MCP client's session (docket mcp-server): its calls came from
+		// the client; resumed, the relay finishes a parked one.
+		return mcpserve.RelayModel{}, nil
 	case "script":
 		if cfg.ModelScript == "" {
 			return nil, usageErrorf("model_provider \"script\" needs --model-script FILE")
@@ -273,8 +224,8 @@ func buildModel(ctx context.Context, cfg *config.Config, seen, compacted int) (m
 			}
 			return nil, err
 		}
-		m.Skip(seen)
-		m.SkipCompactions(compacted)
+		// A resumed session skips the lines already journaled
+		// (session.Resume).
 		return m, nil
 	default:
 		pc := openai.DefaultConfig()
@@ -343,16 +294,6 @@ func loadRules(ctx context.Context, home, project string) ([]events.RuleSource, 
 	return srcs, nil
 }
 
-func sessionPlan(sc events.SessionConfig, cwd string) (events.SandboxPlan, error) {
-	mode, err := policy.ParseSandboxMode(sc.SandboxMode)
-	if err != nil {
-		return events.SandboxPlan{}, usageErrorf("%v", err)
-	}
-	sp := policy.SandboxPolicy{Mode: mode, WritableRoots: sc.WritableRoots, NetworkAccess: sc.NetworkAccess,
-		ExcludeTmpdirEnvVar: sc.ExcludeTmpdirEnvVar, ExcludeSlashTmp: sc.ExcludeSlashTmp}
-	return ws.SandboxPlan(sp, cwd, sc.TmpdirEnv, sc.RequireProtectedPaths), nil
-}
-
 // workspace resolves -C to an existing absolute directory.
 func workspace(dir string) (string, error) {
 	if dir == "" {
@@ -413,6 +354,19 @@ func mcpOptions(cfg *config.Config, cwd string) mcp.Options {
 		plan.Limits.MaxCPUSeconds = 0
 		return plan, nil
 	}}
+}
+
+// adjustPlan is what the configuration adds to a session's plan
+// (session.Options.AdjustPlan, and a /permissions switch): the Codex home
+// read in place of Docket's, which holds the config and rules in force,
+// as protected as Docket's own; the profile's allow_local_binding for a
+// network through the egress proxy; the paths the profile hides.
+func adjustPlan(plan events.SandboxPlan, cfg *config.Config) (events.SandboxPlan, error) {
+	plan = ws.ProtectHome(plan, cfg.CodexHome)
+	if r := cfg.PermissionProfile; r != nil && cfg.Egress && plan.Sandboxed() {
+		plan.LocalBinding = r.Network.AllowLocalBinding
+	}
+	return hidePlan(plan, cfg)
 }
 
 // hardenPlan adds what the policy leaves to the configuration: $DOCKET_HOME

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/docket-engine/docket/cmd/docket/internal/config"
-	"github.com/docket-engine/docket/cmd/docket/internal/telemetry"
 	"github.com/docket-engine/docket/engine"
+	"github.com/docket-engine/docket/engine/telemetry"
 	"github.com/docket-engine/docket/events"
 )
 

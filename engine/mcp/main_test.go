@@ -9,15 +9,15 @@ import (
 	"time"
 
 	"github.com/docket-engine/docket/engine/mcp/internal/mcptest"
-	"github.com/docket-engine/docket/sandbox"
+	"github.com/docket-engine/docket/sandbox/helper"
 )
 
 func TestMain(m *testing.M) {
 	// The test binary doubles as the sandbox helper (checked first: the
 	// helper carries the server's environment) and as the crash-on-demand
 	// test server.
-	if sandbox.IsHelper(os.Args) {
-		os.Exit(sandbox.HelperMain(os.Args))
+	if helper.IsHelper(os.Args) {
+		os.Exit(helper.Main(os.Args))
 	}
 	mcptest.RunIfServer()
 	os.Exit(m.Run())

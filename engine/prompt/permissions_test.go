@@ -46,3 +46,21 @@ func TestPermissionsUpdateRejectsUnknownPolicyAndMode(t *testing.T) {
 		}
 	}
 }
+
+// Under a profile whose network goes through the egress proxy the model
+// is told so, in both sandbox modes, instead of "blocked".
+func TestTheModelIsToldOfTheEgressProxy(t *testing.T) {
+	for _, mode := range []string{"read-only", "workspace-write"} {
+		for _, egress := range []bool{false, true} {
+			env, err := prompt.Policy(prompt.Input{Cwd: "/w", ApprovalPolicy: "on-request", SandboxMode: mode, EgressProxy: egress})
+			if err != nil {
+				t.Fatal(err)
+			}
+			proxied := strings.Contains(env, "Network access goes only through a proxy")
+			blocked := strings.Contains(env, "Network access is blocked") || strings.Contains(env, "or use the network")
+			if proxied != egress || blocked == egress {
+				t.Errorf("%s, egress %v: %s", mode, egress, env)
+			}
+		}
+	}
+}

@@ -31,6 +31,10 @@ func Policy(in Input) (string, error) {
 	return b.String(), nil
 }
 
+// egressSentence describes a network that goes only through the
+// session's egress proxy.
+const egressSentence = "Network access goes only through a proxy (HTTP_PROXY, HTTPS_PROXY and ALL_PROXY are set): hosts the permission profile allows are reachable by name, others are refused or put to the user, and direct connections fail."
+
 // policyLines are the sentences that state the approval policy and the
 // sandbox, shared by the instructions and the mid-session update.
 func policyLines(in Input) (approval, sandbox string, err error) {
@@ -41,15 +45,21 @@ func policyLines(in Input) (approval, sandbox string, err error) {
 	switch policy.SandboxMode(in.SandboxMode) {
 	case policy.ReadOnly:
 		sandbox = "Sandbox: read-only. Commands can read files but cannot write anywhere or use the network."
+		if in.EgressProxy {
+			sandbox = "Sandbox: read-only. Commands can read files but cannot write anywhere. " + egressSentence
+		}
 	case policy.WorkspaceWrite:
 		roots := in.WritableRoots
 		if len(nonEmpty(roots)) == 0 {
 			roots = []string{in.Cwd}
 		}
 		sandbox = fmt.Sprintf("Sandbox: workspace-write. Commands and patches may write under %s; .git, .docket and .agents inside them stay read-only; everything else is read-only.", strings.Join(nonEmpty(roots), ", "))
-		if in.NetworkAccess {
+		switch {
+		case in.EgressProxy:
+			sandbox += " " + egressSentence
+		case in.NetworkAccess:
 			sandbox += " Network access is allowed."
-		} else {
+		default:
 			sandbox += " Network access is blocked."
 		}
 	case policy.DangerFullAccess:

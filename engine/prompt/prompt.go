@@ -23,6 +23,9 @@ type Input struct {
 	WritableRoots []string
 	// NetworkAccess says whether workspace-write allows the network.
 	NetworkAccess bool
+	// EgressProxy says the network goes only through the session's egress
+	// proxy (a permission profile's domains), whatever NetworkAccess says.
+	EgressProxy bool
 	// ProjectDocMaxBytes caps the AGENTS.md text (project_doc_max_bytes);
 	// 0 or less leaves AGENTS.md out.
 	ProjectDocMaxBytes int64

@@ -80,6 +80,21 @@ type ProfileDecider struct {
 	session map[string]bool
 }
 
+// Grant allows host for the rest of the session without asking: a
+// resumed session's answers "for the session" and "always" still hold.
+func (d *ProfileDecider) Grant(host string) {
+	h, err := permissions.NormaliseHost(host)
+	if err != nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.session == nil {
+		d.session = map[string]bool{}
+	}
+	d.session[h] = true
+}
+
 // Decide returns the profile's verdict, or the person's answer.
 func (d *ProfileDecider) Decide(ctx context.Context, req Request) (Decision, error) {
 	v := d.Network.Decide(req.Host)
@@ -119,4 +134,16 @@ func (d *ProfileDecider) Decide(ctx context.Context, req Request) (Decision, err
 		return Decision{Allow: true, Rule: "user: " + string(a)}, nil
 	}
 	return Decision{Rule: "user: denied"}, nil
+}
+
+// ProfileOptions are the proxy options a profile's network policy sets:
+// its rules decide (asking asker about the rest; nil denies them), its
+// mode limits the methods, enable_socks5 offers SOCKS5. A session's proxy
+// and `docket sandbox --permissions` both start from them.
+func ProfileOptions(n permissions.Network, asker Asker) Options {
+	return Options{
+		Decider:  &ProfileDecider{Network: &n, Asker: asker},
+		Limited:  n.Mode == permissions.ModeLimited,
+		NoSOCKS5: !n.Socks5,
+	}
 }

@@ -2,7 +2,9 @@ package egress
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
 	"sync"
 	"time"
 
@@ -34,15 +36,37 @@ type JournalingAsker struct {
 	Persist func(host string) (string, error)
 }
 
+// ErrNoAnswer is what a Person returns when nobody can answer now (no
+// terminal, the saved answers used up): the host is denied, and the
+// denial journaled as the policy's (source no_answer), not a person's.
+var ErrNoAnswer = errors.New("nobody can answer now")
+
+// SourcedAsker is an Asker that says who answered (a person at the
+// terminal, a saved --decisions answer): the record keeps it.
+type SourcedAsker interface {
+	AskSourced(ctx context.Context, req Request) (Answer, events.DecisionSource, error)
+}
+
+func askSourced(ctx context.Context, p Asker, req Request) (Answer, events.DecisionSource, error) {
+	if s, ok := p.(SourcedAsker); ok {
+		return s.AskSourced(ctx, req)
+	}
+	a, err := p.Ask(ctx, req)
+	return a, events.SourceUser, err
+}
+
 // Ask asks, journals, answers.
 func (a *JournalingAsker) Ask(ctx context.Context, req Request) (Answer, error) {
 	answer, source := DenyHost, events.SourceNoAnswer
 	if a.Person != nil {
-		got, err := a.Person.Ask(ctx, req)
-		if err != nil {
+		got, src, err := askSourced(ctx, a.Person, req)
+		switch {
+		case errors.Is(err, ErrNoAnswer):
+		case err != nil:
 			return DenyHost, err
+		default:
+			answer, source = got, src
 		}
-		answer, source = got, events.SourceUser
 	}
 	var written string
 	if answer == AllowAlways {
@@ -59,6 +83,18 @@ func (a *JournalingAsker) Ask(ctx context.Context, req Request) (Answer, error) 
 		return DenyHost, fmt.Errorf("journaling the answer about %s: %w", req.Host, err)
 	}
 	return answer, nil
+}
+
+// CallBridge serves the proxy on one call's listener, attributing every
+// connection to the call (WithCallID); it is a sandbox.Bridge.
+type CallBridge struct {
+	Proxy  *Proxy
+	CallID string
+}
+
+// Serve serves the call's listener until ctx ends.
+func (b CallBridge) Serve(ctx context.Context, ln net.Listener) error {
+	return b.Proxy.Serve(WithCallID(ctx, b.CallID), ln)
 }
 
 // RecordTo returns an Options.Record that appends each connection to j,

@@ -62,7 +62,12 @@ type Proxy struct {
 	nextID atomic.Uint64
 	active atomic.Int64
 	sem    chan struct{}
+}
 
+// served is the set of connections one Serve accepted: a session's proxy
+// serves one listener per call, and the end of one call closes its own
+// connections, never another call's.
+type served struct {
 	mu    sync.Mutex
 	conns map[net.Conn]struct{}
 }
@@ -85,23 +90,27 @@ func New(opts Options) *Proxy {
 		d := &net.Dialer{Timeout: opts.DialTimeout}
 		opts.Dial = d.DialContext
 	}
-	return &Proxy{opts: opts, sem: make(chan struct{}, opts.MaxConns), conns: map[net.Conn]struct{}{}}
+	return &Proxy{opts: opts, sem: make(chan struct{}, opts.MaxConns)}
 }
 
 // Active is the number of client connections being served now.
 func (p *Proxy) Active() int { return int(p.active.Load()) }
 
 // Serve accepts clients on ln until ctx ends or ln fails, then closes ln
-// and every connection and returns. It returns nil when ctx ended it.
+// and every connection it accepted and returns. It returns nil when ctx
+// ended it. Serve may run on several listeners at once (one per call of a
+// session); they share the MaxConns bound.
 func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
 	var wg sync.WaitGroup
+	set := &served{conns: map[net.Conn]struct{}{}}
 	stop := context.AfterFunc(ctx, func() {
 		_ = ln.Close()
-		p.mu.Lock()
-		for c := range p.conns {
+		set.mu.Lock()
+		for c := range set.conns {
 			_ = c.Close()
 		}
-		p.mu.Unlock()
+		set.conns = nil
+		set.mu.Unlock()
 	})
 	defer stop()
 	defer wg.Wait()
@@ -126,7 +135,7 @@ func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
 			}
 			return err
 		}
-		if !p.track(c) {
+		if !p.track(set, c) {
 			_ = c.Close()
 			<-p.sem
 			return nil
@@ -135,28 +144,28 @@ func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
 		go func() {
 			defer wg.Done()
 			defer func() { <-p.sem }()
-			defer p.untrack(c)
+			defer p.untrack(set, c)
 			p.serveConn(ctx, c)
 		}()
 	}
 }
 
-func (p *Proxy) track(c net.Conn) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.conns == nil {
+func (p *Proxy) track(set *served, c net.Conn) bool {
+	set.mu.Lock()
+	defer set.mu.Unlock()
+	if set.conns == nil {
 		return false
 	}
-	p.conns[c] = struct{}{}
+	set.conns[c] = struct{}{}
 	p.active.Add(1)
 	return true
 }
 
-func (p *Proxy) untrack(c net.Conn) {
+func (p *Proxy) untrack(set *served, c net.Conn) {
 	_ = c.Close()
-	p.mu.Lock()
-	delete(p.conns, c)
-	p.mu.Unlock()
+	set.mu.Lock()
+	delete(set.conns, c)
+	set.mu.Unlock()
 	p.active.Add(-1)
 }
 

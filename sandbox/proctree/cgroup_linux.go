@@ -24,15 +24,30 @@ const (
 	freezeTries = 200
 )
 
-// leaf is one call's cgroup: a directory of the v2 hierarchy, or of v1's
-// freezer hierarchy.
-type leaf struct {
+// Leaf is a cgroup leaf docket makes for one call; docket has this one
+// type of them. A Tree's leaf, which its command is started in and which
+// is killed as a whole, is one directory of the v2 hierarchy or of v1's
+// freezer hierarchy. A sandboxed call's limits leaf (NewLimits), which
+// the helper joins, is one directory on v2 and one per controller (memory,
+// pids) on v1. Remove deletes either.
+type Leaf struct {
 	version int
-	dir     string
+	// dir is a Tree's leaf, the one it starts in and kills; dirs are all
+	// of the leaf's directories, which Remove deletes.
+	dir  string
+	dirs []string
 	// parentTasks is, on v1, the tasks file of docket's own freezer
 	// cgroup, where the forking thread goes back to.
 	parentTasks string
 	hasKill     bool // v2: cgroup.kill exists (Linux 5.14)
+	// A limits leaf's: where the oom_kill counter is, the layer it gives,
+	// the files a process joins it through.
+	memDir string
+	layer  string
+	procs  []string
+	// How long Remove tries: the last exits lag a little.
+	removeRounds int
+	removePause  time.Duration
 }
 
 // v2Root is the mount point of the v2 hierarchy: /sys/fs/cgroup on a pure
@@ -46,7 +61,7 @@ func v2Root() string {
 	return ""
 }
 
-func newLeafV2(own []byte, freeze bool) *leaf {
+func newLeafV2(own []byte, freeze bool) *Leaf {
 	root := v2Root()
 	path, ok := OwnCgroup(own, "")
 	if root == "" || !ok {
@@ -57,7 +72,8 @@ func newLeafV2(own []byte, freeze bool) *leaf {
 	if err != nil {
 		return nil
 	}
-	l := &leaf{version: 2, dir: dir, hasKill: !freeze && exists(filepath.Join(dir, "cgroup.kill"))}
+	l := &Leaf{version: 2, dir: dir, dirs: []string{dir}, hasKill: !freeze && exists(filepath.Join(dir, "cgroup.kill")),
+		removeRounds: pollRounds, removePause: pollPause}
 	if !l.hasKill && !exists(filepath.Join(dir, "cgroup.freeze")) {
 		// Linux < 5.2: neither an atomic kill nor a freezer to make the
 		// kill loop race-free.
@@ -67,7 +83,7 @@ func newLeafV2(own []byte, freeze bool) *leaf {
 	return l
 }
 
-func newLeafV1(own []byte) *leaf {
+func newLeafV1(own []byte) *Leaf {
 	path, ok := OwnCgroup(own, "freezer")
 	if !ok {
 		return nil
@@ -82,7 +98,8 @@ func newLeafV1(own []byte) *leaf {
 		_ = os.Remove(dir)
 		return nil
 	}
-	return &leaf{version: 1, dir: dir, parentTasks: filepath.Join(parent, "tasks")}
+	return &Leaf{version: 1, dir: dir, dirs: []string{dir}, parentTasks: filepath.Join(parent, "tasks"),
+		removeRounds: pollRounds, removePause: pollPause}
 }
 
 func exists(p string) bool {
@@ -113,7 +130,7 @@ func OwnCgroup(procSelfCgroup []byte, ctrl string) (string, bool) {
 }
 
 // start starts cmd inside the leaf. The caller has locked the thread.
-func (l *leaf) start(cmd *exec.Cmd, sys *syscall.SysProcAttr) error {
+func (l *Leaf) start(cmd *exec.Cmd, sys *syscall.SysProcAttr) error {
 	if l.version == 2 {
 		// The child is born in the leaf (clone3 with CLONE_INTO_CGROUP):
 		// there is no moment at which it or a child of it is outside.
@@ -150,7 +167,7 @@ func (l *leaf) start(cmd *exec.Cmd, sys *syscall.SysProcAttr) error {
 
 // members lists the processes in the leaf, docket itself excluded (on v1
 // the forking thread is briefly a member).
-func (l *leaf) members() []int {
+func (l *Leaf) members() []int {
 	b, err := os.ReadFile(filepath.Join(l.dir, "cgroup.procs"))
 	if err != nil {
 		return nil
@@ -169,7 +186,7 @@ func (l *leaf) members() []int {
 // kernel does it at once, forks in flight included; otherwise the leaf is
 // frozen (no process can fork while frozen), every member killed and the
 // leaf thawed (the killed ones then die), until it is empty.
-func (l *leaf) kill() error {
+func (l *Leaf) kill() error {
 	if l.version == 2 && l.hasKill {
 		if err := os.WriteFile(filepath.Join(l.dir, "cgroup.kill"), []byte("1"), 0); err != nil {
 			return fmt.Errorf("proctree: killing %s: %w", l.dir, err)
@@ -200,7 +217,7 @@ func (l *leaf) kill() error {
 
 // freeze freezes or thaws the leaf; freezing waits (bounded) until every
 // member is frozen.
-func (l *leaf) freeze(on bool) error {
+func (l *Leaf) freeze(on bool) error {
 	file, val, state, want := "freezer.state", "THAWED", "freezer.state", "THAWED"
 	if on {
 		val, want = "FROZEN", "FROZEN"
@@ -231,7 +248,7 @@ func (l *leaf) freeze(on bool) error {
 }
 
 // waitEmpty waits, bounded, until no process is left in the leaf.
-func (l *leaf) waitEmpty() error {
+func (l *Leaf) waitEmpty() error {
 	for range pollRounds {
 		if len(l.members()) == 0 {
 			return nil
@@ -241,14 +258,26 @@ func (l *leaf) waitEmpty() error {
 	return fmt.Errorf("proctree: processes %v still in %s", l.members(), l.dir)
 }
 
-// remove deletes the empty leaf; the last exits can lag a little.
-func (l *leaf) remove() error {
-	var err error
-	for range pollRounds {
-		if err = os.Remove(l.dir); err == nil || errors.Is(err, os.ErrNotExist) {
-			return nil
-		}
-		time.Sleep(pollPause)
+// Remove deletes the leaf's directories once its processes are gone,
+// trying for a bounded time since the last exits can lag a little. A nil
+// leaf has nothing to remove.
+func (l *Leaf) Remove() error {
+	if l == nil {
+		return nil
 	}
-	return fmt.Errorf("proctree: removing %s: %w", l.dir, err)
+	var errs []error
+	for _, d := range l.dirs {
+		var err error
+		for range l.removeRounds {
+			if err = os.Remove(d); err == nil || errors.Is(err, os.ErrNotExist) {
+				err = nil
+				break
+			}
+			time.Sleep(l.removePause)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("proctree: removing %s: %w", d, err))
+		}
+	}
+	return errors.Join(errs...)
 }

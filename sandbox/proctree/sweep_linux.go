@@ -90,7 +90,7 @@ func sweep(parent string, version int) {
 			continue
 		}
 		n++
-		l := &leaf{version: version, dir: filepath.Join(parent, e.Name())}
+		l := &Leaf{version: version, dir: filepath.Join(parent, e.Name())}
 		l.hasKill = version == 2 && exists(filepath.Join(l.dir, "cgroup.kill"))
 		l.killOnce()
 		_ = os.Remove(l.dir) // EBUSY while the killed exit: the next New tries again
@@ -105,7 +105,7 @@ func pidAlive(pid int) bool {
 }
 
 // killOnce is one round of kill: cgroup.kill, or freeze, kill, thaw.
-func (l *leaf) killOnce() {
+func (l *Leaf) killOnce() {
 	if l.hasKill {
 		_ = os.WriteFile(filepath.Join(l.dir, "cgroup.kill"), []byte("1"), 0) // best effort: the next New tries again
 		return

@@ -19,7 +19,7 @@ import (
 type Tree struct {
 	mu     sync.Mutex
 	mech   Mechanism
-	cg     *leaf // nil when the process group is all there is
+	cg     *Leaf // nil when the process group is all there is
 	pid    int   // the leader, once started
 	reaped bool  // the leader was reaped: its pid may name another group now
 	closed bool
@@ -84,7 +84,7 @@ func (t *Tree) Start(build func() *exec.Cmd) (*exec.Cmd, error) {
 			t.started(cmd.Process.Pid, nil)
 			return cmd, nil
 		}
-		_ = cg.remove() // empty: nothing started in it
+		_ = cg.Remove() // empty: nothing started in it
 		t.started(0, nil)
 		cmd = build()
 	}
@@ -98,7 +98,7 @@ func (t *Tree) Start(build func() *exec.Cmd) (*exec.Cmd, error) {
 
 // started records the leader and the leaf that holds it (nil: the process
 // group alone).
-func (t *Tree) started(pid int, cg *leaf) {
+func (t *Tree) started(pid int, cg *Leaf) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.pid, t.cg = pid, cg
@@ -108,7 +108,7 @@ func (t *Tree) started(pid int, cg *leaf) {
 }
 
 // cgroup is the tree's leaf, nil when it has none.
-func (t *Tree) cgroup() *leaf {
+func (t *Tree) cgroup() *Leaf {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.cg
@@ -195,7 +195,7 @@ func (t *Tree) Close() error {
 	if werr := cg.waitEmpty(); werr != nil {
 		return errors.Join(kerr, werr)
 	}
-	return cg.remove()
+	return cg.Remove()
 }
 
 // waitExitedNoReap blocks until pid has exited, leaving it a zombie.

@@ -34,6 +34,7 @@ import (
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/sandbox"
 	"github.com/docket-engine/docket/sandbox/gitwalk"
+	"github.com/docket-engine/docket/sandbox/helper"
 	"github.com/docket-engine/docket/states/policy"
 	"golang.org/x/sys/unix"
 )
@@ -52,8 +53,8 @@ type candidate struct {
 }
 
 func main() {
-	if sandbox.IsHelper(os.Args) {
-		os.Exit(sandbox.HelperMain(os.Args))
+	if helper.IsHelper(os.Args) {
+		os.Exit(helper.Main(os.Args))
 	}
 	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "benchsandbox:", err)

@@ -6,6 +6,8 @@
 // this binary is used instead (see sandbox.DefaultHelperPath). Build it
 // without cgo: the helper only loads the seccomp filter docket compiled,
 // so it needs no libseccomp, and a static pure-Go binary starts fastest.
+// It links only the confined side (sandbox/internal/confine), not the
+// package sandbox that docket runs calls with.
 //
 //	CGO_ENABLED=0 go build -o "$(dirname "$(command -v docket)")" ./sandbox/cmd/docket-sandbox-helper
 package main
@@ -14,13 +16,16 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/docket-engine/docket/sandbox"
+	"github.com/docket-engine/docket/sandbox/internal/confine"
+	"github.com/docket-engine/docket/sandbox/internal/proto"
 )
 
 func main() {
-	if !sandbox.IsHelper(os.Args) {
+	if !proto.IsHelper(os.Args) {
 		fmt.Fprintln(os.Stderr, "docket-sandbox-helper is started by docket; it is not a command of its own")
 		os.Exit(2)
 	}
-	os.Exit(sandbox.HelperMain(os.Args))
+	// No sandbox server here: the server's init is C, and this binary is
+	// built without cgo so that it starts fast; docket runs the servers.
+	os.Exit(confine.Main(os.Args, nil))
 }

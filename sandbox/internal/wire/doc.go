@@ -3,5 +3,5 @@
 // message per datagram, descriptors attached as SCM_RIGHTS. Only docket
 // and the server hold its ends; a command never has one (the server's end
 // is closed in every init, docket's is close-on-exec). The messages
-// themselves are package sandbox's (server_wire_linux.go).
+// themselves are package proto's (server_wire_linux.go).
 package wire

@@ -23,6 +23,16 @@ type Choice struct {
 // Choices returns the answers offered for req, in the order the prompt
 // lists them: "p" only when the request proposes a prefix rule.
 func Choices(req engine.ApprovalRequest) []Choice {
+	if q := req.Network; q != nil {
+		// A running command waits on the answer: no feedback to the model
+		// and no abort, only the host's fate.
+		return []Choice{
+			{Key: "y", Label: "allow this connection", Decision: events.Approved},
+			{Key: "s", Label: "allow " + q.Host + " for this session", Decision: events.ApprovedForSession},
+			{Key: "p", Label: "always allow " + q.Host + " (saved to the profile's domains)", Decision: events.ApprovedExecpolicyAmendment},
+			{Key: "n", Label: "deny", Decision: events.Denied},
+		}
+	}
 	out := []Choice{
 		{Key: "y", Label: "approve", Decision: events.Approved},
 		{Key: "s", Label: "approve for this session", Decision: events.ApprovedForSession},
@@ -44,6 +54,12 @@ func Choices(req engine.ApprovalRequest) []Choice {
 func AnswerFor(req engine.ApprovalRequest, key, feedback string) (engine.Answer, bool) {
 	typed := strings.ToLower(strings.TrimSpace(key))
 	d := decisionFor(typed)
+	if req.Network != nil {
+		if d == "" || d == events.Abort || typed == "f" {
+			return engine.Answer{}, false
+		}
+		return engine.Answer{Decision: d, Source: events.SourceUser}, true
+	}
 	if d == "" || (d == events.ApprovedExecpolicyAmendment && len(req.ProposedAmendment) == 0) {
 		return engine.Answer{}, false
 	}

@@ -16,7 +16,7 @@ func TestLinePromptListsExactlyTheChoices(t *testing.T) {
 		if amend {
 			req.ProposedAmendment = []string{"git", "push"}
 		}
-		text := choices(amend)
+		text := choices(req)
 		var keys []string
 		for _, c := range Choices(req) {
 			keys = append(keys, c.Key)

@@ -45,6 +45,13 @@ func prompt(req engine.ApprovalRequest, color bool) string {
 		field(&b, "files:   ", strings.Join(paths, ", "))
 	}
 	field(&b, "cwd:     ", safetext.Quote(req.Cwd))
+	if q := req.Network; q != nil {
+		what := fmt.Sprintf("%s:%d (%s", safetext.Line(q.Host), q.Port, safetext.Line(q.Protocol))
+		if q.Method != "" {
+			what += " " + safetext.Line(q.Method)
+		}
+		field(&b, "network: ", what+"), not covered by permission profile "+safetext.Line(q.Profile))
+	}
 	if req.Reason != "" {
 		if req.ModelJustification {
 			field(&b, "the model says (its words, not Docket's): ", safetext.Line(req.Reason))
@@ -131,9 +138,22 @@ func diff(patch string, color bool) string {
 	return b.String()
 }
 
-func choices(amend bool) string {
-	if amend {
-		return "[y] approve  [s] approve for this session  [p] approve and save the rule  [n] deny  [f] deny and tell the model why  [a] abort the turn\nanswer (y/s/p/n/f/a): "
+// choices is the line prompt's list of answers: exactly Choices(req),
+// then the keys to type.
+func choices(req engine.ApprovalRequest) string {
+	var list, keys []string
+	for _, c := range Choices(req) {
+		list = append(list, "["+c.Key+"] "+c.Label)
+		keys = append(keys, c.Key)
 	}
-	return "[y] approve  [s] approve for this session  [n] deny  [f] deny and tell the model why  [a] abort the turn\nanswer (y/s/n/f/a): "
+	return strings.Join(list, "  ") + "\nanswer (" + strings.Join(keys, "/") + "): "
+}
+
+// pleaseAnswer names the keys req accepts, after a key it does not.
+func pleaseAnswer(req engine.ApprovalRequest) string {
+	var keys []string
+	for _, c := range Choices(req) {
+		keys = append(keys, c.Key)
+	}
+	return "please answer " + strings.Join(keys[:len(keys)-1], ", ") + " or " + keys[len(keys)-1]
 }

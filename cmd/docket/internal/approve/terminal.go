@@ -93,10 +93,9 @@ func (t *Terminal) Decide(ctx context.Context, req engine.ApprovalRequest) (engi
 	defer func() { <-t.sem }()
 
 	t.discardTypeahead()
-	amend := len(req.ProposedAmendment) > 0
 	fmt.Fprint(t.out, prompt(req, t.color))
 	for {
-		fmt.Fprint(t.out, choices(amend))
+		fmt.Fprint(t.out, choices(req))
 		line, err := t.readLine(ctx)
 		if err != nil {
 			fmt.Fprintln(t.out)
@@ -111,11 +110,7 @@ func (t *Terminal) Decide(ctx context.Context, req engine.ApprovalRequest) (engi
 		typed := strings.ToLower(strings.TrimSpace(line))
 		ans, ok := AnswerFor(req, typed, "")
 		if !ok {
-			if amend {
-				fmt.Fprintln(t.out, "please answer y, s, p, n, f or a")
-			} else {
-				fmt.Fprintln(t.out, "please answer y, s, n, f or a")
-			}
+			fmt.Fprintln(t.out, pleaseAnswer(req))
 			continue
 		}
 		if typed == "f" {

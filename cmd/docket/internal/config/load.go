@@ -32,10 +32,6 @@ type LoadOptions struct {
 	Overrides []string
 	// Flags are the flags that set config keys; nil pointers were not given.
 	Flags Flags
-	// SandboxCommand says the caller runs a profile's network through the
-	// egress proxy (docket sandbox does; sessions do not yet): without it
-	// a profile with the network on is refused.
-	SandboxCommand bool
 	// RequirementsFiles are the managed requirements files; nil means
 	// DefaultRequirementsFiles.
 	RequirementsFiles []string
@@ -170,7 +166,7 @@ func Load(opts LoadOptions) (*Config, error) {
 	if err := applyCodexExtras(cfg, merged); err != nil {
 		return nil, err
 	}
-	if err := applyPermissions(cfg, env, opts.SandboxCommand); err != nil {
+	if err := applyPermissions(cfg, env); err != nil {
 		return nil, err
 	}
 	reqFiles := opts.RequirementsFiles

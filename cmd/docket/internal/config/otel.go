@@ -6,7 +6,7 @@ import (
 )
 
 // OTel is the [otel] table: where and how sessions are exported to
-// OpenTelemetry (cmd/docket/internal/telemetry). Unset keys are left to the
+// OpenTelemetry (engine/telemetry). Unset keys are left to the
 // standard OTEL_* variables.
 type OTel struct {
 	// Enabled, when false, turns export off even where an endpoint is set.

@@ -53,9 +53,11 @@ func selectPermissions(c *Config) (PermissionsSelection, error) {
 
 // applyPermissions resolves the selected permission profile and sets the
 // sandbox keys the session's plan is built from. A profile the sandbox
-// cannot enforce yet (hidden paths, domain rules) is refused naming the
-// key, never run with less than it says.
-func applyPermissions(c *Config, env func(string) string, full bool) error {
+// cannot enforce yet is refused naming the key, never run with less than
+// it says. A profile whose network is on (and not :danger-full-access)
+// sets Egress: the caller runs its egress proxy (a session does, and
+// docket sandbox --permissions).
+func applyPermissions(c *Config, env func(string) string) error {
 	sel, err := selectPermissions(c)
 	if err != nil {
 		return err
@@ -89,10 +91,6 @@ func applyPermissions(c *Config, env func(string) string, full bool) error {
 		return c.permissionsError(err)
 	}
 	if r.Network.Enabled && !r.Network.AllowAll {
-		if !full {
-			return c.permissionsError(&permissions.Error{Key: "permissions." + r.Name + ".network",
-				Msg: "network access through the egress proxy is not wired into sessions yet (docket sandbox --permissions runs it); the profile is refused rather than run with less than it says"})
-		}
 		c.Egress = true
 	}
 	src := c.Sources["default_permissions"]

@@ -35,6 +35,9 @@ type Header struct {
 	NetworkAccess, Resumed, Bypassed bool
 	Workspace                        string
 	WritableRoots                    []string
+	// EgressProfile names the permission profile whose network goes
+	// through the session's egress proxy, "" when none does.
+	EgressProfile string
 }
 
 // Human is an engine.Observer for people: the final message goes to
@@ -159,7 +162,10 @@ func (h *Human) WriteHeader(hd Header) {
 		model += " via " + hd.Provider
 	}
 	network := "network off"
-	if hd.NetworkAccess {
+	switch {
+	case hd.EgressProfile != "":
+		network = "network through the egress proxy (profile " + hd.EgressProfile + "'s domains)"
+	case hd.NetworkAccess:
 		network = "network on"
 	}
 	h.line("%s %s", h.style(styleBold, verb), hd.SessionID)

@@ -1,0 +1,196 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/sandbox"
+	"github.com/docket-engine/docket/sandbox/egress"
+	"github.com/docket-engine/docket/states/permissions"
+	"github.com/docket-engine/docket/states/policy"
+)
+
+// Egress configures the session's egress proxy (Config.Egress): set when
+// the permission profile's network is on and goes through the proxy. The
+// session has one proxy for its lifetime, in docket's own process (no
+// process of its own); every sandboxed call whose plan says Egress gets a
+// bridge to it (RunRequest.Bridge), served while the call's command runs
+// (an exec_command process: while it lives), so nothing outlives docket.
+type Egress struct {
+	// Network is the profile's network policy: its domain rules decide,
+	// and a host they do not cover is asked about under the approval
+	// policy (never: denied).
+	Network permissions.Network
+	// Profile names the permission profile, for the records.
+	Profile string
+	// Persist writes an allow rule for host into the profile's domains
+	// (the "always" answer) and returns its key; nil or a failed write
+	// keeps the answer for the session only, and the record says so.
+	Persist func(host string) (string, error)
+	// Resolver, when set, replaces the proxy's resolver (tests).
+	Resolver egress.Resolver
+}
+
+// NetworkQuestion is what a network approval request asks about: a host
+// the profile's rules do not cover, asked for by a sandboxed command.
+type NetworkQuestion struct {
+	Host     string
+	Port     int
+	Protocol string
+	// Method is the HTTP method of a plain request, else "".
+	Method string
+	// Profile is the permission profile that does not cover the host.
+	Profile string
+}
+
+// sessionEgress is a session's proxy and what it knows of the calls it
+// serves.
+type sessionEgress struct {
+	s       *Session
+	proxy   *egress.Proxy
+	decider *egress.ProfileDecider
+
+	mu    sync.Mutex
+	calls map[string]egressCall
+}
+
+// egressCall is what a question about a call's connection names.
+type egressCall struct {
+	turnID  string
+	command []string
+	cwd     string
+}
+
+// newSessionEgress builds the session's proxy. Answers are journaled
+// durably before the proxy acts on them (egress.JournalingAsker), each
+// connection rides on the next commit (egress.RecordTo).
+func newSessionEgress(s *Session, cfg *Egress) *sessionEgress {
+	e := &sessionEgress{s: s, calls: map[string]egressCall{}}
+	j := recorderJournal{r: s.rec}
+	asker := &egress.JournalingAsker{Person: networkPerson{e: e}, Journal: j, Now: s.rec.now, Profile: cfg.Profile, Persist: cfg.Persist}
+	opts := egress.ProfileOptions(cfg.Network, asker)
+	opts.Record, opts.Resolver = egress.RecordTo(j, s.rec.now), cfg.Resolver
+	e.decider, _ = opts.Decider.(*egress.ProfileDecider)
+	e.proxy = egress.New(opts)
+	return e
+}
+
+// restore keeps a journaled answer that holds for the rest of the
+// session (for the session, always) when the session is resumed.
+func (e *sessionEgress) restore(d events.NetworkDecision) {
+	if e == nil || e.decider == nil {
+		return
+	}
+	if d.Answer == events.NetworkAllowSession || d.Answer == events.NetworkAllowAlways {
+		e.decider.Grant(d.Host)
+	}
+}
+
+// bridgeFor is the bridge of one call's run: nil unless the call's plan
+// sends its network through the proxy.
+func (s *Session) bridgeFor(turnID string, start events.ExecStarted) sandbox.Bridge {
+	if s.egress == nil || !start.Sandbox.Egress {
+		return nil
+	}
+	return callBridge{e: s.egress, id: start.CallID, call: egressCall{turnID: turnID, command: start.Argv, cwd: start.Cwd}}
+}
+
+// callBridge serves the proxy on one call's listener for as long as the
+// call runs: the proxy is goroutines of the session's process, started
+// by a call's bridge and ended with it, so nothing outlives docket.
+type callBridge struct {
+	e    *sessionEgress
+	id   string
+	call egressCall
+}
+
+// Serve attributes the listener's connections to the call and serves them
+// until the call's run ends.
+func (b callBridge) Serve(ctx context.Context, ln net.Listener) error {
+	b.e.mu.Lock()
+	b.e.calls[b.id] = b.call
+	b.e.mu.Unlock()
+	return egress.CallBridge{Proxy: b.e.proxy, CallID: b.id}.Serve(ctx, ln)
+}
+
+func (e *sessionEgress) call(id string) egressCall {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.calls[id]
+}
+
+// recorderJournal journals network records through the session's
+// recorder, which serialises them with the engine's own.
+type recorderJournal struct{ r *recorder }
+
+func (j recorderJournal) AppendDurable(_ time.Time, callID string, body any) (events.Record, error) {
+	return j.r.appendDurable(callID, body)
+}
+
+func (j recorderJournal) Append(_ time.Time, callID string, body any) (events.Record, error) {
+	return j.r.append(callID, body)
+}
+
+// networkPerson puts a question about a host to the session's approver,
+// the one call approvals go to (the terminal, the chat UI, --decisions),
+// as a request of kind network. Under the approval policy never nobody
+// is asked; an approver with no answer to give (no terminal, the saved
+// answers used up) or no answer in approval_timeout_sec denies.
+type networkPerson struct{ e *sessionEgress }
+
+func (p networkPerson) Ask(ctx context.Context, req egress.Request) (egress.Answer, error) {
+	a, _, err := p.AskSourced(ctx, req)
+	return a, err
+}
+
+// AskSourced maps the approver's decision: approved is allow once,
+// approved_for_session allow for the session, approved_execpolicy_amendment
+// ("p", save the rule) always, anything else deny.
+func (p networkPerson) AskSourced(ctx context.Context, req egress.Request) (egress.Answer, events.DecisionSource, error) {
+	s := p.e.s
+	if s.decider.Approval() == policy.Never {
+		return egress.DenyHost, "", egress.ErrNoAnswer
+	}
+	c := p.e.call(req.CallID)
+	q := &NetworkQuestion{Host: req.Host, Port: req.Port, Protocol: string(req.Protocol), Method: req.Method, Profile: p.profile()}
+	areq := ApprovalRequest{ApprovalRequested: events.ApprovalRequested{
+		CallID: req.CallID, TurnID: c.turnID, RequestID: fmt.Sprintf("%s/network/%d", req.CallID, req.Conn), Phase: events.PhaseInitial,
+		Kind: events.ApprovalNetwork, Command: c.command, Cwd: c.cwd,
+		Reason: fmt.Sprintf("the command asks to reach %s:%d (%s), which no rule of permission profile %s covers", req.Host, req.Port, req.Protocol, q.Profile),
+	}, Network: q}
+	actx, cancel := ctx, context.CancelFunc(func() {})
+	if s.cfg.ApprovalTimeout > 0 {
+		actx, cancel = context.WithTimeout(ctx, s.cfg.ApprovalTimeout)
+	}
+	defer cancel()
+	ans, err := s.approver.Decide(actx, areq)
+	switch {
+	case errors.Is(err, ErrNoDecision):
+		return egress.DenyHost, "", egress.ErrNoAnswer
+	case err != nil && ctx.Err() == nil && actx.Err() == context.DeadlineExceeded:
+		return egress.DenyHost, "", egress.ErrNoAnswer
+	case err != nil:
+		return egress.DenyHost, "", err
+	}
+	switch ans.Decision {
+	case events.Approved:
+		return egress.AllowOnce, ans.Source, nil
+	case events.ApprovedForSession:
+		return egress.AllowSession, ans.Source, nil
+	case events.ApprovedExecpolicyAmendment:
+		return egress.AllowAlways, ans.Source, nil
+	}
+	return egress.DenyHost, ans.Source, nil
+}
+
+func (p networkPerson) profile() string {
+	if p.e.s.cfg.Egress != nil {
+		return p.e.s.cfg.Egress.Profile
+	}
+	return ""
+}
