@@ -71,7 +71,7 @@ type egressCall struct {
 // connection rides on the next commit (egress.RecordTo).
 func newSessionEgress(s *Session, cfg *Egress) *sessionEgress {
 	e := &sessionEgress{s: s, calls: map[string]egressCall{}}
-	j := recorderJournal{r: s.rec}
+	j := recorderJournal{s: s}
 	asker := &egress.JournalingAsker{Person: networkPerson{e: e}, Journal: j, Now: s.rec.now, Profile: cfg.Profile, Persist: cfg.Persist}
 	opts := egress.ProfileOptions(cfg.Network, asker)
 	opts.Record, opts.Resolver = egress.RecordTo(j, s.rec.now), cfg.Resolver
@@ -125,15 +125,43 @@ func (e *sessionEgress) call(id string) egressCall {
 }
 
 // recorderJournal journals network records through the session's
-// recorder, which serialises them with the engine's own.
-type recorderJournal struct{ r *recorder }
+// recorder, which serialises them with the engine's own, and then shows
+// each to the observer (NoticeNetwork): the journal stays the authority,
+// so a record that could not be written is not shown.
+type recorderJournal struct{ s *Session }
 
 func (j recorderJournal) AppendDurable(_ time.Time, callID string, body any) (events.Record, error) {
-	return j.r.appendDurable(callID, body)
+	r, err := j.s.rec.appendDurable(callID, body)
+	if err == nil {
+		j.s.noticeNetwork(r, body)
+	}
+	return r, err
 }
 
 func (j recorderJournal) Append(_ time.Time, callID string, body any) (events.Record, error) {
-	return j.r.append(callID, body)
+	r, err := j.s.rec.append(callID, body)
+	if err == nil {
+		j.s.noticeNetwork(r, body)
+	}
+	return r, err
+}
+
+// noticeNetwork tells the observer about a journaled network record.
+func (s *Session) noticeNetwork(r events.Record, body any) {
+	n := Notice{Type: NoticeNetwork, CallID: r.CallID, Seq: r.Seq}
+	switch v := body.(type) {
+	case events.NetworkDecision:
+		n.NetworkDecision = &v
+	case *events.NetworkDecision:
+		n.NetworkDecision = v
+	case events.NetworkConnection:
+		n.NetworkConnection = &v
+	case *events.NetworkConnection:
+		n.NetworkConnection = v
+	default:
+		return
+	}
+	s.notify(n)
 }
 
 // networkPerson puts a question about a host to the session's approver,
