@@ -130,7 +130,8 @@ type Session struct {
 	compactFloor int64
 	// procs is the session's account of its long-lived processes.
 	procs *procBook
-	// egress is the session's egress proxy, nil without Config.Egress.
+	// egress is the session's egress proxy: Config.Egress's rules, or a
+	// switched profile's (SetPermissions); no proxy without either.
 	egress *sessionEgress
 }
 
@@ -235,9 +236,7 @@ func build(cfg Config, log Log) (*Session, error) {
 		}
 	}
 	s.rec = newRecorder(log, cfg.Clock, s.onRecord, cfg.Faults)
-	if cfg.Egress != nil {
-		s.egress = newSessionEgress(s, cfg.Egress)
-	}
+	s.egress = newSessionEgress(s, cfg.Egress)
 	s.specs = reg.Specs()
 	base, _ := json.Marshal(struct {
 		Model, Instructions string

@@ -29,7 +29,7 @@ func TestPermissionsSwitchChangesTheSandboxAndReplays(t *testing.T) {
 	ro := events.SandboxPlan{Mode: events.SandboxReadOnly, Hidden: []string{"/home/dev/.ssh"}}
 	ch := events.PermissionsChange{Profile: "locked", Previous: ":workspace", SandboxMode: "read-only", Plan: ro,
 		Why: "permission profile locked chosen by /permissions"}
-	if err := s.SetPermissions(ch, events.SourceUser); err != nil {
+	if err := s.SetPermissions(ch, nil, events.SourceUser); err != nil {
 		t.Fatal(err)
 	}
 	mustTurn(t, s, "two")
@@ -100,7 +100,7 @@ func TestPermissionsSwitchRefusesABadMode(t *testing.T) {
 	log := &enginetest.MemLog{}
 	s, _ := policySession(t, log)
 	before := len(log.Records())
-	err := s.SetPermissions(events.PermissionsChange{Profile: "x", SandboxMode: "wide-open"}, events.SourceUser)
+	err := s.SetPermissions(events.PermissionsChange{Profile: "x", SandboxMode: "wide-open"}, nil, events.SourceUser)
 	if err == nil || !strings.Contains(err.Error(), "x") {
 		t.Fatalf("SetPermissions(wide-open) = %v; want an error naming the profile", err)
 	}

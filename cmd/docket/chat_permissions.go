@@ -12,7 +12,6 @@ import (
 	"github.com/docket-engine/docket/cmd/docket/internal/tui"
 	"github.com/docket-engine/docket/engine/session"
 	"github.com/docket-engine/docket/events"
-	"github.com/docket-engine/docket/states/permissions"
 	"github.com/docket-engine/docket/states/policy"
 )
 
@@ -88,6 +87,15 @@ func (b *chatBackend) SetPermissions(name string) (string, error) {
 	if plan, err = adjustPlan(plan, cfg); err != nil {
 		return "", err
 	}
+	// As at a session's start (session.Open): a profile whose network is
+	// on sends a sandboxed plan's network through the session's egress
+	// proxy, which follows this profile's rules from now on.
+	eg := sessionEgress(cfg)
+	if eg != nil && plan.Sandboxed() {
+		plan.Network, plan.Egress = false, true
+	} else {
+		eg = nil
+	}
 	prev := s.PermissionProfile()
 	if prev == "" {
 		prev = b.cfg.PermissionsSelection.Profile
@@ -95,7 +103,7 @@ func (b *chatBackend) SetPermissions(name string) (string, error) {
 	ch := events.PermissionsChange{Profile: name, Previous: prev, Why: fmt.Sprintf("permission profile %s chosen by /permissions", name),
 		SandboxMode: sc.SandboxMode, WritableRoots: sc.WritableRoots, NetworkAccess: sc.NetworkAccess,
 		ExcludeTmpdirEnvVar: sc.ExcludeTmpdirEnvVar, ExcludeSlashTmp: sc.ExcludeSlashTmp, Plan: plan}
-	if err := s.SetPermissions(ch, events.SourceUser); err != nil {
+	if err := s.SetPermissions(ch, eg, events.SourceUser); err != nil {
 		return "", err
 	}
 	b.mu.Lock()
@@ -105,18 +113,21 @@ func (b *chatBackend) SetPermissions(name string) (string, error) {
 	}
 	b.plans[name] = plan
 	b.mu.Unlock()
-	return profileSummary(name, sc.SandboxMode, plan, cfg.PermissionProfile), nil
+	return profileSummary(name, sc.SandboxMode, plan), nil
 }
 
 // profileSummary says in one line what a profile now allows.
-func profileSummary(name, mode string, plan events.SandboxPlan, r *permissions.Resolved) string {
+func profileSummary(name, mode string, plan events.SandboxPlan) string {
 	s := fmt.Sprintf("permission profile is now %s for the rest of this session (journaled; the model is told with its next request): sandbox %s", name, mode)
 	if len(plan.Hidden) > 0 {
 		s += fmt.Sprintf(", %d path(s) hidden", len(plan.Hidden))
 	}
-	if r != nil && r.Network.Enabled {
+	switch {
+	case plan.Egress:
 		s += ", network through the egress proxy"
-	} else {
+	case plan.Network || !plan.Sandboxed():
+		s += ", network on"
+	default:
 		s += ", network off"
 	}
 	return s
