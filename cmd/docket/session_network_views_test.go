@@ -94,7 +94,12 @@ func TestASessionsNetworkRecordsReachTheStreamTheRendererAndTheAudit(t *testing.
 		t.Errorf("the human renderer shows an allowed connection without --verbose:\n%s", human.out)
 	}
 
-	code, out, errOut := runAuditCLI(t, "audit", "--home", home, "--network", ext.threadID)
+	code, out, errOut := runAuditCLI(t, "audit", "--home", home, ext.threadID)
+	if code != 0 || !strings.Contains(out, "policy  approval never, sandbox workspace-write, network through the egress proxy") ||
+		!strings.Contains(out, "network through the egress proxy\n") {
+		t.Errorf("the audit does not say the session's network went through the egress proxy: exit %d %s\n%s", code, errOut, out)
+	}
+	code, out, errOut = runAuditCLI(t, "audit", "--home", home, "--network", ext.threadID)
 	if code != 0 {
 		t.Fatalf("audit --network: exit %d: %s", code, errOut)
 	}

@@ -191,7 +191,7 @@ func (a *auditor) sessionStarted(v *events.SessionStarted) {
 		a.head.Parent = &Parent{SessionID: p.SessionID, CallID: p.CallID, Name: p.Name}
 	}
 	c := v.Config
-	a.head.Policy = Policy{ApprovalPolicy: c.ApprovalPolicy, SandboxMode: c.SandboxMode, NetworkAccess: c.NetworkAccess,
+	a.head.Policy = Policy{ApprovalPolicy: c.ApprovalPolicy, SandboxMode: c.SandboxMode, NetworkAccess: c.NetworkAccess, EgressProxy: v.Plan.Egress,
 		WritableRoots: c.WritableRoots, RequireProtectedPaths: c.RequireProtectedPaths}
 	for _, s := range v.Settings {
 		if s.Key == BypassSetting {

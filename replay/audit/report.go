@@ -58,9 +58,12 @@ type Report struct {
 // Policy is the approval policy and sandbox configuration in force, from the
 // session_started record.
 type Policy struct {
-	ApprovalPolicy        string   `json:"approval_policy"`
-	SandboxMode           string   `json:"sandbox_mode"`
-	NetworkAccess         bool     `json:"network_access"`
+	ApprovalPolicy string `json:"approval_policy"`
+	SandboxMode    string `json:"sandbox_mode"`
+	NetworkAccess  bool   `json:"network_access"`
+	// EgressProxy says the session's sandboxed commands reach the network
+	// only through its egress proxy (the plan's egress).
+	EgressProxy           bool     `json:"egress_proxy,omitempty"`
 	WritableRoots         []string `json:"writable_roots,omitempty"`
 	RequireProtectedPaths bool     `json:"require_protected_paths,omitempty"`
 	// Bypassed: the session was started with
@@ -184,6 +187,11 @@ type Sandbox struct {
 	Mode    events.SandboxMode `json:"mode"`
 	Layers  []string           `json:"layers"`
 	Network bool               `json:"network"`
+	// Egress says the run's network went only through the session's
+	// egress proxy; LocalBinding that it could still bind TCP ports on
+	// its own loopback (allow_local_binding).
+	Egress       bool `json:"egress_proxy,omitempty"`
+	LocalBinding bool `json:"local_binding,omitempty"`
 	// InForce says, for each reported layer, what it stops; Missing, for
 	// each layer the plan wanted but the run did not get, what that cost
 	// (sandbox.Explain). Both are empty until the run reported its layers.

@@ -50,7 +50,7 @@ func (t *textWriter) Begin(h *Report) error {
 			safetext.Line(pa.Name), safetext.Line(pa.SessionID), safetext.Line(pa.CallID))
 	}
 	p := h.Policy
-	t.printf("policy  approval %s, sandbox %s, network %s\n", orDash(p.ApprovalPolicy), orDash(p.SandboxMode), onOff(p.NetworkAccess))
+	t.printf("policy  approval %s, sandbox %s, network %s\n", orDash(p.ApprovalPolicy), orDash(p.SandboxMode), networkWords(p.NetworkAccess, p.EgressProxy))
 	if len(p.WritableRoots) > 0 {
 		t.printf("        writable roots %s\n", strings.Join(p.WritableRoots, ", "))
 	}
@@ -250,7 +250,7 @@ func sandboxNote(s *Sandbox) string {
 	if len(s.Layers) > 0 {
 		layers = "layers " + strings.Join(s.Layers, " ")
 	}
-	return fmt.Sprintf("sandbox %s, %s, network %s", s.Mode, layers, onOff(s.Network))
+	return fmt.Sprintf("sandbox %s, %s, network %s", s.Mode, layers, networkWords(s.Network, s.Egress))
 }
 
 func resultNote(at Attempt) string {
@@ -356,4 +356,13 @@ func callName(c *Call) string {
 		return fmt.Sprintf("(no id, tool call %d of its response)", c.Refused.Position+1)
 	}
 	return c.CallID
+}
+
+// networkWords says how a session or a run reached the network: on, off,
+// or only through the session's egress proxy.
+func networkWords(on, egress bool) string {
+	if egress {
+		return "through the egress proxy"
+	}
+	return onOff(on)
 }
