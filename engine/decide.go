@@ -55,6 +55,9 @@ type Decider struct {
 	// allowed are the prefix rules added during the session, in order,
 	// for a subagent to inherit.
 	allowed [][]string
+	// profile is the permission profile the user switched to
+	// (/permissions), "" until a switch.
+	profile string
 }
 
 // NewDecider builds the decision logic for a session from its recorded
@@ -102,14 +105,16 @@ func (d *Decider) ExecRequirement(argv []string, escalated bool, justification s
 	if escalated {
 		perms = policy.RequireEscalated
 	}
-	return policy.ExecRequirement(policy.ExecInput{Argv: argv, Approval: d.Approval(), Sandbox: d.sandbox,
+	sp, _ := d.Sandbox()
+	return policy.ExecRequirement(policy.ExecInput{Argv: argv, Approval: d.Approval(), Sandbox: sp,
 		Rules: d.ruleSet(), SandboxPermissions: perms, Justification: justification, ProjectRules: d.project})
 }
 
 // PatchRequirement decides an apply_patch call's requirement from the
 // absolute paths it touches.
 func (d *Decider) PatchRequirement(paths []string) policy.Requirement {
-	return policy.PatchRequirement(paths, d.Approval(), d.sandbox, d.plan)
+	sp, plan := d.Sandbox()
+	return policy.PatchRequirement(paths, d.Approval(), sp, plan)
 }
 
 // MCPRequirement decides an MCP tool call's requirement from whether the
@@ -120,7 +125,8 @@ func (d *Decider) MCPRequirement(needsApproval bool, reason string) policy.Requi
 
 // DefaultRequirement is the fallback table for tools with no rule of their own.
 func (d *Decider) DefaultRequirement() policy.Requirement {
-	return policy.DefaultRequirement(d.Approval(), d.sandbox.Mode)
+	sp, _ := d.Sandbox()
+	return policy.DefaultRequirement(d.Approval(), sp.Mode)
 }
 
 // Approval returns the session's approval policy.
@@ -128,6 +134,29 @@ func (d *Decider) Approval() policy.ApprovalPolicy {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.approval
+}
+
+// Sandbox returns the sandbox policy and plan in force now.
+func (d *Decider) Sandbox() (policy.SandboxPolicy, events.SandboxPlan) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.sandbox, d.plan
+}
+
+// setSandbox changes the sandbox for the calls that follow (a journaled
+// switch to the permission profile named profile).
+func (d *Decider) setSandbox(profile string, sp policy.SandboxPolicy, plan events.SandboxPlan) {
+	d.mu.Lock()
+	d.profile, d.sandbox, d.plan = profile, sp, plan
+	d.mu.Unlock()
+}
+
+// SwitchedProfile is the permission profile the user switched to, "" when
+// the session runs under the one it started with.
+func (d *Decider) SwitchedProfile() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.profile
 }
 
 // setApproval changes the approval policy for the decisions that follow
@@ -193,12 +222,13 @@ func (d *Decider) AllowRules() [][]string {
 // run ("" when nothing was asked). It returns the session's plan or no
 // sandbox, and the cause for the transition.
 func (d *Decider) SandboxFor(p *PreparedCall, approvedBy states.Cause) (events.SandboxPlan, states.Cause) {
-	sel := policy.SelectSandbox(policy.SelectInput{Mode: d.sandbox.Mode, Requirement: p.Requirement,
+	sp, plan := d.Sandbox()
+	sel := policy.SelectSandbox(policy.SelectInput{Mode: sp.Mode, Requirement: p.Requirement,
 		EscalationRequested: p.Escalated, ApprovedBy: approvedBy, OutOfProcess: p.OutOfProcess})
 	if !sel.Sandboxed {
 		return events.SandboxPlan{Mode: events.SandboxNone}, sel.Cause
 	}
-	return d.plan, sel.Cause
+	return plan, sel.Cause
 }
 
 // RetryAllowed applies the retry rule after a sandbox denial.

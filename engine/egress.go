@@ -49,14 +49,18 @@ type NetworkQuestion struct {
 }
 
 // sessionEgress is a session's proxy and what it knows of the calls it
-// serves.
+// serves. Its rules are the permission profile's in force: a /permissions
+// switch (set) replaces the proxy for the calls that follow; without a
+// profile whose network goes through the proxy it has none, and no call
+// gets a bridge.
 type sessionEgress struct {
-	s       *Session
+	s *Session
+
+	mu      sync.Mutex
+	cfg     *Egress
 	proxy   *egress.Proxy
 	decider *egress.ProfileDecider
-
-	mu    sync.Mutex
-	calls map[string]egressCall
+	calls   map[string]egressCall
 }
 
 // egressCall is what a question about a call's connection names.
@@ -66,47 +70,79 @@ type egressCall struct {
 	cwd     string
 }
 
-// newSessionEgress builds the session's proxy. Answers are journaled
-// durably before the proxy acts on them (egress.JournalingAsker), each
-// connection rides on the next commit (egress.RecordTo).
+// newSessionEgress builds the session's proxy for cfg (none when nil).
 func newSessionEgress(s *Session, cfg *Egress) *sessionEgress {
 	e := &sessionEgress{s: s, calls: map[string]egressCall{}}
-	j := recorderJournal{r: s.rec}
-	asker := &egress.JournalingAsker{Person: networkPerson{e: e}, Journal: j, Now: s.rec.now, Profile: cfg.Profile, Persist: cfg.Persist}
+	e.set(cfg)
+	return e
+}
+
+// set puts cfg's rules in force for the calls that follow: answers are
+// journaled durably before the proxy acts on them
+// (egress.JournalingAsker), each connection rides on the next commit
+// (egress.RecordTo). Nil leaves the session without a proxy. A call
+// already served (a long-lived exec_command process) keeps the proxy it
+// started with.
+func (e *sessionEgress) set(cfg *Egress) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.cfg, e.proxy, e.decider = cfg, nil, nil
+	if cfg == nil {
+		return
+	}
+	j := recorderJournal{s: e.s}
+	asker := &egress.JournalingAsker{Person: networkPerson{e: e}, Journal: j, Now: e.s.rec.now, Profile: cfg.Profile, Persist: cfg.Persist}
 	opts := egress.ProfileOptions(cfg.Network, asker)
-	opts.Record, opts.Resolver = egress.RecordTo(j, s.rec.now), cfg.Resolver
+	opts.Record, opts.Resolver = egress.RecordTo(j, e.s.rec.now), cfg.Resolver
 	e.decider, _ = opts.Decider.(*egress.ProfileDecider)
 	e.proxy = egress.New(opts)
-	return e
+}
+
+// current is the proxy in force and its configuration.
+func (e *sessionEgress) current() (*egress.Proxy, *Egress) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.proxy, e.cfg
 }
 
 // restore keeps a journaled answer that holds for the rest of the
 // session (for the session, always) when the session is resumed.
 func (e *sessionEgress) restore(d events.NetworkDecision) {
-	if e == nil || e.decider == nil {
+	e.mu.Lock()
+	dec := e.decider
+	e.mu.Unlock()
+	if dec == nil || d.Profile != e.profile() {
 		return
 	}
 	if d.Answer == events.NetworkAllowSession || d.Answer == events.NetworkAllowAlways {
-		e.decider.Grant(d.Host)
+		dec.Grant(d.Host)
 	}
 }
 
 // bridgeFor is the bridge of one call's run: nil unless the call's plan
 // sends its network through the proxy.
 func (s *Session) bridgeFor(turnID string, start events.ExecStarted) sandbox.Bridge {
-	if s.egress == nil || !start.Sandbox.Egress {
+	if !start.Sandbox.Egress {
 		return nil
 	}
-	return callBridge{e: s.egress, id: start.CallID, call: egressCall{turnID: turnID, command: start.Argv, cwd: start.Cwd}}
+	proxy, _ := s.egress.current()
+	if proxy == nil {
+		// No rules for the plan's proxy (a resumed switch to a profile
+		// this docket was not given): the sandbox refuses an egress plan
+		// without a bridge, naming the layer, rather than run unproxied.
+		return nil
+	}
+	return callBridge{e: s.egress, proxy: proxy, id: start.CallID, call: egressCall{turnID: turnID, command: start.Argv, cwd: start.Cwd}}
 }
 
 // callBridge serves the proxy on one call's listener for as long as the
 // call runs: the proxy is goroutines of the session's process, started
 // by a call's bridge and ended with it, so nothing outlives docket.
 type callBridge struct {
-	e    *sessionEgress
-	id   string
-	call egressCall
+	e     *sessionEgress
+	proxy *egress.Proxy
+	id    string
+	call  egressCall
 }
 
 // Serve attributes the listener's connections to the call and serves them
@@ -115,7 +151,7 @@ func (b callBridge) Serve(ctx context.Context, ln net.Listener) error {
 	b.e.mu.Lock()
 	b.e.calls[b.id] = b.call
 	b.e.mu.Unlock()
-	return egress.CallBridge{Proxy: b.e.proxy, CallID: b.id}.Serve(ctx, ln)
+	return egress.CallBridge{Proxy: b.proxy, CallID: b.id}.Serve(ctx, ln)
 }
 
 func (e *sessionEgress) call(id string) egressCall {
@@ -125,15 +161,43 @@ func (e *sessionEgress) call(id string) egressCall {
 }
 
 // recorderJournal journals network records through the session's
-// recorder, which serialises them with the engine's own.
-type recorderJournal struct{ r *recorder }
+// recorder, which serialises them with the engine's own, and then shows
+// each to the observer (NoticeNetwork): the journal stays the authority,
+// so a record that could not be written is not shown.
+type recorderJournal struct{ s *Session }
 
 func (j recorderJournal) AppendDurable(_ time.Time, callID string, body any) (events.Record, error) {
-	return j.r.appendDurable(callID, body)
+	r, err := j.s.rec.appendDurable(callID, body)
+	if err == nil {
+		j.s.noticeNetwork(r, body)
+	}
+	return r, err
 }
 
 func (j recorderJournal) Append(_ time.Time, callID string, body any) (events.Record, error) {
-	return j.r.append(callID, body)
+	r, err := j.s.rec.append(callID, body)
+	if err == nil {
+		j.s.noticeNetwork(r, body)
+	}
+	return r, err
+}
+
+// noticeNetwork tells the observer about a journaled network record.
+func (s *Session) noticeNetwork(r events.Record, body any) {
+	n := Notice{Type: NoticeNetwork, CallID: r.CallID, Seq: r.Seq}
+	switch v := body.(type) {
+	case events.NetworkDecision:
+		n.NetworkDecision = &v
+	case *events.NetworkDecision:
+		n.NetworkDecision = v
+	case events.NetworkConnection:
+		n.NetworkConnection = &v
+	case *events.NetworkConnection:
+		n.NetworkConnection = v
+	default:
+		return
+	}
+	s.notify(n)
 }
 
 // networkPerson puts a question about a host to the session's approver,
@@ -188,9 +252,13 @@ func (p networkPerson) AskSourced(ctx context.Context, req egress.Request) (egre
 	return egress.DenyHost, ans.Source, nil
 }
 
-func (p networkPerson) profile() string {
-	if p.e.s.cfg.Egress != nil {
-		return p.e.s.cfg.Egress.Profile
+func (p networkPerson) profile() string { return p.e.profile() }
+
+// profile names the permission profile whose rules are in force.
+func (e *sessionEgress) profile() string {
+	_, cfg := e.current()
+	if cfg != nil {
+		return cfg.Profile
 	}
 	return ""
 }

@@ -29,6 +29,11 @@ const (
 	// NoticeCompacted says the conversation was replaced by the model's
 	// summary (Text); Context is the window after it.
 	NoticeCompacted = "context.compacted"
+	// NoticeNetwork is a record of the session's egress proxy, once
+	// journaled: NetworkDecision (an answer about a host no rule covered)
+	// or NetworkConnection (a connection allowed or refused). CallID is
+	// the call whose command asked.
+	NoticeNetwork = "network"
 )
 
 // CallStatus is how far a call got, as Codex's exec events spell an
@@ -84,6 +89,10 @@ type Notice struct {
 	Usage events.Usage
 	// Context is how full the context window is, for the context notices.
 	Context *ctxwindow.Status
+	// NetworkDecision and NetworkConnection are a NoticeNetwork's record
+	// (one of the two is set).
+	NetworkDecision   *events.NetworkDecision
+	NetworkConnection *events.NetworkConnection
 }
 
 // FileChange is one file an apply_patch call touches.

@@ -42,7 +42,7 @@ func (s *Session) SetApprovalPolicy(name string, source events.DecisionSource) e
 			return fmt.Errorf("engine: approval policy: the model's message: %w", err)
 		}
 	}
-	return s.applyPolicyChange(ap, events.PolicyChanged{ApprovalPolicy: ap.String(), Previous: prev.String(), Source: source, Message: msg})
+	return s.applyPolicyChange(ap, events.PolicyChanged{ApprovalPolicy: ap.String(), Previous: prev.String(), Source: source, Message: msg}, nil)
 }
 
 // ReplayPolicyChange applies a recorded policy_changed record (verify and
@@ -56,15 +56,24 @@ func (s *Session) ReplayPolicyChange(rec events.PolicyChanged) error {
 		return fmt.Errorf("engine: approval policy: %w", err)
 	}
 	return s.applyPolicyChange(ap, events.PolicyChanged{ApprovalPolicy: ap.String(), Previous: s.decider.Approval().String(),
-		Source: rec.Source, Message: rec.Message})
+		Source: rec.Source, Message: rec.Message, Permissions: rec.Permissions}, nil)
 }
 
-// applyPolicyChange journals the change durably, then applies it.
-func (s *Session) applyPolicyChange(ap policy.ApprovalPolicy, rec events.PolicyChanged) error {
+// applyPolicyChange journals the change durably, then applies it: the
+// approval policy, and the sandbox of a permission profile switch.
+func (s *Session) applyPolicyChange(ap policy.ApprovalPolicy, rec events.PolicyChanged, eg *Egress) error {
+	if rec.Permissions != nil {
+		if _, err := sandboxOfChange(*rec.Permissions); err != nil {
+			return err
+		}
+	}
 	if _, err := s.rec.appendDurable("", rec); err != nil {
 		return err
 	}
 	s.decider.setApproval(ap)
+	if err := s.applySandboxChange(rec.Permissions, eg); err != nil {
+		return err // checked above: cannot happen
+	}
 	s.mu.Lock()
 	s.addPermissionsLocked(rec.Message)
 	s.mu.Unlock()

@@ -164,6 +164,9 @@ func Restore(cfg Config, log Log, records []events.Record) (*Session, error) {
 				return nil, fmt.Errorf("engine: restore seq %d: policy_changed: %w", r.Seq, err)
 			}
 			s.decider.setApproval(ap)
+			if err := s.applySandboxChange(v.Permissions, nil); err != nil {
+				return nil, fmt.Errorf("engine: restore seq %d: policy_changed: %w", r.Seq, err)
+			}
 			s.addPermissionsLocked(v.Message)
 		case *events.RuleAmended:
 			s.decider.AddAllowRule(v.Pattern)

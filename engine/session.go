@@ -130,7 +130,8 @@ type Session struct {
 	compactFloor int64
 	// procs is the session's account of its long-lived processes.
 	procs *procBook
-	// egress is the session's egress proxy, nil without Config.Egress.
+	// egress is the session's egress proxy: Config.Egress's rules, or a
+	// switched profile's (SetPermissions); no proxy without either.
 	egress *sessionEgress
 }
 
@@ -141,7 +142,10 @@ func (s *Session) env() *Env {
 	if ap, _, err := policy.FromConfig(sc); err == nil && ap != s.decider.Approval() {
 		sc.ApprovalPolicy = s.decider.Approval().String()
 	}
-	return &Env{Cwd: s.cfg.Cwd, Config: sc, Plan: s.cfg.Plan, Decider: s.decider, RealPath: s.realPath,
+	// And the sandbox in force, once /permissions switched the profile.
+	sp, plan := s.decider.Sandbox()
+	sc = withSandbox(sc, sp)
+	return &Env{Cwd: s.cfg.Cwd, Config: sc, Plan: plan, Decider: s.decider, RealPath: s.realPath,
 		SessionID: s.cfg.SessionID, Agents: AgentLimits{Depth: s.depth(), Ordinal: s.spawnOrdinal}, Process: s.procs.lookup}
 }
 
@@ -232,9 +236,7 @@ func build(cfg Config, log Log) (*Session, error) {
 		}
 	}
 	s.rec = newRecorder(log, cfg.Clock, s.onRecord, cfg.Faults)
-	if cfg.Egress != nil {
-		s.egress = newSessionEgress(s, cfg.Egress)
-	}
+	s.egress = newSessionEgress(s, cfg.Egress)
 	s.specs = reg.Specs()
 	base, _ := json.Marshal(struct {
 		Model, Instructions string

@@ -121,6 +121,28 @@ type PolicyChanged struct {
 	// it back from this record. Journals from before it was sent have
 	// none, and their sessions go on without it.
 	Message string `msgpack:"message,omitempty"`
+	// Permissions is set when the user switched the permission profile
+	// (/permissions): the sandbox the later calls run under. Nil for an
+	// approval policy change alone.
+	Permissions *PermissionsChange `msgpack:"permissions,omitempty"`
+}
+
+// PermissionsChange is a switch of the session's permission profile: the
+// profile, the sandbox keys it stands for, and the plan built from them
+// when the user switched, which the later calls run under (write-ahead,
+// as the session_started plan is for the calls before).
+type PermissionsChange struct {
+	Profile  string `msgpack:"profile"`
+	Previous string `msgpack:"previous"`
+	// Why says which keys decided (the profile, and a sandbox_mode it
+	// wins over), as --explain and the audit say it.
+	Why                 string      `msgpack:"why,omitempty"`
+	SandboxMode         string      `msgpack:"sandbox_mode"`
+	WritableRoots       []string    `msgpack:"writable_roots,omitempty"`
+	NetworkAccess       bool        `msgpack:"network_access,omitempty"`
+	ExcludeTmpdirEnvVar bool        `msgpack:"exclude_tmpdir_env_var,omitempty"`
+	ExcludeSlashTmp     bool        `msgpack:"exclude_slash_tmp,omitempty"`
+	Plan                SandboxPlan `msgpack:"plan"`
 }
 
 // UserTurn records a prompt from the user that starts a turn.
@@ -277,6 +299,11 @@ type SandboxPlan struct {
 	// expanded and symlinks resolved when the plan was built: each is
 	// covered with an empty read-only directory or file.
 	Hidden []string `msgpack:"hidden,omitempty" json:"hidden,omitempty"`
+	// LocalBinding lets a command whose network goes through the egress
+	// proxy bind and listen on TCP ports of its own namespace's loopback
+	// (the profile's allow_local_binding); without it Landlock refuses
+	// every TCP bind. Meaningful only with Egress.
+	LocalBinding bool `msgpack:"local_binding,omitempty" json:"local_binding,omitempty"`
 }
 
 // ResourceLimits bounds what one sandboxed call may use; a zero field means

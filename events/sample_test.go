@@ -43,7 +43,7 @@ func populatedBodies() []any {
 			Instructions: "Be careful. ünïcödé and \x00 bytes survive.",
 			Plan: SandboxPlan{
 				Mode: "workspace-write", WritableRoots: []string{"/home/dev/project"}, ReadOnlySubpaths: []string{"/home/dev/project/.git"},
-				Network: true, RequireProtectedPaths: true, Egress: true, Hidden: []string{"/home/dev/.ssh"},
+				Network: true, RequireProtectedPaths: true, Egress: true, Hidden: []string{"/home/dev/.ssh"}, LocalBinding: true,
 				Limits: ResourceLimits{MaxProcesses: 4096, MaxMemoryMB: 8192, MaxCPUSeconds: 3600, MaxFileSizeMB: 8192},
 			},
 			Tools: []ToolInfo{
@@ -56,7 +56,12 @@ func populatedBodies() []any {
 				AllowRules: [][]string{{"go", "test"}}},
 		},
 		SessionResumed{PID: 4242, Decisions: "approved,denied"},
-		PolicyChanged{ApprovalPolicy: "never", Previous: "on-request", Source: SourceUser, Message: "<permissions instructions>\nApproval policy: never.\n</permissions instructions>"},
+		PolicyChanged{ApprovalPolicy: "never", Previous: "on-request", Source: SourceUser, Message: "<permissions instructions>\nApproval policy: never.\n</permissions instructions>",
+			Permissions: &PermissionsChange{Profile: "dev", Previous: ":workspace", Why: "permission profile dev chosen by /permissions", SandboxMode: "workspace-write",
+				WritableRoots: []string{"/work/extra"}, NetworkAccess: true, ExcludeTmpdirEnvVar: true, ExcludeSlashTmp: true,
+				Plan: SandboxPlan{Mode: "workspace-write", WritableRoots: []string{"/work/proj"}, ReadOnlySubpaths: []string{"/work/proj/.git"},
+					Network: true, RequireProtectedPaths: true, Egress: true, Hidden: []string{"/home/dev/.aws"}, LocalBinding: true,
+					Limits: ResourceLimits{MaxProcesses: 64, MaxMemoryMB: 512, MaxCPUSeconds: 60, MaxFileSizeMB: 16}}}},
 		UserTurn{TurnID: "turn-1", Text: "fix the failing test in @main_test.go", Images: []string{"data:image/png;base64,iVBORw0KGgo="},
 			Attachments: []Attachment{{Path: "main_test.go", Content: "package main\n", Size: 4096, Truncated: true}}},
 		Compaction{TurnID: "turn-1", Trigger: CompactAuto, Summary: "We fixed the test.", KeptPrompt: true, Replaced: 12, ReplacedDigest: "ab12",
@@ -109,7 +114,7 @@ func populatedBodies() []any {
 			CallID: "call_1", Attempt: 1, Tool: "shell", Argv: []string{"bash", "-lc", "go test ./..."}, Cwd: "/home/dev/project",
 			Sandbox: SandboxPlan{
 				Mode: "workspace-write", WritableRoots: []string{"/home/dev/project"}, ReadOnlySubpaths: []string{"/home/dev/project/.git"},
-				Network: true, RequireProtectedPaths: true, Egress: true, Hidden: []string{"/home/dev/.ssh"},
+				Network: true, RequireProtectedPaths: true, Egress: true, Hidden: []string{"/home/dev/.ssh"}, LocalBinding: true,
 				Limits: ResourceLimits{MaxProcesses: 4096, MaxMemoryMB: 8192, MaxCPUSeconds: 3600, MaxFileSizeMB: 8192},
 			},
 			TimeoutMs: 10_000, Input: "stdin text", Server: "fs", MCPTool: "read_file",

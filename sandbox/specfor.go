@@ -37,7 +37,7 @@ type hostFacts struct {
 // are held by the launcher, which narrows Protected to what it holds.
 func specFor(plan events.SandboxPlan, f hostFacts) Spec {
 	spec := Spec{V: specVersion, Mode: plan.Mode, Network: plan.Network, Seccomp: f.seccomp,
-		Bridge: plan.Egress, Hidden: plan.Hidden,
+		Bridge: plan.Egress, Hidden: plan.Hidden, LocalBinding: plan.Egress && plan.LocalBinding,
 		CallSpec: callSpec{Cwd: f.cwd, Path: f.path}}
 	if plan.Mode == ModeWorkspaceWrite {
 		spec.Writable = f.roots

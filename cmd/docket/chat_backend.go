@@ -21,6 +21,7 @@ import (
 	"github.com/docket-engine/docket/journal"
 	"github.com/docket-engine/docket/replay/audit"
 	"github.com/docket-engine/docket/sandbox"
+	"github.com/docket-engine/docket/states/policy"
 	"github.com/spf13/cobra"
 )
 
@@ -52,6 +53,8 @@ type chatBackend struct {
 	index    *attach.Index
 	indexErr error
 	indexFor string
+	// plans are the plans /permissions switched to, by profile name.
+	plans map[string]events.SandboxPlan
 }
 
 // quietApp is the app with stderr captured: while the UI owns the
@@ -134,6 +137,9 @@ func (b *chatBackend) swap(w *wiring, s *session.Session, sc events.SessionConfi
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.w, b.sess, b.id, b.path, b.sc, b.cwdOf = w, s, s.ID(), s.JournalPath(), sc, cwd
+	b.plans = nil
+	// A resumed session may have switched its sandbox with /permissions.
+	b.sc.SandboxMode = s.Engine().SandboxMode()
 	return err
 }
 
@@ -178,7 +184,7 @@ func (b *chatBackend) Info() tui.Info {
 		st := e.ContextStatus()
 		i.TokensUsed, i.Window = st.Used, st.Window
 	}
-	if b.sess != nil && b.sess.Config().Plan.Sandboxed() {
+	if b.sess != nil && b.sc.SandboxMode != policy.DangerFullAccess.String() {
 		if b.caps == nil {
 			c := sandbox.Probe()
 			b.caps = &c

@@ -14,8 +14,8 @@ import (
 
 func newAuditCmd(a *app) *cobra.Command {
 	var (
-		home, callID, htmlFile     string
-		unsandboxed, jsonOut, tree bool
+		home, callID, htmlFile              string
+		unsandboxed, jsonOut, tree, network bool
 	)
 	c := &cobra.Command{
 		Use:   "audit SESSION|FILE",
@@ -24,10 +24,16 @@ func newAuditCmd(a *app) *cobra.Command {
 			"their causes, the approval decisions (who, when), the sandbox layers enforced, the denial evidence and any\n" +
 			"run without a sandbox. --unsandboxed lists only the calls that ran without a sandbox, each with one line\n" +
 			"saying why. A damaged journal is audited past the damage: every record that can be read is, the report\n" +
-			"says which records could not be read and why, and the audit exits 1 because it is incomplete.",
+			"says which records could not be read and why, and the audit exits 1 because it is incomplete.\n" +
+			"--network lists every network decision and connection of the session's egress proxy: host, port, allowed or\n" +
+			"refused, the rule or answer and who decided (profile rule, user once/session/always, policy never, proxy),\n" +
+			"and the call and command it came from.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			opts := audit.Options{CallID: callID, UnsandboxedOnly: unsandboxed}
+			opts := audit.Options{CallID: callID, UnsandboxedOnly: unsandboxed, NetworkOnly: network}
+			if network && (tree || unsandboxed || htmlFile != "") {
+				return usageErrorf("--network prints text or --json; it does not combine with --tree, --unsandboxed or --html (the HTML page has a network section)")
+			}
 			if tree {
 				if htmlFile != "" || callID != "" {
 					return usageErrorf("--tree prints text or --json; it does not combine with --html or --call")
@@ -42,6 +48,7 @@ func newAuditCmd(a *app) *cobra.Command {
 	f.BoolVar(&unsandboxed, "unsandboxed", false, "list only calls that ran without a sandbox, each with why")
 	f.BoolVar(&jsonOut, "json", false, "print the audit as JSON (docs/cli.md)")
 	f.StringVar(&htmlFile, "html", "", "write a self-contained HTML page (timeline and state diagram per call) to `FILE`")
+	f.BoolVar(&network, "network", false, "list the session's network decisions and connections, each with its call, command and who decided")
 	f.BoolVar(&tree, "tree", false, "audit the session and every subagent it started, each call named by its path (NAME/CALL_ID)")
 	f.StringVar(&home, "home", "", "Docket's home (default $DOCKET_HOME, else ~/.docket)")
 	return c
@@ -56,6 +63,8 @@ func runAudit(ctx context.Context, a *app, homeFlag, ref, htmlFile string, jsonO
 	var tail tailSink
 	sinks := []audit.Sink{&tail}
 	switch {
+	case jsonOut && opts.NetworkOnly:
+		sinks = append(sinks, audit.NewNetworkJSONWriter(out))
 	case jsonOut:
 		sinks = append(sinks, audit.NewJSONWriter(out))
 	case htmlFile == "":

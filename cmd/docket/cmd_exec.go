@@ -82,7 +82,8 @@ func (f *commonFlags) loadAt(c *cobra.Command, flags config.Flags, cwd string, p
 	flags.Permissions = set("permissions", &f.permissions)
 	flags.OSS = f.oss
 	flags.LocalProvider = set("local-provider", &f.localProvider)
-	cfg, err := config.Load(config.LoadOptions{Home: f.home, Profile: f.profile, Env: os.Getenv, Overrides: f.overrides, Flags: flags, Cwd: cwd})
+	cfg, err := config.Load(config.LoadOptions{Home: f.home, Profile: f.profile, Env: os.Getenv, Overrides: f.overrides, Flags: flags, Cwd: cwd,
+		RequirementsFiles: testRequirementsFiles()})
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: err}
 	}

@@ -39,6 +39,9 @@ func sandboxPlanFromProfile(name, dir string, protect bool) (events.SandboxPlan,
 	if plan.Sandboxed() {
 		plan.Network = ww.NetworkAccess
 		plan.Egress = cfg.Egress
+		if profile := cfg.PermissionProfile; profile != nil && plan.Egress {
+			plan.LocalBinding = profile.Network.AllowLocalBinding
+		}
 		plan.Limits = sandbox.DefaultLimits()
 		plan = ws.ProtectHome(plan, cfg.Home)
 	}
@@ -77,13 +80,26 @@ func profileBridge(profile *permissions.Resolved, plan events.SandboxPlan, stder
 // sandboxed plan: globs expanded now, bounded, so what the plan (and the
 // journal: a session records its plan) says is hidden is exactly what the
 // sandbox covers. A session expands them once, when it starts. An
-// expansion that fails closed refuses the run (exit 125).
+// expansion that fails closed refuses the run (exit 125). The unix
+// sockets the profile's network sets to none that exist now are covered
+// the same way: the sandbox already covers the sockets bound in docket's
+// network namespace, and a none entry also covers one bound in another
+// (a container's, another sandbox's), which docket cannot list.
 func hidePlan(plan events.SandboxPlan, cfg *config.Config) (events.SandboxPlan, error) {
 	r := cfg.PermissionProfile
-	if r == nil || !plan.Sandboxed() || len(r.HiddenPatterns()) == 0 {
+	if r == nil || !plan.Sandboxed() {
 		return plan, nil
 	}
-	hidden, err := ws.HiddenPaths(r.HiddenPatterns(), r.GlobScanMaxDepth, plan.WritableRoots)
+	patterns := r.HiddenPatterns()
+	for _, u := range r.Network.UnixSockets {
+		if _, err := os.Stat(u.Path); !u.Allow && err == nil {
+			patterns = append(patterns, u.Path)
+		}
+	}
+	if len(patterns) == 0 {
+		return plan, nil
+	}
+	hidden, err := ws.HiddenPaths(patterns, r.GlobScanMaxDepth, plan.WritableRoots)
 	if err != nil {
 		return plan, &exitError{code: exitSandboxFailed, err: fmt.Errorf("permission profile %s: %w", r.Name, err)}
 	}

@@ -169,14 +169,10 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd string, o wireOpt
 	w.opts = session.Options{
 		Workspace: cwd, Model: mdl, Approver: appr, Observer: w.observer, Policy: sc,
 		Home: cfg.Home, Rules: srcs, Tools: tools, Env: env, KeepSecretEnv: keepSecrets,
-		Prompt: prompt.Input{Home: cfg.ConfigHome, ProjectDocMaxBytes: docMax, FallbackFilenames: cfg.ProjectDocFallbackFilenames},
-		Limits: cfg.Sandbox.Limits(),
-		AdjustPlan: func(plan events.SandboxPlan) (events.SandboxPlan, error) {
-			// The Codex home read in place of Docket's holds the config and
-			// rules in force: as protected as Docket's own.
-			return hidePlan(ws.ProtectHome(plan, cfg.CodexHome), cfg)
-		},
-		PreHooks: pre, PostHooks: post,
+		Prompt:     prompt.Input{Home: cfg.ConfigHome, ProjectDocMaxBytes: docMax, FallbackFilenames: cfg.ProjectDocFallbackFilenames},
+		Limits:     cfg.Sandbox.Limits(),
+		AdjustPlan: func(plan events.SandboxPlan) (events.SandboxPlan, error) { return adjustPlan(plan, cfg) },
+		PreHooks:   pre, PostHooks: post,
 		Subagents: cfg.Subagents.Enabled || o.subagents, RiskAssessment: cfg.ExperimentalRiskAssessment,
 		Settings: settings(cfg, o), OutputSchema: o.outputSchema, ApprovalTimeout: cfg.ApprovalTimeout(),
 		Faults: faultsFromEnv(), DocketVersion: version, Egress: sessionEgress(cfg),
@@ -358,6 +354,19 @@ func mcpOptions(cfg *config.Config, cwd string) mcp.Options {
 		plan.Limits.MaxCPUSeconds = 0
 		return plan, nil
 	}}
+}
+
+// adjustPlan is what the configuration adds to a session's plan
+// (session.Options.AdjustPlan, and a /permissions switch): the Codex home
+// read in place of Docket's, which holds the config and rules in force,
+// as protected as Docket's own; the profile's allow_local_binding for a
+// network through the egress proxy; the paths the profile hides.
+func adjustPlan(plan events.SandboxPlan, cfg *config.Config) (events.SandboxPlan, error) {
+	plan = ws.ProtectHome(plan, cfg.CodexHome)
+	if r := cfg.PermissionProfile; r != nil && cfg.Egress && plan.Sandboxed() {
+		plan.LocalBinding = r.Network.AllowLocalBinding
+	}
+	return hidePlan(plan, cfg)
 }
 
 // hardenPlan adds what the policy leaves to the configuration: $DOCKET_HOME

@@ -52,6 +52,13 @@ type egressRun struct {
 // the given shell commands (call ids c1, c2, ...), under profile.
 func egressSession(t *testing.T, bin, home, work, profile string, extra []string, commands ...[]string) egressRun {
 	t.Helper()
+	return scriptedExec(t, bin, home, append([]string{"--json", "-C", work, "--permissions", profile}, extra...), commands...)
+}
+
+// scriptedExec runs docket exec with args and a scripted model whose
+// calls are the given shell commands (call ids c1, c2, ...).
+func scriptedExec(t *testing.T, bin, home string, args []string, commands ...[]string) egressRun {
+	t.Helper()
 	var b strings.Builder
 	for i, argv := range commands {
 		args, _ := json.Marshal(map[string]any{"command": argv, "workdir": "."})
@@ -62,7 +69,7 @@ func egressSession(t *testing.T, bin, home, work, profile string, extra []string
 	if err := os.WriteFile(script, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	args := append([]string{"exec", "--skip-git-repo-check", "--json", "-C", work, "--permissions", profile, "--model-script", script}, extra...)
+	args = append([]string{"exec", "--skip-git-repo-check", "--model-script", script}, args...)
 	cmd := exec.Command(bin, append(args, "go")...)
 	cmd.Env = []string{"DOCKET_HOME=" + home, "HOME=" + home, "PATH=/usr/bin:/bin"}
 	out, _ := cmd.CombinedOutput()

@@ -142,3 +142,14 @@ func (s faultSet) CommitAt(point string) bool {
 	}
 	return false
 }
+
+// RequirementsFiles is DOCKET_TEST_REQUIREMENTS=FILE (getenv): a managed
+// requirements file in place of /etc/docket/requirements.toml, so a test
+// can pin what a session may choose without writing to /etc. Nil when
+// unset. Like the fault points, only a docketfault build asks.
+func RequirementsFiles(getenv func(string) string) []string {
+	if path := getenv("DOCKET_TEST_REQUIREMENTS"); path != "" {
+		return []string{path}
+	}
+	return nil
+}

@@ -2,6 +2,7 @@ package faultinject_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,5 +55,22 @@ func TestFromEnvArmsWhatTheEnvironmentNames(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// DOCKET_TEST_REQUIREMENTS names the one requirements file a docketfault
+// build reads in place of the managed ones; unset, none is named.
+func TestRequirementsFilesFromTheEnvironment(t *testing.T) {
+	for _, tc := range []struct {
+		env  map[string]string
+		want []string
+	}{
+		{map[string]string{"DOCKET_TEST_REQUIREMENTS": "/tmp/r.toml"}, []string{"/tmp/r.toml"}},
+		{map[string]string{}, nil},
+	} {
+		got := faultinject.RequirementsFiles(func(k string) string { return tc.env[k] })
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) || (got == nil) != (tc.want == nil) {
+			t.Errorf("env %v: %v, want %v", tc.env, got, tc.want)
+		}
 	}
 }

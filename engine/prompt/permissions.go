@@ -34,3 +34,24 @@ func PermissionsUpdate(in Input, previous string) (string, error) {
 	b.WriteString(PermissionsClose)
 	return b.String(), nil
 }
+
+// ProfileUpdate is the developer message that tells the model the sandbox
+// it works in after the user switched the permission profile from
+// previous to next mid-session (/permissions), as PermissionsUpdate does
+// for the approval policy.
+func ProfileUpdate(in Input, previous, next string) (string, error) {
+	approval, sandbox, err := policyLines(in)
+	if err != nil {
+		return "", err
+	}
+	if previous == "" {
+		previous = "the sandbox_mode keys"
+	}
+	var b strings.Builder
+	b.WriteString(PermissionsOpen + "\n")
+	fmt.Fprintf(&b, "The permission profile changed from %s to %s. This replaces what earlier instructions said about approvals and the sandbox, until it changes again.\n", previous, next)
+	b.WriteString(approval + "\n")
+	b.WriteString(sandbox + "\n")
+	b.WriteString(PermissionsClose)
+	return b.String(), nil
+}

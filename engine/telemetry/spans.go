@@ -187,6 +187,7 @@ func (b *Builder) callSpan(c *audit.Call) {
 	if len(c.Violations) > 0 {
 		attrs = append(attrs, attribute.StringSlice("docket.violations", c.Violations))
 	}
+	attrs = append(attrs, networkCounts(c)...)
 	_, span := b.tracer.Start(ctx, "docket.call "+c.Tool, trace.WithTimestamp(start), trace.WithAttributes(attrs...))
 	b.callEvents(span, c)
 	switch c.Outcome {
@@ -223,6 +224,7 @@ func (b *Builder) callEvents(span trace.Span, c *audit.Call) {
 			attribute.String("docket.hook.name", h.Name), attribute.String("docket.hook.decision", h.Decision),
 			attribute.String("docket.hook.error", b.red.text(h.Error)), attribute.String("docket.reason", b.red.text(h.Reason))))
 	}
+	b.networkEvents(span, c)
 }
 
 // decisionSource says who decided a transition: the answering person or

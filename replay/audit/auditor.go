@@ -45,6 +45,9 @@ type auditor struct {
 	conv conversation
 	// procs follows the session's long-lived processes.
 	procs processBook
+	// netAnswers says who answered about each proxied connection that
+	// was asked about, for the connection record that follows.
+	netAnswers map[netKey]string
 }
 
 // grant is a session grant and who gave it.
@@ -137,6 +140,12 @@ func (a *auditor) feed(r events.Record) error {
 		return a.compaction(r, v)
 	case *events.PolicyChanged:
 		return a.policyChange(r, v)
+	case *events.NetworkDecision:
+		a.networkDecision(r, v)
+		return nil
+	case *events.NetworkConnection:
+		a.networkConnection(r, v)
+		return nil
 	case *events.RuleAmended:
 		am := Amendment{CallID: v.CallID, Seq: r.Seq, Pattern: v.Pattern, Line: v.Line, File: v.File, Written: v.Written}
 		a.amended = append(a.amended, am)
@@ -182,7 +191,7 @@ func (a *auditor) sessionStarted(v *events.SessionStarted) {
 		a.head.Parent = &Parent{SessionID: p.SessionID, CallID: p.CallID, Name: p.Name}
 	}
 	c := v.Config
-	a.head.Policy = Policy{ApprovalPolicy: c.ApprovalPolicy, SandboxMode: c.SandboxMode, NetworkAccess: c.NetworkAccess,
+	a.head.Policy = Policy{ApprovalPolicy: c.ApprovalPolicy, SandboxMode: c.SandboxMode, NetworkAccess: c.NetworkAccess, EgressProxy: v.Plan.Egress,
 		WritableRoots: c.WritableRoots, RequireProtectedPaths: c.RequireProtectedPaths}
 	for _, s := range v.Settings {
 		if s.Key == BypassSetting {

@@ -46,6 +46,19 @@ type PolicyChange struct {
 	Source string `json:"source"`
 	// Message is what the model was told of the change, when it was.
 	Message string `json:"message,omitempty"`
+	// Profile is set when the user switched the permission profile
+	// (/permissions): the profile, the one before, and the sandbox mode
+	// the later calls run under.
+	Profile *ProfileSwitch `json:"profile,omitempty"`
+}
+
+// ProfileSwitch is a permission profile switch.
+type ProfileSwitch struct {
+	Profile     string   `json:"profile"`
+	Previous    string   `json:"previous"`
+	Why         string   `json:"why,omitempty"`
+	SandboxMode string   `json:"sandbox_mode"`
+	Hidden      []string `json:"hidden,omitempty"`
 }
 
 // Compaction is one compaction record, with what it summarised.
@@ -184,8 +197,11 @@ func (a *auditor) compaction(r events.Record, v *events.Compaction) error {
 // were decided under the new policy, and the audit says where it changed.
 func (a *auditor) policyChange(r events.Record, v *events.PolicyChanged) error {
 	a.approvalNow = v.ApprovalPolicy
-	return a.event(&Event{Seq: r.Seq, At: fmtTime(r.At), Kind: EventPolicyChange, Policy: &PolicyChange{
-		ApprovalPolicy: v.ApprovalPolicy, Previous: v.Previous, Source: string(v.Source), Message: v.Message}})
+	pc := &PolicyChange{ApprovalPolicy: v.ApprovalPolicy, Previous: v.Previous, Source: string(v.Source), Message: v.Message}
+	if p := v.Permissions; p != nil {
+		pc.Profile = &ProfileSwitch{Profile: p.Profile, Previous: p.Previous, Why: p.Why, SandboxMode: p.SandboxMode, Hidden: p.Plan.Hidden}
+	}
+	return a.event(&Event{Seq: r.Seq, At: fmtTime(r.At), Kind: EventPolicyChange, Policy: pc})
 }
 
 // event queues a session event behind the calls that began before it, so

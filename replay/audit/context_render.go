@@ -10,6 +10,9 @@ import (
 
 // Event writes a compaction or a prompt's attachments where it happened.
 func (t *textWriter) Event(e *Event) error {
+	if t.netOnly {
+		return t.err
+	}
 	switch {
 	case e.Compaction != nil:
 		t.compaction(e, e.Compaction)
@@ -17,6 +20,14 @@ func (t *textWriter) Event(e *Event) error {
 		t.prompt(e, e.Prompt)
 	case e.Policy != nil:
 		p := e.Policy
+		if ps := p.Profile; ps != nil {
+			t.printf("\npermissions seq %d  %s  permission profile %s (was %s), switched by %s: sandbox %s; later calls run under it\n",
+				e.Seq, orDash(e.At), orDash(ps.Profile), orDash(ps.Previous), orDash(p.Source), orDash(ps.SandboxMode))
+			for _, h := range ps.Hidden {
+				t.printf("            hides %s\n", h)
+			}
+			break
+		}
 		t.printf("\npolicy      seq %d  %s  approval policy %s (was %s), changed by %s; later calls are decided under it\n",
 			e.Seq, orDash(e.At), orDash(p.ApprovalPolicy), orDash(p.Previous), orDash(p.Source))
 	}
@@ -140,6 +151,16 @@ func (h *htmlWriter) Event(e *Event) error {
 		h.put("</ul>\n</section>\n")
 	case e.Policy != nil:
 		p := e.Policy
+		if ps := p.Profile; ps != nil {
+			h.put("<section class=\"event policy\" data-seq=\"%d\">\n<h2>Permission profile switched · #%d <span class=\"at\">%s</span></h2>\n", e.Seq, e.Seq, esc(e.At))
+			h.put("<p>Permission profile <code>%s</code> (was <code>%s</code>), switched by %s: sandbox <code>%s</code>; later calls run under it.</p>\n",
+				esc(orDash(ps.Profile)), esc(orDash(ps.Previous)), esc(orDash(p.Source)), esc(orDash(ps.SandboxMode)))
+			for _, hid := range ps.Hidden {
+				h.put("<p class=\"hidden\">hides <code>%s</code></p>\n", esc(hid))
+			}
+			h.put("</section>\n")
+			break
+		}
 		h.put("<section class=\"event policy\" data-seq=\"%d\">\n<h2>Approval policy changed · #%d <span class=\"at\">%s</span></h2>\n", e.Seq, e.Seq, esc(e.At))
 		h.put("<p>Approval policy <code>%s</code> (was <code>%s</code>), changed by %s; later calls are decided under it.</p>\n</section>\n",
 			esc(orDash(p.ApprovalPolicy)), esc(orDash(p.Previous)), esc(orDash(p.Source)))

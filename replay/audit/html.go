@@ -41,6 +41,9 @@ ol.timeline li{margin:.35em 0;position:relative}
 ol.timeline li::before{content:"";position:absolute;left:-1.42em;top:.45em;width:.6em;height:.6em;border-radius:50%;background:#8b95b0}
 ol.timeline li.transition::before{background:#3b5bdb}ol.timeline li.decision::before{background:#e8590c}
 ol.timeline li.run::before{background:#2b8a3e}ol.timeline li.denial::before{background:#c92a2a}
+ol.timeline li.network.allowed::before{background:#0b7285}ol.timeline li.network.refused::before{background:#862e2e}
+table.network{border-collapse:collapse;font-size:.9em}table.network td,table.network th{border:1px solid #d8dce6;padding:.2em .5em;text-align:left}
+table.network tr.refused td{background:#fff5f5}
 .seq{color:#6b7386;font-size:.85em;margin-right:.4em}.at{color:#6b7386;font-size:.85em;margin-right:.4em}
 .cause{font-weight:600}
 ul.layers{margin:.2em 0;padding-left:1.2em;font-size:.88em;color:#3d4455}ol.timeline ul.layers li::before{content:none}
@@ -71,7 +74,7 @@ func (h *htmlWriter) Begin(r *Report) error {
 	h.put("<dt>journal</dt><dd><code>%s</code></dd>", esc(r.Journal))
 	p := r.Policy
 	h.put("<dt>approval policy</dt><dd>%s</dd><dt>sandbox mode</dt><dd>%s</dd><dt>network</dt><dd>%s</dd>",
-		esc(orDash(p.ApprovalPolicy)), esc(orDash(p.SandboxMode)), onOff(p.NetworkAccess))
+		esc(orDash(p.ApprovalPolicy)), esc(orDash(p.SandboxMode)), networkWords(p.NetworkAccess, p.EgressProxy))
 	if len(p.WritableRoots) > 0 {
 		h.put("<dt>writable roots</dt><dd><code>%s</code></dd>", esc(strings.Join(p.WritableRoots, ", ")))
 	}
@@ -127,6 +130,7 @@ func (h *htmlWriter) End(r *Report) error {
 		h.put("</ul></section>\n")
 	}
 	h.processes(r.Processes)
+	h.network(r.Network)
 	if len(r.Violations) > 0 {
 		h.put("<section class=\"violations\"><h2>%d invariant violation(s)</h2><ul>", len(r.Violations))
 		for _, v := range r.Violations {
@@ -195,6 +199,7 @@ func timeline(c *Call) []item {
 			out = append(out, item{a.OutcomeSeq, "", class, text})
 		}
 	}
+	out = append(out, networkHTML(c)...)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].seq < out[j].seq })
 	return out
 }

@@ -65,6 +65,9 @@ func (j *jsonWriter) End(t *Report) error {
 	if len(t.Processes) > 0 {
 		j.field(false, "processes", t.Processes)
 	}
+	if len(t.Network) > 0 {
+		j.field(false, "network", t.Network)
+	}
 	if len(t.Violations) > 0 {
 		j.field(false, "violations", t.Violations)
 	}

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
@@ -96,5 +97,25 @@ func TestAuditShowsThePolicyChange(t *testing.T) {
 	}
 	if !strings.Contains(text.String(), "approval policy never (was on-request), changed by user") {
 		t.Fatalf("the text audit does not show the change:\n%s", text.String())
+	}
+}
+
+// A permission profile switch (/permissions) is shown where it happened,
+// naming the profile, the one before, the sandbox and what it hides.
+func TestAuditShowsAPermissionProfileSwitch(t *testing.T) {
+	w := newWriter(t, "0199a1b2-0000-7000-8000-00000000e002", events.SessionConfig{ApprovalPolicy: "on-request", SandboxMode: "workspace-write"})
+	w.durable("", events.PolicyChanged{ApprovalPolicy: "on-request", Previous: "on-request", Source: events.SourceUser,
+		Permissions: &events.PermissionsChange{Profile: "locked", Previous: ":workspace", SandboxMode: "read-only",
+			Plan: events.SandboxPlan{Mode: events.SandboxReadOnly, Hidden: []string{"/home/dev/.ssh"}}}})
+	path := w.close()
+	text := string(streamed(t, path, Options{}, func(b *bytes.Buffer) Sink { return NewTextWriter(b, Options{}) }))
+	for _, want := range []string{"permission profile locked (was :workspace), switched by user: sandbox read-only", "hides /home/dev/.ssh"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("audit lacks %q:\n%s", want, text)
+		}
+	}
+	page := string(streamed(t, path, Options{}, func(b *bytes.Buffer) Sink { return NewHTMLWriter(b) }))
+	if !strings.Contains(page, "Permission profile switched") || !strings.Contains(page, "<code>locked</code>") {
+		t.Errorf("the HTML audit does not show the switch:\n%s", page)
 	}
 }

@@ -24,6 +24,9 @@ type Options struct {
 	CallID string
 	// UnsandboxedOnly keeps only the calls that ran without a sandbox.
 	UnsandboxedOnly bool
+	// NetworkOnly makes the text writer list the session's network
+	// decisions and connections instead of its calls (audit --network).
+	NetworkOnly bool
 }
 
 // Report is the whole audit of a session, in the JSON shape CLI.md gives
@@ -44,17 +47,23 @@ type Report struct {
 	Events     []Event     `json:"events,omitempty"`
 	Amendments []Amendment `json:"amendments,omitempty"`
 	// Processes are the session's long-lived processes, each as one story.
-	Processes  []Process   `json:"processes,omitempty"`
-	Violations []Violation `json:"violations,omitempty"`
-	Damaged    *Damage     `json:"damaged,omitempty"`
+	Processes []Process `json:"processes,omitempty"`
+	// Network is every network decision and connection of the session
+	// (of the audited call, with --call), in journal order.
+	Network    []NetworkEntry `json:"network,omitempty"`
+	Violations []Violation    `json:"violations,omitempty"`
+	Damaged    *Damage        `json:"damaged,omitempty"`
 }
 
 // Policy is the approval policy and sandbox configuration in force, from the
 // session_started record.
 type Policy struct {
-	ApprovalPolicy        string   `json:"approval_policy"`
-	SandboxMode           string   `json:"sandbox_mode"`
-	NetworkAccess         bool     `json:"network_access"`
+	ApprovalPolicy string `json:"approval_policy"`
+	SandboxMode    string `json:"sandbox_mode"`
+	NetworkAccess  bool   `json:"network_access"`
+	// EgressProxy says the session's sandboxed commands reach the network
+	// only through its egress proxy (the plan's egress).
+	EgressProxy           bool     `json:"egress_proxy,omitempty"`
 	WritableRoots         []string `json:"writable_roots,omitempty"`
 	RequireProtectedPaths bool     `json:"require_protected_paths,omitempty"`
 	// Bypassed: the session was started with
@@ -108,6 +117,9 @@ type Call struct {
 	// Hooks are the verdicts of the pre_tool and post_tool hooks that
 	// judged the call, in journal order.
 	Hooks []Hook `json:"hooks,omitempty"`
+	// Network are the call's network decisions and connections, through
+	// the session's egress proxy, in journal order.
+	Network []NetworkEntry `json:"network,omitempty"`
 }
 
 // Hook is one hook's recorded verdict on a call.
@@ -175,6 +187,11 @@ type Sandbox struct {
 	Mode    events.SandboxMode `json:"mode"`
 	Layers  []string           `json:"layers"`
 	Network bool               `json:"network"`
+	// Egress says the run's network went only through the session's
+	// egress proxy; LocalBinding that it could still bind TCP ports on
+	// its own loopback (allow_local_binding).
+	Egress       bool `json:"egress_proxy,omitempty"`
+	LocalBinding bool `json:"local_binding,omitempty"`
 	// InForce says, for each reported layer, what it stops; Missing, for
 	// each layer the plan wanted but the run did not get, what that cost
 	// (sandbox.Explain). Both are empty until the run reported its layers.

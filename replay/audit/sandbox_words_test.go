@@ -107,6 +107,8 @@ func TestSandboxNoteSaysHowATreeKillCanBeLeft(t *testing.T) {
 		{"nothing held", &Sandbox{Mode: events.SandboxNone}, "NO SANDBOX"},
 		{"sandboxed: layers as recorded", &Sandbox{Mode: events.SandboxWorkspaceWrite, Layers: []string{"landlock:v7", "pidns"}},
 			"sandbox workspace-write, layers landlock:v7 pidns, network off"},
+		{"sandboxed behind the egress proxy", &Sandbox{Mode: events.SandboxWorkspaceWrite, Layers: []string{"landlock:v7", "netns"}, Egress: true},
+			"sandbox workspace-write, layers landlock:v7 netns, network through the egress proxy"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := sandboxNote(tc.s); got != tc.want {
@@ -125,5 +127,47 @@ func TestResultNoteOfAnInterruptedUnsandboxedRun(t *testing.T) {
 	}
 	if got := resultNote(Attempt{Sandbox: &Sandbox{Mode: events.SandboxWorkspaceWrite}}); got != "no outcome recorded" {
 		t.Errorf("sandboxed, no outcome: %q", got)
+	}
+}
+
+// A run under an egress plan with allow_local_binding keeps both through
+// its outcome: the audit says the network went through the proxy, and the
+// Landlock words say bind stays allowed; without the binding they say it
+// is refused.
+func TestAuditOfAnEgressRunKeepsLocalBinding(t *testing.T) {
+	for _, tc := range []struct {
+		local bool
+		want  string
+	}{
+		{true, "binding and listening on the command's own loopback stay allowed"},
+		{false, "TCP connect and bind"},
+	} {
+		w := newWriter(t, "0199a1b2-0000-7000-8000-00000000e0b1", events.SessionConfig{ApprovalPolicy: "never", SandboxMode: "workspace-write"})
+		plan := events.SandboxPlan{Mode: events.SandboxWorkspaceWrite, WritableRoots: []string{fixtureCwd}, Egress: true, LocalBinding: tc.local}
+		w.add("", events.UserTurn{TurnID: "turn-1", Text: "serve"})
+		w.response("turn-1", 1, shellItem("b1", map[string]any{"command": []string{"python3", "-m", "http.server"}}))
+		w.tr("b1", states.WantsApproval, states.RunSandboxed, states.CausePolicySkip, "never")
+		w.start("b1", 1, "shell", []string{"python3", "-m", "http.server"}, plan)
+		w.outcome("b1", 1, 0, []string{"landlock:v7", "netns"}, nil)
+		w.tr("b1", states.Sandboxed, states.Finish, states.CauseCompleted, "exit 0")
+		w.output("b1", true)
+		r, err := Build(w.close(), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Calls) != 1 || len(r.Calls[0].Attempts) != 1 || r.Calls[0].Attempts[0].Sandbox == nil {
+			t.Fatalf("LocalBinding %v: calls %+v", tc.local, r.Calls)
+		}
+		sb := r.Calls[0].Attempts[0].Sandbox
+		var words string
+		for _, l := range sb.InForce {
+			words += l.Layer + ": " + l.Words + "\n"
+		}
+		if !sb.Egress || sb.LocalBinding != tc.local || !strings.Contains(words, tc.want) {
+			t.Errorf("LocalBinding %v: egress %v, local %v, in force:\n%s\nwant %q", tc.local, sb.Egress, sb.LocalBinding, words, tc.want)
+		}
+		if got := sandboxNote(sb); !strings.HasSuffix(got, "network through the egress proxy") {
+			t.Errorf("LocalBinding %v: sandbox note %q", tc.local, got)
+		}
 	}
 }

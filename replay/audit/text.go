@@ -16,14 +16,16 @@ import (
 // opts.UnsandboxedOnly it writes one entry per unsandboxed call with its
 // one-line why; otherwise each call's transitions, approvals and runs.
 func NewTextWriter(w io.Writer, opts Options) Sink {
-	return &textWriter{w: w, brief: opts.UnsandboxedOnly}
+	return &textWriter{w: w, brief: opts.UnsandboxedOnly, netOnly: opts.NetworkOnly}
 }
 
 type textWriter struct {
 	w     io.Writer
 	brief bool
-	n     int
-	err   error
+	// netOnly lists the network records instead of the calls.
+	netOnly bool
+	n       int
+	err     error
 }
 
 // printf writes one piece of the report. Every string argument is made
@@ -48,7 +50,7 @@ func (t *textWriter) Begin(h *Report) error {
 			safetext.Line(pa.Name), safetext.Line(pa.SessionID), safetext.Line(pa.CallID))
 	}
 	p := h.Policy
-	t.printf("policy  approval %s, sandbox %s, network %s\n", orDash(p.ApprovalPolicy), orDash(p.SandboxMode), onOff(p.NetworkAccess))
+	t.printf("policy  approval %s, sandbox %s, network %s\n", orDash(p.ApprovalPolicy), orDash(p.SandboxMode), networkWords(p.NetworkAccess, p.EgressProxy))
 	if len(p.WritableRoots) > 0 {
 		t.printf("        writable roots %s\n", strings.Join(p.WritableRoots, ", "))
 	}
@@ -69,6 +71,9 @@ func (t *textWriter) Begin(h *Report) error {
 
 func (t *textWriter) Call(c *Call) error {
 	t.n++
+	if t.netOnly {
+		return t.err
+	}
 	t.printf("\ncall %s  %s  %s\n", callName(c), orDash(c.Tool), quoteArgv(c.Command))
 	if t.brief {
 		t.printf("  why: %s\n", c.WhyUnsandboxed)
@@ -92,6 +97,7 @@ func (t *textWriter) Call(c *Call) error {
 	t.hooks(c)
 	t.approvals(c)
 	t.runs(c)
+	t.network(c)
 	if len(c.Violations) > 0 {
 		t.printf("  VIOLATIONS\n")
 		for _, v := range c.Violations {
@@ -187,6 +193,10 @@ func (t *textWriter) runs(c *Call) {
 }
 
 func (t *textWriter) End(r *Report) error {
+	if t.netOnly {
+		t.networkReport(r)
+		return t.err
+	}
 	if t.brief && t.n == 0 {
 		if d := r.Damaged; d.Incomplete() {
 			// Never vouch for records that could not be read.
@@ -240,7 +250,7 @@ func sandboxNote(s *Sandbox) string {
 	if len(s.Layers) > 0 {
 		layers = "layers " + strings.Join(s.Layers, " ")
 	}
-	return fmt.Sprintf("sandbox %s, %s, network %s", s.Mode, layers, onOff(s.Network))
+	return fmt.Sprintf("sandbox %s, %s, network %s", s.Mode, layers, networkWords(s.Network, s.Egress))
 }
 
 func resultNote(at Attempt) string {
@@ -346,4 +356,13 @@ func callName(c *Call) string {
 		return fmt.Sprintf("(no id, tool call %d of its response)", c.Refused.Position+1)
 	}
 	return c.CallID
+}
+
+// networkWords says how a session or a run reached the network: on, off,
+// or only through the session's egress proxy.
+func networkWords(on, egress bool) string {
+	if egress {
+		return "through the egress proxy"
+	}
+	return onOff(on)
 }

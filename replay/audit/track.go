@@ -200,7 +200,8 @@ func (t *tracker) execOutcome(r events.Record, v *events.ExecOutcome) {
 	at.Denial, at.Error, at.SandboxError = v.Denial, v.Error, v.SandboxError
 	at.Killed, at.Fallbacks = v.Killed, v.Fallbacks
 	if at.Sandbox != nil {
-		sb := sandboxOf(events.SandboxPlan{Mode: at.Sandbox.Mode, Network: at.Sandbox.Network, Limits: at.limits}, v.Layers)
+		sb := sandboxOf(events.SandboxPlan{Mode: at.Sandbox.Mode, Network: at.Sandbox.Network, Egress: at.Sandbox.Egress,
+			LocalBinding: at.Sandbox.LocalBinding, Limits: at.limits}, v.Layers)
 		at.Sandbox = &sb
 	}
 	if v.Denial != nil {
@@ -270,7 +271,8 @@ func sandboxOf(p events.SandboxPlan, reported []string) Sandbox {
 	if reported == nil {
 		reported = []string{}
 	}
-	sb := Sandbox{Mode: mode, Layers: reported, Network: p.Network || !p.Sandboxed()}
+	sb := Sandbox{Mode: mode, Layers: reported, Network: p.Network || !p.Sandboxed(), Egress: p.Egress && p.Sandboxed(),
+		LocalBinding: p.Egress && p.LocalBinding && p.Sandboxed()}
 	if len(reported) > 0 && p.Sandboxed() {
 		e := layers.Explain(p, reported)
 		sb.InForce, sb.Missing, sb.Limits = e.InForce, e.Missing, e.Limits

@@ -285,7 +285,7 @@ func Explain(plan events.SandboxPlan, layers []string) Explanation {
 			}
 		}
 		if base := Base(l); base == Landlock {
-			words += landlockExtras(landlockABI([]string{l}), plan.Network)
+			words += landlockExtras(landlockABI([]string{l}), plan.Network, plan.Egress && plan.LocalBinding)
 		}
 		e.InForce = append(e.InForce, Line{Layer: l, Words: words})
 	}
@@ -335,9 +335,12 @@ func wanted(layer string, plan events.SandboxPlan, abi int) bool {
 }
 
 // landlockExtras adds what this ABI stops beyond the file rules.
-func landlockExtras(abi int, network bool) string {
+func landlockExtras(abi int, network, localBinding bool) string {
 	var s string
-	if abi >= 4 && !network {
+	switch {
+	case abi >= 4 && !network && localBinding:
+		s += "; with the network off, TCP connect (binding and listening on the command's own loopback stay allowed: allow_local_binding)"
+	case abi >= 4 && !network:
 		s += "; with the network off, TCP connect and bind"
 	}
 	if abi >= 6 {

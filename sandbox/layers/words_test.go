@@ -222,3 +222,21 @@ func TestExplainLimits(t *testing.T) {
 		t.Errorf("a plan without limits explains none: %v %v", in, missing)
 	}
 }
+
+// Under an egress plan with allow_local_binding, the Landlock words say
+// TCP bind stays allowed; without it, that bind is refused.
+func TestLandlockWordsFollowLocalBinding(t *testing.T) {
+	for _, tc := range []struct {
+		local bool
+		want  string
+	}{
+		{false, "TCP connect and bind"},
+		{true, "binding and listening on the command's own loopback stay allowed"},
+	} {
+		plan := events.SandboxPlan{Mode: events.SandboxReadOnly, Egress: true, LocalBinding: tc.local}
+		e := Explain(plan, []string{"landlock:v7", "egress"})
+		if len(e.InForce) == 0 || !strings.Contains(e.InForce[0].Words, tc.want) {
+			t.Errorf("LocalBinding %v: landlock words %+v, want %q", tc.local, e.InForce, tc.want)
+		}
+	}
+}

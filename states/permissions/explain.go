@@ -54,6 +54,11 @@ func (r *Resolved) Explain() []string {
 			out = append(out, "    any other host: asked under the approval policy (never: denied)")
 		}
 		out = append(out, "    IP literals: refused; loopback, link-local and private addresses: only for an exact allow rule")
+		if n.AllowLocalBinding {
+			out = append(out, "    local binding: allowed (TCP bind and listen on the command's own loopback; allow_local_binding)")
+		} else {
+			out = append(out, "    local binding: refused (no TCP bind or listen; allow_local_binding is off)")
+		}
 		if len(n.UnixSockets) > 0 {
 			var s []string
 			for _, u := range n.UnixSockets {

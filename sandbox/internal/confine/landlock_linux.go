@@ -39,7 +39,7 @@ func applyLandlock(spec Spec) (int, error) {
 	preset := landlockConfigs[abi-1]
 	cfg := landlock.Config{HandledAccessFS: preset.HandledAccessFS, Scoped: preset.Scoped}
 	if !spec.Network {
-		cfg.HandledAccessNet = preset.HandledAccessNet
+		cfg.HandledAccessNet = localBinding(spec, preset.HandledAccessNet)
 	}
 	read := landlock.RODirs("/")
 	if spec.Network {

@@ -29,7 +29,7 @@ func LandlockRuleset(spec Spec) (int, int, error) {
 	handled := preset.HandledAccessFS
 	attr := ll.RulesetAttr{HandledAccessFS: uint64(handled), Scoped: uint64(preset.Scoped)}
 	if !spec.Network {
-		attr.HandledAccessNet = uint64(preset.HandledAccessNet)
+		attr.HandledAccessNet = uint64(localBinding(spec, preset.HandledAccessNet))
 	}
 	fd, err := ll.LandlockCreateRuleset(&attr, 0)
 	if err != nil {

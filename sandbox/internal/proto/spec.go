@@ -79,6 +79,10 @@ type Spec struct {
 	BridgeFD int  `json:"bridge_fd,omitempty"`
 	// Hidden are the plan's hidden paths, covered in the mount namespace.
 	Hidden []string `json:"hidden,omitempty"`
+	// LocalBinding leaves TCP bind to the command when the direct network
+	// is off (the plan's LocalBinding, with its egress bridge): Landlock
+	// then handles TCP connect only.
+	LocalBinding bool `json:"local_binding,omitempty"`
 	// CallSpec is what one command brings; its fields are encoded as the
 	// Spec's own.
 	CallSpec

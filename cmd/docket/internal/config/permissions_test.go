@@ -115,3 +115,20 @@ func TestNoneRulesLoadWhereTheCallerHidesThem(t *testing.T) {
 		t.Fatalf("mode %q hidden %v", c.SandboxMode, c.PermissionProfile.HiddenPatterns())
 	}
 }
+
+// A unix socket a profile allows is not honoured on Linux (it stays
+// covered): the configuration says so rather than pretend; a none entry
+// needs no word.
+func TestAUnixSocketAllowIsSaidToBeNotHonoured(t *testing.T) {
+	home := homeWith(t, "[permissions.sock.filesystem]\n\":root\" = \"read\"\n[permissions.sock.network.unix_sockets]\n\"/run/agent.sock\" = \"allow\"\n\"/run/docker.sock\" = \"none\"\n")
+	c := mustLoad(t, LoadOptions{Home: home, Cwd: "/work/proj", Flags: Flags{Permissions: ptr("sock")}})
+	var said []string
+	for _, w := range c.Warnings {
+		if strings.Contains(w, "unix_sockets") {
+			said = append(said, w)
+		}
+	}
+	if len(said) != 1 || !strings.Contains(said[0], "/run/agent.sock") || !strings.Contains(said[0], "not honoured") {
+		t.Errorf("warnings about unix sockets: %q; want one naming /run/agent.sock", said)
+	}
+}

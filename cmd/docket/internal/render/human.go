@@ -290,6 +290,9 @@ func (h *Human) Notify(n engine.Notice) {
 				h.line("  %s", h.style(styleYellow, "!! approving also allows an unasked run WITHOUT THE SANDBOX if the sandbox blocks it"))
 			}
 		}
+	case engine.NoticeNetwork:
+		h.flushPending()
+		h.network(n)
 	case engine.NoticeParked:
 		h.flushPending()
 		h.line("%s session %s is waiting for a decision on call %s", h.style(styleYellow, "parked:"), n.SessionID, n.CallID)

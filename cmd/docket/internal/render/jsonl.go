@@ -50,8 +50,9 @@ type JSONLOptions struct {
 	// approval.requested, session.parked, context.warning,
 	// context.compacted), item.updated with a command's output so far, an
 	// item for a call refused before it ran (declined, or Docket's
-	// tool_call), an error event for a refused call, and a move's
-	// destination as its own add change.
+	// tool_call), an error event for a refused call, a move's
+	// destination as its own add change, and the egress proxy's
+	// network.decision and network.connection.
 	Extensions bool
 }
 
@@ -188,6 +189,10 @@ func (j *JSONL) Notify(n engine.Notice) {
 	case engine.NoticeCompacted:
 		if j.ext {
 			j.emit(compactedOf(n))
+		}
+	case engine.NoticeNetwork:
+		if ev, ok := networkOf(n); ok && j.ext {
+			j.emit(ev)
 		}
 	}
 }

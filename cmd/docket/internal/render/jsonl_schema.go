@@ -9,6 +9,7 @@ import (
 
 	"github.com/docket-engine/docket/engine"
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/sandbox/egress"
 	"github.com/docket-engine/docket/states"
 )
 
@@ -52,6 +53,8 @@ func schemaEvents() []schemaEntry {
 		{EventSessionParked, parkedEvent{}, true},
 		{EventContextWarning, contextEvent{}, true},
 		{EventContextCompacted, compactedEvent{}, true},
+		{EventNetworkDecision, networkDecisionEvent{}, true},
+		{EventNetworkConnection, networkConnectionEvent{}, true},
 	}
 }
 
@@ -108,9 +111,18 @@ func schemaEnums() map[string][]string {
 		ItemCollabToolCall + ".tool":      {collabSpawnAgent},
 		ItemToolCall + ".status":          running,
 		"change.kind":                     {"add", "delete", "update"},
+		EventNetworkDecision + ".answer": {string(events.NetworkAllowOnce), string(events.NetworkAllowSession),
+			string(events.NetworkAllowAlways), string(events.NetworkDeny)},
+		EventNetworkDecision + ".protocol":   networkProtocols(),
+		EventNetworkConnection + ".protocol": networkProtocols(),
 		"agent_state.status": {"pending_init", collabAgentRunning, collabAgentInterrupted, collabAgentCompleted,
 			collabAgentErrored, "shutdown", "not_found"},
 	}
+}
+
+// networkProtocols are the egress proxy's protocols, as it records them.
+func networkProtocols() []string {
+	return []string{string(egress.ProtoConnect), string(egress.ProtoHTTP), string(egress.ProtoSOCKS5)}
 }
 
 // nullable lists the fields that may be null although their Go type

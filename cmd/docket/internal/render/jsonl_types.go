@@ -25,6 +25,12 @@ const (
 	EventSessionParked     = "session.parked"
 	EventContextWarning    = "context.warning"
 	EventContextCompacted  = "context.compacted"
+	// EventNetworkDecision and EventNetworkConnection are Docket's: the
+	// egress proxy's journaled answer about a host and each connection it
+	// allowed or refused. Codex's exec stream has no network event (its
+	// network approvals are app-server requests), so both are extensions.
+	EventNetworkDecision   = "network.decision"
+	EventNetworkConnection = "network.connection"
 )
 
 // Item types.
@@ -229,4 +235,62 @@ func contextOf(n engine.Notice) contextEvent {
 func compactedOf(n engine.Notice) compactedEvent {
 	c := contextOf(n)
 	return compactedEvent{Type: EventContextCompacted, UsedTokens: c.UsedTokens, ContextWindow: c.ContextWindow, Estimated: c.Estimated, Summary: n.Text}
+}
+
+// networkDecisionEvent is network.decision: the answer about a host no
+// rule of the permission profile covered, durable before any byte went.
+type networkDecisionEvent struct {
+	Type     string `json:"type"`
+	CallID   string `json:"call_id"`
+	Seq      uint64 `json:"seq"`
+	Conn     uint64 `json:"conn"`
+	Host     string `json:"host"`
+	Port     int    `json:"port"`
+	Protocol string `json:"protocol"`
+	Method   string `json:"method"`
+	Answer   string `json:"answer"`
+	// Source is who answered: user, or no_approver (the approval policy
+	// never: nobody could be asked).
+	Source      string `json:"source"`
+	Profile     string `json:"profile"`
+	RuleWritten string `json:"rule_written"`
+}
+
+// networkConnectionEvent is network.connection: one connection the proxy
+// allowed or refused, with the rule or answer behind it.
+type networkConnectionEvent struct {
+	Type     string `json:"type"`
+	CallID   string `json:"call_id"`
+	Seq      uint64 `json:"seq"`
+	Conn     uint64 `json:"conn"`
+	Host     string `json:"host"`
+	Port     int    `json:"port"`
+	Protocol string `json:"protocol"`
+	Method   string `json:"method"`
+	Allowed  bool   `json:"allowed"`
+	Rule     string `json:"rule"`
+	Addr     string `json:"addr"`
+	SNI      string `json:"sni"`
+}
+
+// networkOf is a network notice as its event; ok is false for a notice
+// that carries neither record.
+func networkOf(n engine.Notice) (any, bool) {
+	if d := n.NetworkDecision; d != nil {
+		return networkDecisionEvent{Type: EventNetworkDecision, CallID: orDefault(d.CallID, n.CallID), Seq: n.Seq, Conn: d.Conn, Host: d.Host,
+			Port: d.Port, Protocol: d.Protocol, Method: d.Method, Answer: string(d.Answer), Source: string(d.Source),
+			Profile: d.Profile, RuleWritten: d.RuleWritten}, true
+	}
+	if c := n.NetworkConnection; c != nil {
+		return networkConnectionEvent{Type: EventNetworkConnection, CallID: orDefault(c.CallID, n.CallID), Seq: n.Seq, Conn: c.Conn,
+			Host: c.Host, Port: c.Port, Protocol: c.Protocol, Method: c.Method, Allowed: c.Allowed, Rule: c.Rule, Addr: c.Addr, SNI: c.SNI}, true
+	}
+	return nil, false
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }

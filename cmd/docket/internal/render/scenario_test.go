@@ -31,6 +31,7 @@ func notice(n engine.Notice) engine.Notice {
 // golden files named after them under testdata/.
 func scenarios() map[string][]engine.Notice {
 	ls := []string{"bash", "-lc", "ls"}
+	curl := []string{"sh", "-c", "curl https://api.github.com; curl http://example.org; curl http://10.0.0.1; curl https://nope.example"}
 	touch := []string{"bash", "-lc", "touch /etc/docket-demo && echo it's done"}
 	writer := &events.AgentSpawn{ChildID: testChild, Name: "writer", Prompt: "write out.txt", Depth: 1}
 	breaker := &events.AgentSpawn{ChildID: testChild2, Name: "breaker", Prompt: "break things", Depth: 1}
@@ -154,6 +155,32 @@ func scenarios() map[string][]engine.Notice {
 				Arguments: `{}`, Output: `Invalid call: unknown tool "mcp__gone__tool"`}),
 			notice(engine.Notice{Type: engine.NoticeMessage, Text: "Done."}),
 			notice(engine.Notice{Type: engine.NoticeTurnCompleted, Text: "Done."}),
+		},
+		// network: a sandboxed command's connections through the egress
+		// proxy: one a profile rule allows, one the user allows once, one
+		// the proxy refuses, one nobody could be asked about.
+		"network": {
+			notice(engine.Notice{Type: engine.NoticeTurnStarted}),
+			tr(2, "n1", "wantsApproval", "run_sandboxed", "sandboxed", "policy_skip", "on-request runs it in the sandbox"),
+			notice(engine.Notice{Type: engine.NoticeCallStarted, CallID: "n1", Tool: "shell", Command: curl, Cwd: "/work"}),
+			notice(engine.Notice{Type: engine.NoticeNetwork, CallID: "n1", Seq: 4, NetworkConnection: &events.NetworkConnection{CallID: "n1", Conn: 1,
+				Protocol: "http-connect", Host: "api.github.com", Port: 443, Allowed: true, Rule: `permissions.dev.network.domains."api.github.com"`,
+				Addr: "140.82.121.6:443", SNI: "api.github.com"}}),
+			notice(engine.Notice{Type: engine.NoticeNetwork, CallID: "n1", Seq: 5, NetworkDecision: &events.NetworkDecision{CallID: "n1", Conn: 2,
+				Host: "example.org", Port: 80, Protocol: "http", Method: "GET", Answer: events.NetworkAllowOnce, Source: events.SourceUser, Profile: "dev"}}),
+			notice(engine.Notice{Type: engine.NoticeNetwork, CallID: "n1", Seq: 6, NetworkConnection: &events.NetworkConnection{CallID: "n1", Conn: 2,
+				Protocol: "http", Method: "GET", Host: "example.org", Port: 80, Allowed: true, Rule: "user: allowed once", Addr: "93.184.215.14:80"}}),
+			notice(engine.Notice{Type: engine.NoticeNetwork, CallID: "n1", Seq: 7, NetworkConnection: &events.NetworkConnection{CallID: "n1", Conn: 3,
+				Protocol: "http", Method: "GET", Host: "10.0.0.1", Port: 80, Rule: "an IP address, not a name: rules are by name"}}),
+			notice(engine.Notice{Type: engine.NoticeNetwork, CallID: "n1", Seq: 8, NetworkDecision: &events.NetworkDecision{CallID: "n1", Conn: 4,
+				Host: "nope.example", Port: 443, Protocol: "http-connect", Answer: events.NetworkDeny, Source: events.SourceNoAnswer, Profile: "dev"}}),
+			notice(engine.Notice{Type: engine.NoticeNetwork, CallID: "n1", Seq: 9, NetworkConnection: &events.NetworkConnection{CallID: "n1", Conn: 4,
+				Protocol: "http-connect", Host: "nope.example", Port: 443, Rule: "user: denied"}}),
+			tr(10, "n1", "sandboxed", "finish", "done", "completed", "exit 6"),
+			notice(engine.Notice{Type: engine.NoticeCallCompleted, CallID: "n1", Tool: "shell", Command: curl, Cwd: "/work",
+				Status: engine.StatusFailed, ExitCode: 6, Text: "curl: (6) Could not resolve host\n"}),
+			notice(engine.Notice{Type: engine.NoticeMessage, Text: "Two of four hosts answered."}),
+			notice(engine.Notice{Type: engine.NoticeTurnCompleted, Text: "Two of four hosts answered."}),
 		},
 		"failed": {
 			notice(engine.Notice{Type: engine.NoticeTurnStarted}),

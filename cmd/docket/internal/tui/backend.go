@@ -67,6 +67,25 @@ type Compacter interface {
 	Compact(ctx context.Context) (string, error)
 }
 
+// Permissioner is the optional part of a Backend that shows the
+// permission profile in force and switches it (/permissions).
+type Permissioner interface {
+	Permissions() (PermissionsInfo, error)
+	// SetPermissions switches to the named profile for the rest of the
+	// session, journaled; it returns what to show.
+	SetPermissions(name string) (string, error)
+}
+
+// PermissionsInfo is the permission profile in force and the choices.
+type PermissionsInfo struct {
+	// Profile is "" under the legacy sandbox_mode keys.
+	Profile, Why, SandboxMode string
+	// Hidden are the paths the profile hides from commands.
+	Hidden []string
+	// Profiles are the names /permissions may switch to.
+	Profiles []string
+}
+
 // History is the prompt history up and down walk through. Add is called
 // with every prompt sent.
 type History interface {

@@ -187,6 +187,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.print(m.renderInfo(string(msg)))
 	case sessionsMsg:
 		return m, m.resumePicker(msg)
+	case permissionsMsg:
+		return m, m.permissionsPicker(msg)
 	case errMsg:
 		return m, m.print(m.renderError(msg.err.Error()))
 	case pagerMsg:
@@ -532,6 +534,10 @@ func (m *Model) notice(n engine.Notice) {
 		if n.Context != nil {
 			m.blocks = append(m.blocks, &block{kind: blockInfo, finished: true,
 				text: fmt.Sprintf("the context window is %d%% full; /compact summarises the conversation to free it", n.Context.Percent())})
+		}
+	case engine.NoticeNetwork:
+		if text := networkLine(n); text != "" {
+			m.blocks = append(m.blocks, &block{kind: blockInfo, text: text, finished: true})
 		}
 	case engine.NoticeCompacted:
 		if m.compacting {

@@ -381,3 +381,29 @@ func TestReasoningStreams(t *testing.T) {
 		t.Fatalf("printed %q, live blocks %d", printed, len(m.blocks))
 	}
 }
+
+// The egress proxy's answers and refusals show in the transcript, escaped;
+// an allowed connection adds nothing.
+func TestNetworkNoticesShowAnswersAndRefusals(t *testing.T) {
+	m := newTestModel(newFake())
+	_, cmd := m.Update(noticesMsg{
+		{Type: engine.NoticeNetwork, CallID: "c1", NetworkConnection: &events.NetworkConnection{CallID: "c1", Host: "ok.example", Port: 443, Allowed: true, Rule: "k"}},
+		{Type: engine.NoticeNetwork, CallID: "c1", NetworkDecision: &events.NetworkDecision{CallID: "c1", Host: "ask.example", Port: 80,
+			Answer: events.NetworkAllowOnce, Source: events.SourceUser}},
+		{Type: engine.NoticeNetwork, CallID: "c1", NetworkConnection: &events.NetworkConnection{CallID: "c1", Host: "evil\x1b[2J.example", Port: 443,
+			Rule: "no rule covers the host and nobody may be asked (approval policy never)"}},
+	})
+	_, printed, _ := runAll(cmd)
+	all := strings.Join(printed, "\n") + m.View()
+	for _, want := range []string{"network: ask.example:80 for call c1: allow once (answered by you)", "network: refused evil", "approval policy never"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the transcript lacks %q:\n%s", want, all)
+		}
+	}
+	if strings.Contains(all, "ok.example") {
+		t.Errorf("an allowed connection was shown:\n%s", all)
+	}
+	if strings.Contains(all, "\x1b[2J") {
+		t.Errorf("a host name reached the terminal as an escape")
+	}
+}

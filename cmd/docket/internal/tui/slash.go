@@ -22,6 +22,7 @@ func commands() []slashCommand {
 	return []slashCommand{
 		{name: "status", help: "session, model, policy, sandbox and tokens", run: (*Model).cmdStatus},
 		{name: "approvals", args: "[untrusted|on-failure|on-request|never]", help: "show or change the approval policy for the rest of the session (journaled)", idleOnly: true, run: (*Model).cmdApprovals},
+		{name: "permissions", args: "[PROFILE]", help: "show the permission profile in force, or switch to another for the rest of the session (journaled)", idleOnly: true, run: (*Model).cmdPermissions},
 		{name: "diff", help: "the workspace's git diff, in a pager", run: (*Model).cmdDiff},
 		{name: "compact", help: "summarise the conversation to free context", idleOnly: true, run: (*Model).cmdCompact},
 		{name: "audit", help: "this session's audit, in a pager", idleOnly: true, run: (*Model).cmdAudit},

@@ -11,7 +11,7 @@ func TestSchemaLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.EventTypes()) != 13 || len(s.ItemTypes()) != 7 {
+	if len(s.EventTypes()) != 15 || len(s.ItemTypes()) != 7 {
 		t.Errorf("events %v items %v", s.EventTypes(), s.ItemTypes())
 	}
 }

@@ -1,0 +1,102 @@
+package engine
+
+import (
+	"fmt"
+
+	"github.com/docket-engine/docket/engine/prompt"
+	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/states/policy"
+)
+
+// SetPermissions switches the session's permission profile for the turns
+// that follow (the interactive /permissions command): the sandbox policy
+// and plan of ch replace the session's. Like an approval policy change it
+// is a durable policy_changed input record before it takes effect (resume
+// and verify replay apply it at the same point), carrying the developer
+// message that tells the model the sandbox it now works in. The caller
+// builds ch from the configuration, where the managed requirements were
+// checked. eg is the egress proxy's configuration for the profile when
+// its plan sends the network through the proxy (ch.Plan.Egress): the
+// proxy follows the switched profile's rules for the calls that follow;
+// a switch to a plan without it leaves later calls no network. Call it
+// between turns.
+func (s *Session) SetPermissions(ch events.PermissionsChange, eg *Egress, source events.DecisionSource) error {
+	sp, err := sandboxOfChange(ch)
+	if err != nil {
+		return err
+	}
+	switch {
+	case ch.Plan.Egress && eg == nil:
+		return fmt.Errorf("engine: permission profile %s: its plan sends the network through the egress proxy, and no proxy rules were given", ch.Profile)
+	case !ch.Plan.Egress:
+		eg = nil
+	}
+	if s.pending != nil {
+		return ErrPolicyTurnPending
+	}
+	ap := s.decider.Approval()
+	msg, err := prompt.ProfileUpdate(prompt.Input{Cwd: s.cfg.Cwd, ApprovalPolicy: ap.String(), SandboxMode: sp.Mode.String(),
+		WritableRoots: ch.Plan.WritableRoots, NetworkAccess: sp.NetworkAccess, EgressProxy: ch.Plan.Egress}, ch.Previous, ch.Profile)
+	if err != nil {
+		return fmt.Errorf("engine: permission profile: the model's message: %w", err)
+	}
+	rec := events.PolicyChanged{ApprovalPolicy: ap.String(), Previous: ap.String(), Source: source, Message: msg, Permissions: &ch}
+	return s.applyPolicyChange(ap, rec, eg)
+}
+
+// sandboxOfChange is the sandbox policy a profile switch stands for.
+func sandboxOfChange(ch events.PermissionsChange) (policy.SandboxPolicy, error) {
+	mode, err := policy.ParseSandboxMode(ch.SandboxMode)
+	if err != nil {
+		return policy.SandboxPolicy{}, fmt.Errorf("engine: permission profile %s: %w", ch.Profile, err)
+	}
+	return policy.SandboxPolicy{Mode: mode, WritableRoots: append([]string(nil), ch.WritableRoots...), NetworkAccess: ch.NetworkAccess,
+		ExcludeTmpdirEnvVar: ch.ExcludeTmpdirEnvVar, ExcludeSlashTmp: ch.ExcludeSlashTmp}, nil
+}
+
+// applySandboxChange puts a profile switch in force, with eg the egress
+// proxy's rules for it. A recorded switch (resume, replay) passes nil: the
+// proxy then follows Config.Egress if that names the same profile, and
+// otherwise has no rules, so a call under the plan is refused rather than
+// sent out under another profile's.
+func (s *Session) applySandboxChange(ch *events.PermissionsChange, eg *Egress) error {
+	if ch == nil {
+		return nil
+	}
+	sp, err := sandboxOfChange(*ch)
+	if err != nil {
+		return err
+	}
+	s.decider.setSandbox(ch.Profile, sp, ch.Plan)
+	if eg == nil && ch.Plan.Egress && s.cfg.Egress != nil && s.cfg.Egress.Profile == ch.Profile {
+		eg = s.cfg.Egress
+	}
+	if !ch.Plan.Egress {
+		eg = nil
+	}
+	s.egress.set(eg)
+	return nil
+}
+
+// sandboxMode is the sandbox mode in force now.
+func (s *Session) sandboxMode() string {
+	sp, _ := s.decider.Sandbox()
+	return sp.Mode.String()
+}
+
+// withSandbox is sc with the sandbox keys of sp.
+func withSandbox(sc events.SessionConfig, sp policy.SandboxPolicy) events.SessionConfig {
+	sc.SandboxMode = sp.Mode.String()
+	sc.WritableRoots = append([]string(nil), sp.WritableRoots...)
+	sc.NetworkAccess = sp.NetworkAccess
+	sc.ExcludeTmpdirEnvVar, sc.ExcludeSlashTmp = sp.ExcludeTmpdirEnvVar, sp.ExcludeSlashTmp
+	return sc
+}
+
+// PermissionProfile is the permission profile the user switched to with
+// /permissions (journaled), "" while the session runs under the one it
+// started with.
+func (s *Session) PermissionProfile() string { return s.decider.SwitchedProfile() }
+
+// SandboxMode is the sandbox mode in force now.
+func (s *Session) SandboxMode() string { return s.sandboxMode() }
