@@ -23,6 +23,10 @@ func (e *BodyEncoder) Encode(body any) ([]byte, error) {
 		e.enc = newEncoder(&e.buf)
 	}
 	e.buf.Reset()
+	if t, ok := body.(Transition); ok {
+		encodeTransition(&e.buf, &t)
+		return e.buf.Bytes(), nil
+	}
 	if err := e.enc.Encode(body); err != nil {
 		return nil, err
 	}
