@@ -266,6 +266,9 @@ func Start(cfg Config, log Log) (*Session, error) {
 // onRecord keeps the in-memory view (machines are moved by the FSM itself)
 // and tells the observer about transitions.
 func (s *Session) onRecord(r events.Record, body any) {
+	if _, nop := s.observer.(nopObserver); nop {
+		return // no one to tell: spare the transition's copy on the heap
+	}
 	tr, ok := body.(events.Transition)
 	if !ok {
 		return
