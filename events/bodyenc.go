@@ -23,8 +23,12 @@ func (e *BodyEncoder) Encode(body any) ([]byte, error) {
 		e.enc = newEncoder(&e.buf)
 	}
 	e.buf.Reset()
-	if t, ok := body.(Transition); ok {
-		encodeTransition(&e.buf, &t)
+	switch b := body.(type) {
+	case Transition:
+		encodeTransition(&e.buf, &b)
+		return e.buf.Bytes(), nil
+	case ToolOutput:
+		encodeToolOutput(&e.buf, &b)
 		return e.buf.Bytes(), nil
 	}
 	if err := e.enc.Encode(body); err != nil {

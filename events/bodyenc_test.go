@@ -92,3 +92,35 @@ func TestBodyEncoderTransitionFastPath(t *testing.T) {
 		})
 	}
 }
+
+// The hand-written encoding of a tool output gives the reflecting
+// encoder's bytes, empty or not, success or not, at each string header form.
+func TestBodyEncoderToolOutputFastPath(t *testing.T) {
+	s := func(n int) string { return strings.Repeat("o", n) }
+	tests := []struct {
+		name string
+		out  events.ToolOutput
+	}{
+		{"all empty", events.ToolOutput{}},
+		{"a shell call's", events.ToolOutput{CallID: "c1", Type: "function_call_output", Output: "ok\n", Success: true}},
+		{"str8", events.ToolOutput{CallID: s(32), Output: s(255)}},
+		{"str16", events.ToolOutput{Output: s(65535), Success: true}},
+		{"str32", events.ToolOutput{Type: "custom_tool_call_output", Output: s(70000)}},
+	}
+	var enc events.BodyEncoder
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			want, err := events.EncodeBody(tc.out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := enc.Encode(tc.out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("fast path wrote %x…, the reflecting encoder %x…", got[:min(len(got), 64)], want[:min(len(want), 64)])
+			}
+		})
+	}
+}
