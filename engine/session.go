@@ -91,6 +91,7 @@ type Session struct {
 	restored map[string]states.State // states read from the journal; machines are built on first use
 	items    []events.Item
 	convHash [32]byte // running hash over items: digest_i = H(digest_{i-1} || item_i)
+	hasher   itemHasher
 	turns    int
 	requests int // model requests so far, across turns
 	history  map[string]*callHistory
@@ -268,6 +269,9 @@ func Start(cfg Config, log Log) (*Session, error) {
 // onRecord keeps the in-memory view (machines are moved by the FSM itself)
 // and tells the observer about transitions.
 func (s *Session) onRecord(r events.Record, body any) {
+	if _, nop := s.observer.(nopObserver); nop {
+		return // no one to tell: spare the transition's copy on the heap
+	}
 	tr, ok := body.(events.Transition)
 	if !ok {
 		return
@@ -325,14 +329,13 @@ func (s *Session) addItems(items ...events.Item) {
 // addItemsLocked appends to the conversation and extends its hash chain, so
 // a request's digest costs what the new items cost, not the whole history.
 func (s *Session) addItemsLocked(items ...events.Item) {
-	for _, it := range items {
-		b, _ := json.Marshal(it)
-		h := sha256.New()
-		h.Write(s.convHash[:])
-		h.Write(b)
-		copy(s.convHash[:], h.Sum(nil))
-	}
+	n := len(s.items)
 	s.items = append(s.items, items...)
+	for i := n; i < len(s.items); i++ {
+		// the conversation's own copy: a pointer to the argument would
+		// put the caller's items on the heap
+		s.convHash = s.hasher.next(s.convHash, &s.items[i])
+	}
 	s.itemTokens += ctxwindow.EstimateItems(items)
 }
 

@@ -46,19 +46,31 @@ type shellArgs struct {
 	Justification      string   `json:"justification"`
 }
 
+// shellArgKey reports a key of shellArgs as its json tag spells it.
+func shellArgKey(k string) bool {
+	switch k {
+	case "command", "workdir", "timeout_ms", "sandbox_permissions", "justification":
+		return true
+	}
+	return false
+}
+
 // Prepare validates the arguments and asks the decision logic.
 func (ShellTool) Prepare(c Call, env *Env) (*PreparedCall, error) {
 	if c.Kind != model.ToolFunction {
 		return nil, fmt.Errorf("shell is a function tool; it was called as a %s tool", c.Kind)
 	}
 	var a shellArgs
-	dec := json.NewDecoder(strings.NewReader(c.Payload))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&a); err != nil {
-		return nil, fmt.Errorf("arguments are not valid shell arguments: %w", err)
-	}
-	if dec.More() {
-		return nil, errors.New("arguments hold more than one JSON value")
+	if !decodeStrictFast(c.Payload, &a, shellArgKey) {
+		a = shellArgs{}
+		dec := json.NewDecoder(strings.NewReader(c.Payload))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&a); err != nil {
+			return nil, fmt.Errorf("arguments are not valid shell arguments: %w", err)
+		}
+		if dec.More() {
+			return nil, errors.New("arguments hold more than one JSON value")
+		}
 	}
 	if len(a.Command) == 0 || a.Command[0] == "" {
 		return nil, errors.New("command is empty: give argv, e.g. [\"ls\", \"-la\"]")

@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"path/filepath"
+	"strings"
 
 	"github.com/docket-engine/docket/engine/model"
 	"github.com/docket-engine/docket/engine/patch"
@@ -39,6 +40,24 @@ func interceptedPatch(argv []string, cwd string) (text, dir string, ok bool) {
 // so the engine resolves them when the response arrives, as for the
 // apply_patch tool.
 func (ShellTool) WritePaths(c Call, root string) []string {
+	if !mayInterceptPatch(c.Payload) {
+		return nil
+	}
+	return shellWritePaths(c, root)
+}
+
+// mayInterceptPatch is false for arguments that cannot decode to an
+// intercepted apply_patch: that needs an argv[0] of apply_patch or
+// applypatch, or a script with a here-document ("<<"), and JSON can spell
+// those only literally or with a \u escape. Most shell calls are not
+// patches, and decoding their arguments a second time for this was a
+// twelfth of what a verify replay allocated (issue 31).
+func mayInterceptPatch(payload string) bool {
+	return strings.Contains(payload, "apply") || strings.Contains(payload, "<<") || strings.Contains(payload, `\u`)
+}
+
+// shellWritePaths is WritePaths without the filter.
+func shellWritePaths(c Call, root string) []string {
 	var a shellArgs
 	if json.Unmarshal([]byte(c.Payload), &a) != nil {
 		return nil

@@ -255,6 +255,7 @@ func (t *turn) dispatch(ctx context.Context, calls []Call) ([]callResult, error)
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				_ = reserveStack(i)
 				results[i], errs[i] = t.settle(tctx, i, c)
 				if results[i].abort {
 					cancel()

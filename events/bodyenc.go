@@ -23,6 +23,14 @@ func (e *BodyEncoder) Encode(body any) ([]byte, error) {
 		e.enc = newEncoder(&e.buf)
 	}
 	e.buf.Reset()
+	switch b := body.(type) {
+	case Transition:
+		encodeTransition(&e.buf, &b)
+		return e.buf.Bytes(), nil
+	case ToolOutput:
+		encodeToolOutput(&e.buf, &b)
+		return e.buf.Bytes(), nil
+	}
 	if err := e.enc.Encode(body); err != nil {
 		return nil, err
 	}

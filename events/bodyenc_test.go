@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/journal"
@@ -50,4 +53,74 @@ func TestBodyEncoderMatchesEncodeBody(t *testing.T) {
 		}
 	}
 	t.Logf("%d records from %d journals", n, len(files))
+}
+
+// The hand-written encoding of a transition gives the reflecting
+// encoder's bytes at every string length where msgpack's header changes
+// form (fixstr, str8, str16, str32), and for empty fields.
+func TestBodyEncoderTransitionFastPath(t *testing.T) {
+	s := func(n int) string { return strings.Repeat("x", n) }
+	tests := []struct {
+		name string
+		tr   events.Transition
+	}{
+		{"all empty", events.Transition{}},
+		{"a call's move", events.Transition{CallID: "c1", From: "wantsApproval", Event: "approve", To: "approved", Cause: "policy", Reason: "auto"}},
+		{"fixstr's longest", events.Transition{CallID: s(31), Reason: s(31)}},
+		{"str8's shortest and longest", events.Transition{CallID: s(32), Reason: s(255)}},
+		{"str16's shortest and longest", events.Transition{From: s(256), Reason: s(65535)}},
+		{"str32", events.Transition{Reason: s(65536), Cause: "é, not ASCII"}},
+	}
+	var enc events.BodyEncoder
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			want, err := events.EncodeBody(tc.tr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := enc.Encode(tc.tr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("fast path wrote %x…, the reflecting encoder %x…", got[:min(len(got), 64)], want[:min(len(want), 64)])
+			}
+			var back events.Transition
+			if err := msgpack.Unmarshal(got, &back); err != nil || back != tc.tr {
+				t.Fatalf("decoded %+v (%v), want %+v", back, err, tc.tr)
+			}
+		})
+	}
+}
+
+// The hand-written encoding of a tool output gives the reflecting
+// encoder's bytes, empty or not, success or not, at each string header form.
+func TestBodyEncoderToolOutputFastPath(t *testing.T) {
+	s := func(n int) string { return strings.Repeat("o", n) }
+	tests := []struct {
+		name string
+		out  events.ToolOutput
+	}{
+		{"all empty", events.ToolOutput{}},
+		{"a shell call's", events.ToolOutput{CallID: "c1", Type: "function_call_output", Output: "ok\n", Success: true}},
+		{"str8", events.ToolOutput{CallID: s(32), Output: s(255)}},
+		{"str16", events.ToolOutput{Output: s(65535), Success: true}},
+		{"str32", events.ToolOutput{Type: "custom_tool_call_output", Output: s(70000)}},
+	}
+	var enc events.BodyEncoder
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			want, err := events.EncodeBody(tc.out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := enc.Encode(tc.out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("fast path wrote %x…, the reflecting encoder %x…", got[:min(len(got), 64)], want[:min(len(want), 64)])
+			}
+		})
+	}
 }

@@ -114,6 +114,7 @@ type Machine struct {
 
 	mu    sync.Mutex
 	state State
+	mv    move // the move in progress, guarded by mu (Fire)
 }
 
 // Current returns the call's state.
@@ -143,20 +144,33 @@ func (m *Machine) Fire(ctx context.Context, ev Event, cause Cause, reason string
 	f := m.pool.fsms.Get().(*fsm.FSM)
 	defer m.pool.fsms.Put(f)
 	f.SetState(string(from))
-	mv := &move{callID: m.id, cause: cause, reason: reason, sink: m.sink}
+	// The move is the machine's own, reused under m.mu: one allocation
+	// less per transition (issue 31).
+	mv := &m.mv
+	*mv = move{callID: m.id, cause: cause, reason: reason, sink: m.sink}
 	// Once the sink has the transition it must happen: looplab skips the
 	// move (and stays mid-transition) when its context is cancelled.
 	err := f.Event(context.WithoutCancel(ctx), string(ev), mv)
-	var invalid fsm.InvalidEventError
-	var unknown fsm.UnknownEventError
-	switch {
-	case mv.refused != nil:
-		return events.Transition{}, fmt.Errorf("call %s: record %s: %w", m.id, ev, mv.refused)
-	case errors.As(err, &invalid), errors.As(err, &unknown):
-		return events.Transition{}, &InvalidTransitionError{CallID: m.id, State: from, Event: ev}
-	case err != nil:
-		return mv.rec, fmt.Errorf("call %s: fsm %s: %w", m.id, ev, err)
+	rec, refused := mv.rec, mv.refused
+	*mv = move{} // hold nothing of this move past it
+	if refused != nil {
+		return events.Transition{}, fmt.Errorf("call %s: record %s: %w", m.id, ev, refused)
+	}
+	if err != nil {
+		return rec, m.fsmError(from, ev, err)
 	}
 	m.state = State(f.Current())
-	return mv.rec, nil
+	return rec, nil
+}
+
+// fsmError is looplab's refusal of ev in state from. It is apart from
+// Fire so that the targets of errors.As, which escape, are allocated only
+// on this path, not on every move.
+func (m *Machine) fsmError(from State, ev Event, err error) error {
+	var invalid fsm.InvalidEventError
+	var unknown fsm.UnknownEventError
+	if errors.As(err, &invalid) || errors.As(err, &unknown) {
+		return &InvalidTransitionError{CallID: m.id, State: from, Event: ev}
+	}
+	return fmt.Errorf("call %s: fsm %s: %w", m.id, ev, err)
 }
