@@ -24,16 +24,11 @@ import (
 
 // serialTrueSession is a session whose scripted model asks for calls
 // sequential `bash -c true` calls, one per response, run for real under
-// mode with the real bbolt journal in a temp home.
-func serialTrueSession(b *testing.B, calls int, mode string, wrap func(model.Model) model.Model) (*engine.Session, *journal.Journal) {
-	return serialTrueSessionWith(b, calls, mode, false, wrap)
-}
-
-// serialTrueSessionWith is serialTrueSession; kept gives the runner the
-// session's kept walk and sandbox servers, as engine/session wires a
-// session (without them each sandboxed call walks the roots and starts a
-// helper of its own).
-func serialTrueSessionWith(b *testing.B, calls int, mode string, kept bool, wrap func(model.Model) model.Model) (*engine.Session, *journal.Journal) {
+// mode with the real bbolt journal in a temp home;
+// kept gives the runner the session's kept walk and sandbox servers, as
+// engine/session wires a session (without them each sandboxed call walks
+// the roots and starts a helper of its own).
+func serialTrueSession(b *testing.B, calls int, mode string, kept bool, wrap func(model.Model) model.Model) (*engine.Session, *journal.Journal) {
 	b.Helper()
 	var lines []string
 	for i := 0; i < calls; i++ {
@@ -144,7 +139,7 @@ func BenchmarkSerialCallRatio(b *testing.B) {
 			}
 			defer f.Close()
 			y := &yardstick{f: f}
-			s, j := serialTrueSessionWith(b, b.N, mode, row.kept, func(m model.Model) model.Model { return yardModel{inner: m, y: y} })
+			s, j := serialTrueSession(b, b.N, mode, row.kept, func(m model.Model) model.Model { return yardModel{inner: m, y: y} })
 			defer j.Close()
 			start := j.Commits()
 			b.ResetTimer()
