@@ -18,13 +18,17 @@ import (
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/journal"
 	"github.com/docket-engine/docket/sandbox"
+	"github.com/docket-engine/docket/sandbox/gitwalk"
 	"github.com/docket-engine/docket/states/policy"
 )
 
 // serialTrueSession is a session whose scripted model asks for calls
 // sequential `bash -c true` calls, one per response, run for real under
-// mode with the real bbolt journal in a temp home.
-func serialTrueSession(b *testing.B, calls int, mode string, wrap func(model.Model) model.Model) (*engine.Session, *journal.Journal) {
+// mode with the real bbolt journal in a temp home;
+// kept gives the runner the session's kept walk and sandbox servers, as
+// engine/session wires a session (without them each sandboxed call walks
+// the roots and starts a helper of its own).
+func serialTrueSession(b *testing.B, calls int, mode string, kept bool, wrap func(model.Model) model.Model) (*engine.Session, *journal.Journal) {
 	b.Helper()
 	var lines []string
 	for i := 0; i < calls; i++ {
@@ -52,10 +56,16 @@ func serialTrueSession(b *testing.B, calls int, mode string, wrap func(model.Mod
 	// Probed once, as the CLI does (cmd/docket/session.go): a nil Caps
 	// would probe on every call.
 	caps := sandbox.Probe()
+	runner := &engine.ProcessRunner{HelperPath: exe, Caps: &caps}
+	if kept {
+		walks, servers := &gitwalk.Cache{}, &sandbox.Servers{Binary: exe}
+		b.Cleanup(func() { _ = servers.Close(); _ = walks.Close() })
+		runner.GitWalks, runner.Launcher = walks, servers
+	}
 	s, err := engine.Start(engine.Config{SessionID: "bench", Home: home, Cwd: ws,
 		Session: events.SessionConfig{ApprovalPolicy: "never", SandboxMode: mode},
 		Plan:    workspace.SandboxPlan(policy.SandboxPolicy{Mode: m}, ws, "", false), Model: mm,
-		Approver: &enginetest.ScriptedApprover{}, Runner: &engine.ProcessRunner{HelperPath: exe, Caps: &caps},
+		Approver: &enginetest.ScriptedApprover{}, Runner: runner,
 		Tools: []engine.Tool{engine.ShellTool{}, engine.ApplyPatchTool{}}}, j)
 	if err != nil {
 		b.Fatal(err)
@@ -108,16 +118,28 @@ func (y *yardstick) item() error {
 // model response, so both see the same load. ms/call excludes the
 // yardstick; ratio is ms/call over the yardstick's ms/item (target: at
 // most 2 without a sandbox; the sandboxed row is the sandbox's start-up).
+// The "session" row is workspace-write as a session runs it, with the
+// kept walk and the sandbox servers (issue 26: at most 2× the
+// danger-full-access row); the plain workspace-write row walks and starts
+// a helper per call.
 func BenchmarkSerialCallRatio(b *testing.B) {
-	for _, mode := range []string{"danger-full-access", "workspace-write"} {
-		b.Run(mode, func(b *testing.B) {
+	for _, row := range []struct {
+		name, mode string
+		kept       bool
+	}{
+		{"danger-full-access", "danger-full-access", false},
+		{"workspace-write", "workspace-write", false},
+		{"workspace-write-session", "workspace-write", true},
+	} {
+		mode := row.mode
+		b.Run(row.name, func(b *testing.B) {
 			f, err := os.Create(filepath.Join(b.TempDir(), "fsync.dat"))
 			if err != nil {
 				b.Fatal(err)
 			}
 			defer f.Close()
 			y := &yardstick{f: f}
-			s, j := serialTrueSession(b, b.N, mode, func(m model.Model) model.Model { return yardModel{inner: m, y: y} })
+			s, j := serialTrueSession(b, b.N, mode, row.kept, func(m model.Model) model.Model { return yardModel{inner: m, y: y} })
 			defer j.Close()
 			start := j.Commits()
 			b.ResetTimer()

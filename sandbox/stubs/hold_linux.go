@@ -135,8 +135,6 @@ func holdAt(p string, roots []string, records string, madeList *[]string, depth 
 		}
 		if err == nil {
 			made = true
-			// mkdir applies the umask; the mode is the stub's mark.
-			_ = unix.Chmod(p, Mode)
 			if madeList != nil {
 				if !slices.Contains(*madeList, p) {
 					*madeList = append(*madeList, p)
@@ -147,35 +145,52 @@ func holdAt(p string, roots []string, records string, madeList *[]string, depth 
 				_ = recordStub(records, p)
 			}
 		}
-		fi, err := os.Lstat(p)
-		if errors.Is(err, os.ErrNotExist) {
+		// Open first and look only when that fails: on the common path (a
+		// directory, just made or already there) that is one syscall
+		// instead of an lstat and an open, and unix.Open skips the
+		// poller registration os.OpenFile tries (and fails) for a
+		// directory.
+		fd, err := unix.Open(p, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if errors.Is(err, unix.ENOENT) {
 			continue
 		}
-		if err != nil {
-			return heldPath{}, false, fmt.Errorf("protected path %s: %w", p, err)
-		}
-		if fi.Mode()&os.ModeSymlink != 0 {
-			return holdLinkTarget(p, roots, records, madeList, depth)
-		}
-		if !fi.IsDir() {
-			return heldPath{path: p}, true, nil
-		}
-		f, err := os.OpenFile(p, os.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0)
-		if errors.Is(err, os.ErrNotExist) {
-			continue
+		if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) {
+			// A symlink, or not a directory (a worktree's .git file).
+			fi, lerr := os.Lstat(p)
+			if errors.Is(lerr, os.ErrNotExist) {
+				continue
+			}
+			if lerr != nil {
+				return heldPath{}, false, fmt.Errorf("protected path %s: %w", p, lerr)
+			}
+			if fi.Mode()&os.ModeSymlink != 0 {
+				return holdLinkTarget(p, roots, records, madeList, depth)
+			}
+			if !fi.IsDir() {
+				return heldPath{path: p}, true, nil
+			}
+			continue // a directory again: replaced meanwhile, look once more
 		}
 		if err != nil {
 			// Someone else's directory we cannot open: bind it unlocked.
 			return heldPath{path: p}, true, nil
 		}
-		if err := unix.Flock(int(f.Fd()), unix.LOCK_SH); err != nil {
+		f := os.NewFile(uintptr(fd), p)
+		if err := unix.Flock(fd, unix.LOCK_SH); err != nil {
 			_ = f.Close() // error path: a directory fd, read-only: nothing to flush, and Linux frees the fd even when close fails
 			return heldPath{}, false, fmt.Errorf("locking %s: %w", p, err)
 		}
 		// The last holder may have removed it while we waited for the lock.
-		if same, _ := sameFile(f, p); !same {
+		same, fi := sameFile(f, p)
+		if !same {
 			_ = f.Close() // not our stub any more: a directory fd, read-only: nothing to flush, and Linux frees the fd even when close fails
 			continue
+		}
+		// mkdir applies the umask, and the mode is the stub's mark: set it
+		// only when the umask took bits away (with the usual 022 it did
+		// not, and a chmod is a journaled metadata update).
+		if made && fi.Mode().Perm() != Mode {
+			_ = unix.Fchmod(fd, Mode)
 		}
 		// With made set the record is the caller's, dropped by the caller.
 		return heldPath{path: p, f: f, made: made, records: records, ownRecord: made && madeList == nil}, true, nil
@@ -223,8 +238,9 @@ func releaseStub(h heldPath) {
 		}
 		_ = h.f.Close()
 	}()
+	// Converting the shared lock drops it first (flock(2)), as an unlock
+	// would: one syscall, not two.
 	fd := int(h.f.Fd())
-	_ = unix.Flock(fd, unix.LOCK_UN)
 	if unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB) != nil {
 		return // another run holds it and will clean up
 	}
@@ -232,9 +248,7 @@ func releaseStub(h heldPath) {
 	if !same || fi.Mode().Perm() != Mode {
 		return
 	}
-	if _, err := h.f.Seek(0, io.SeekStart); err != nil {
-		return
-	}
+	// Nothing read h.f before: it is at the directory's start.
 	if names, err := h.f.Readdirnames(1); len(names) > 0 || !errors.Is(err, io.EOF) {
 		return
 	}
