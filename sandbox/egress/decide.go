@@ -3,6 +3,7 @@ package egress
 import (
 	"context"
 	"fmt"
+	"github.com/docket-engine/docket/events"
 	"sync"
 
 	"github.com/docket-engine/docket/states/permissions"
@@ -117,7 +118,7 @@ func (d *ProfileDecider) Decide(ctx context.Context, req Request) (Decision, err
 	if d.Asker == nil {
 		return Decision{Rule: "no rule covers the host and nobody may be asked (approval policy never)"}, nil
 	}
-	a, err := d.Asker.Ask(ctx, req)
+	a, source, err := askSourced(ctx, d.Asker, req)
 	if err != nil {
 		return Decision{}, fmt.Errorf("asking about %s: %w", req.Host, err)
 	}
@@ -132,6 +133,11 @@ func (d *ProfileDecider) Decide(ctx context.Context, req Request) (Decision, err
 		d.session[host] = true
 		d.mu.Unlock()
 		return Decision{Allow: true, Rule: "user: " + string(a)}, nil
+	}
+	if source == events.SourceNoAnswer {
+		// Nobody was asked (approval never) or nobody could answer: the
+		// denial is the policy's, not a person's.
+		return Decision{Rule: "no rule covers the host and nobody answered (approval policy never, or no answer)"}, nil
 	}
 	return Decision{Rule: "user: denied"}, nil
 }

@@ -57,13 +57,20 @@ func askSourced(ctx context.Context, p Asker, req Request) (Answer, events.Decis
 
 // Ask asks, journals, answers.
 func (a *JournalingAsker) Ask(ctx context.Context, req Request) (Answer, error) {
+	answer, _, err := a.AskSourced(ctx, req)
+	return answer, err
+}
+
+// AskSourced is Ask, saying who answered: SourceNoAnswer when nobody could
+// (approval policy never, no terminal, the saved answers used up).
+func (a *JournalingAsker) AskSourced(ctx context.Context, req Request) (Answer, events.DecisionSource, error) {
 	answer, source := DenyHost, events.SourceNoAnswer
 	if a.Person != nil {
 		got, src, err := askSourced(ctx, a.Person, req)
 		switch {
 		case errors.Is(err, ErrNoAnswer):
 		case err != nil:
-			return DenyHost, err
+			return DenyHost, "", err
 		default:
 			answer, source = got, src
 		}
@@ -80,9 +87,9 @@ func (a *JournalingAsker) Ask(ctx context.Context, req Request) (Answer, error) 
 	rec := events.NetworkDecision{CallID: req.CallID, Conn: req.Conn, Host: req.Host, Port: req.Port, Protocol: string(req.Protocol),
 		Method: req.Method, Answer: events.NetworkAnswer(answer), Source: source, Profile: a.Profile, RuleWritten: written}
 	if _, err := a.Journal.AppendDurable(a.Now(), req.CallID, rec); err != nil {
-		return DenyHost, fmt.Errorf("journaling the answer about %s: %w", req.Host, err)
+		return DenyHost, "", fmt.Errorf("journaling the answer about %s: %w", req.Host, err)
 	}
-	return answer, nil
+	return answer, source, nil
 }
 
 // CallBridge serves the proxy on one call's listener, attributing every

@@ -136,6 +136,10 @@ func TestUnderNeverTheDenialIsJournaled(t *testing.T) {
 	if err != nil || got.Allow {
 		t.Fatalf("under never: %+v %v", got, err)
 	}
+	// Nobody was asked: the denial is the policy's, never a person's.
+	if strings.HasPrefix(got.Rule, "user:") || !strings.Contains(got.Rule, "approval policy never") {
+		t.Errorf("under never the rule is %q; want the policy's words, not a person's", got.Rule)
+	}
 	recs := committedKinds(t, j.Path())
 	if len(recs) == 0 || recs[len(recs)-1].Kind != events.KindNetworkDecision || recs[len(recs)-1].CallID != "call_1" {
 		t.Fatalf("records = %+v", recs)
