@@ -6,7 +6,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
+	"github.com/docket-engine/docket/events"
 	"golang.org/x/sys/unix"
 )
 
@@ -76,11 +78,11 @@ func docketBinaries(helper, exe string, writable []string) (present, absent []st
 	}
 	for _, c := range candidates {
 		real, err := filepath.EvalSymlinks(c)
-		if errors.Is(err, fs.ErrNotExist) && underAny(c, writable) && !contains(absent, c) {
+		if errors.Is(err, fs.ErrNotExist) && events.WithinAny(c, writable) && !slices.Contains(absent, c) {
 			absent = append(absent, c)
 			continue
 		}
-		if err != nil || !underAny(real, writable) {
+		if err != nil || !events.WithinAny(real, writable) {
 			continue
 		}
 		// A directory where a binary would be is another run's stub
@@ -88,12 +90,12 @@ func docketBinaries(helper, exe string, writable []string) (present, absent []st
 		// this run holds it too (a shared lock keeps it) rather than bind
 		// it as a binary and find it gone.
 		if fi, err := os.Stat(real); err == nil && fi.IsDir() {
-			if !contains(absent, c) {
+			if !slices.Contains(absent, c) {
 				absent = append(absent, c)
 			}
 			continue
 		}
-		if !contains(present, real) {
+		if !slices.Contains(present, real) {
 			present = append(present, real)
 		}
 	}

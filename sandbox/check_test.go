@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/sandbox/layers"
 )
 
 func TestCheckFailsClosedOnEachMissingLayer(t *testing.T) {
@@ -19,8 +20,8 @@ func TestCheckFailsClosedOnEachMissingLayer(t *testing.T) {
 		{"everything there", full, protected, ""},
 		{"no sandbox asked", Capabilities{}, events.SandboxPlan{Mode: ModeNone}, ""},
 		{"no landlock", Capabilities{Seccomp: true, Root: true}, events.SandboxPlan{Mode: ModeReadOnly}, "landlock"},
-		{"no seccomp", Capabilities{LandlockABI: 7, Root: true}, events.SandboxPlan{Mode: ModeReadOnly}, LayerSeccomp},
-		{"protected paths required, no namespaces", Capabilities{LandlockABI: 7, Seccomp: true}, protected, LayerMountNS},
+		{"no seccomp", Capabilities{LandlockABI: 7, Root: true}, events.SandboxPlan{Mode: ModeReadOnly}, layers.Seccomp},
+		{"protected paths required, no namespaces", Capabilities{LandlockABI: 7, Seccomp: true}, protected, layers.MountNS},
 		{"protected paths not required, no namespaces", Capabilities{LandlockABI: 7, Seccomp: true},
 			events.SandboxPlan{Mode: ModeWorkspaceWrite, ReadOnlySubpaths: []string{"/w/.git"}}, ""},
 	}

@@ -7,6 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+
+	"github.com/docket-engine/docket/sandbox/internal/proto"
+	"github.com/docket-engine/docket/sandbox/layers"
 )
 
 // Command builds, without starting it, the helper process that runs
@@ -34,7 +37,7 @@ func Command(req Request) (*Process, error) {
 		return nil, fmt.Errorf("sandbox: plan mode %q runs nothing sandboxed; Command needs %q or %q", p.plan.Mode, ModeReadOnly, ModeWorkspaceWrite)
 	}
 	if p.plan.Egress && req.Bridge == nil {
-		return nil, &UnavailableError{Missing: []string{LayerEgress}, Err: errNoBridge}
+		return nil, &UnavailableError{Missing: []string{layers.Egress}, Err: errNoBridge}
 	}
 	caps, helper, spec, err := helperSetup(req, p)
 	if err != nil {
@@ -43,17 +46,17 @@ func Command(req Request) (*Process, error) {
 	attempts := egressAttempts(caps, p.plan)
 	if len(attempts) == 0 {
 		if p.plan.Egress {
-			return nil, &UnavailableError{Missing: []string{LayerUserNS}, Err: errors.New("the egress bridge needs user and network namespaces of the command's own")}
+			return nil, &UnavailableError{Missing: []string{layers.UserNS}, Err: errors.New("the egress bridge needs user and network namespaces of the command's own")}
 		}
-		return nil, &UnavailableError{Missing: []string{LayerMountNS}, Hint: hintMountNS}
+		return nil, &UnavailableError{Missing: []string{layers.MountNS}, Hint: hintMountNS}
 	}
 	spec.NS = attempts[0]
 	if !spec.NS.Mount {
 		if len(spec.Binaries) > 0 {
-			return nil, &UnavailableError{Missing: []string{LayerMountNS}, Hint: binariesHint(spec.Binaries)}
+			return nil, &UnavailableError{Missing: []string{layers.MountNS}, Hint: binariesHint(spec.Binaries)}
 		}
 		if (len(spec.Protected) > 0 || len(spec.Unseen) > 0) && p.plan.RequireProtectedPaths {
-			return nil, &UnavailableError{Missing: []string{LayerMountNS}, Hint: hintMountNS}
+			return nil, &UnavailableError{Missing: []string{layers.MountNS}, Hint: hintMountNS}
 		}
 		spec.Protected, spec.Scanned, spec.Unseen = nil, nil, nil
 	}
@@ -65,7 +68,7 @@ func Command(req Request) (*Process, error) {
 	if spec.Bridge {
 		env = withBridgeEnv(env)
 	}
-	helperEnv, loader := splitLoaderEnv(env)
+	helperEnv, loader := proto.SplitLoaderEnv(env)
 	spec.LoaderEnv = loader
 	bin, err := openHelperBinary(req.Caps, helper)
 	if err != nil {
@@ -105,7 +108,7 @@ func Command(req Request) (*Process, error) {
 		prev := release
 		release = func() { stop(); prev() }
 	}
-	args, err := helperArgs(helper, spec, req.Argv)
+	args, err := proto.Args(helper, spec, req.Argv)
 	if err != nil {
 		closeAll(extra...)
 		closeAll(setupR, exitR)
@@ -117,7 +120,7 @@ func Command(req Request) (*Process, error) {
 	// controlling terminal to read from or inject into.
 	sys.Setsid = true
 	cmd := &exec.Cmd{
-		Path: binaryExecPath, Args: args, Env: helperEnv, Dir: spec.Cwd,
+		Path: proto.BinaryExecPath, Args: args, Env: helperEnv, Dir: spec.Cwd,
 		ExtraFiles: extra, SysProcAttr: sys,
 	}
 	return &Process{Cmd: cmd, setupR: setupR, exitR: exitR, parentEnds: extra, release: release, ready: make(chan struct{})}, nil

@@ -18,6 +18,7 @@ import (
 
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/sandbox/internal/proto"
+	"github.com/docket-engine/docket/sandbox/layers"
 )
 
 // startCommand builds and starts a sandboxed process with stdio pipes, and
@@ -64,11 +65,11 @@ func TestCommandTalksOverPipesInsideTheSandbox(t *testing.T) {
 	// A line-oriented server: each input line names a file to create, and
 	// the answer says whether that worked.
 	script := `while read -r p; do if touch "$p" 2>/dev/null; then echo "ok $p"; else echo "denied $p"; fi; done`
-	p, stdin, stdout, layers := startCommand(t, Request{Argv: []string{"sh", "-c", script}, Cwd: w, Plan: plan, Caps: &caps})
+	p, stdin, stdout, got := startCommand(t, Request{Argv: []string{"sh", "-c", script}, Cwd: w, Plan: plan, Caps: &caps})
 
 	// The forecast leaves out the plan-dependent git directory layer.
-	if want := caps.Layers(false); !slices.Equal(slices.DeleteFunc(slices.Clone(layers), func(l string) bool { return l == LayerGitDirs }), want) {
-		t.Errorf("layers = %v, want %v", layers, want)
+	if want := caps.Layers(false); !slices.Equal(slices.DeleteFunc(slices.Clone(got), func(l string) bool { return l == layers.GitDirs }), want) {
+		t.Errorf("layers = %v, want %v", got, want)
 	}
 	ask := func(t *testing.T, path string) string {
 		t.Helper()
@@ -157,8 +158,8 @@ func TestCommandFailsClosed(t *testing.T) {
 		missing string
 	}{
 		{"no landlock", Capabilities{Seccomp: true, UserNamespaces: true}, events.SandboxPlan{Mode: ModeReadOnly}, "landlock"},
-		{"no seccomp", Capabilities{LandlockABI: caps.LandlockABI, UserNamespaces: true}, events.SandboxPlan{Mode: ModeReadOnly}, LayerSeccomp},
-		{"protected paths required without namespaces", Capabilities{LandlockABI: caps.LandlockABI, Seccomp: true}, protected, LayerMountNS},
+		{"no seccomp", Capabilities{LandlockABI: caps.LandlockABI, UserNamespaces: true}, events.SandboxPlan{Mode: ModeReadOnly}, layers.Seccomp},
+		{"protected paths required without namespaces", Capabilities{LandlockABI: caps.LandlockABI, Seccomp: true}, protected, layers.MountNS},
 	}
 	for _, tt := range unavailable {
 		t.Run(tt.name, func(t *testing.T) {
@@ -220,8 +221,8 @@ func TestCommandFailsClosed(t *testing.T) {
 		_, err = p.Layers(context.Background())
 		_ = p.Cmd.Wait()
 		var ue *UnavailableError
-		if !errors.As(err, &ue) || !slices.Contains(ue.Missing, LayerSeccomp) {
-			t.Fatalf("Layers error = %v, want an UnavailableError missing %s", err, LayerSeccomp)
+		if !errors.As(err, &ue) || !slices.Contains(ue.Missing, layers.Seccomp) {
+			t.Fatalf("Layers error = %v, want an UnavailableError missing %s", err, layers.Seccomp)
 		}
 		if exists(marker) {
 			t.Fatal("the command ran although the helper failed to confine itself")

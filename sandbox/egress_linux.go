@@ -11,6 +11,7 @@ import (
 
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/sandbox/bridge"
+	"github.com/docket-engine/docket/sandbox/internal/proto"
 )
 
 // errNoBridge is a plan whose network goes through the egress proxy, run
@@ -80,12 +81,12 @@ func (b *bridgeChannel) serve(ctx context.Context, proxy Bridge) {
 // bring its loopback up, which a root docket's narrowed helper lacks), and
 // no weaker fallback: without them the command would have the host's
 // network or none.
-func egressAttempts(c Capabilities, plan events.SandboxPlan) []namespaces {
+func egressAttempts(c Capabilities, plan events.SandboxPlan) []proto.Namespaces {
 	if !plan.Egress {
 		list := namespaceAttempts(c, plan.Network)
 		if len(plan.Hidden) > 0 {
 			// Hidden paths are mounts: no mount namespace, no run.
-			var withMount []namespaces
+			var withMount []proto.Namespaces
 			for _, ns := range list {
 				if ns.Mount {
 					withMount = append(withMount, ns)
@@ -98,7 +99,7 @@ func egressAttempts(c Capabilities, plan events.SandboxPlan) []namespaces {
 	if !c.UserNamespaces {
 		return nil
 	}
-	return []namespaces{{User: true, Mount: true, PID: true, Net: true, IPC: true, UTS: true}}
+	return []proto.Namespaces{{User: true, Mount: true, PID: true, Net: true, IPC: true, UTS: true}}
 }
 
 // startBridge passes the helper its end of the bridge channel (the next

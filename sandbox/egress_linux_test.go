@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/sandbox/egress"
 	"github.com/docket-engine/docket/sandbox/internal/proto"
+	"github.com/docket-engine/docket/sandbox/layers"
 	"github.com/docket-engine/docket/states/permissions"
 )
 
@@ -99,8 +101,8 @@ func TestEgressBridgeIsTheOnlyWayOut(t *testing.T) {
 			t.Errorf("%s: %q, want %q\nstdout:\n%s\nstderr:\n%s", k, lines[k], s, out.Stdout, out.Stderr)
 		}
 	}
-	if !contains(out.Layers, LayerEgress) || !contains(out.Layers, LayerNetNS) {
-		t.Errorf("layers %v lack %s and %s", out.Layers, LayerEgress, LayerNetNS)
+	if !slices.Contains(out.Layers, layers.Egress) || !slices.Contains(out.Layers, layers.NetNS) {
+		t.Errorf("layers %v lack %s and %s", out.Layers, layers.Egress, layers.NetNS)
 	}
 	var allowed, refused int
 	for _, ev := range events_() {
@@ -118,7 +120,7 @@ func TestEgressBridgeIsTheOnlyWayOut(t *testing.T) {
 func TestAnEgressPlanWithoutAProxyIsRefused(t *testing.T) {
 	_, err := Run(context.Background(), Request{Argv: []string{"true"}, Plan: events.SandboxPlan{Mode: ModeReadOnly, Egress: true}})
 	var ue *UnavailableError
-	if !errors.As(err, &ue) || !contains(ue.Missing, LayerEgress) {
+	if !errors.As(err, &ue) || !slices.Contains(ue.Missing, layers.Egress) {
 		t.Fatalf("err = %v, want the egress bridge missing", err)
 	}
 }
@@ -146,7 +148,7 @@ func TestALongLivedProcessUnderAnEgressPlanNeedsABridge(t *testing.T) {
 	dir := t.TempDir()
 	_, err := Command(Request{Argv: []string{"true"}, Cwd: dir, Plan: events.SandboxPlan{Mode: ModeWorkspaceWrite, WritableRoots: []string{dir}, Egress: true}})
 	var ue *UnavailableError
-	if !errors.As(err, &ue) || len(ue.Missing) != 1 || ue.Missing[0] != LayerEgress || !errors.Is(err, errNoBridge) {
+	if !errors.As(err, &ue) || len(ue.Missing) != 1 || ue.Missing[0] != layers.Egress || !errors.Is(err, errNoBridge) {
 		t.Fatalf("err = %v, want the egress layer missing", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -436,7 +437,7 @@ func runCases(t *testing.T, cases []escapeCase, helper string, caps, needsCaps C
 				t.Skip(reason)
 			}
 			for _, v := range variantNames {
-				want := contains(c.works, v)
+				want := slices.Contains(c.works, v)
 				f := newFixture(t)
 				argv := c.argv(t, f)
 				plan := f.plan(v)

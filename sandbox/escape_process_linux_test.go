@@ -19,6 +19,7 @@ import (
 	"unsafe"
 
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/sandbox/layers"
 	"golang.org/x/sys/unix"
 )
 
@@ -295,8 +296,8 @@ func TestHelperThreadsHoldNoCapabilities(t *testing.T) {
 							t.Errorf("%s: read %d threads of PID 1, want the helper's several:\n%s", v, n, out.Stdout)
 						}
 					}
-					if !slices.Contains(out.Layers, LayerCaps) {
-						t.Errorf("%s: layers %v lack %q", v, out.Layers, LayerCaps)
+					if !slices.Contains(out.Layers, layers.Caps) {
+						t.Errorf("%s: layers %v lack %q", v, out.Layers, layers.Caps)
 					}
 				}
 			}
@@ -358,7 +359,7 @@ func TestForgedSetupReportCannotCauseARetry(t *testing.T) {
 				if len(out.Fallbacks) != 0 {
 					t.Errorf("fallbacks %v after a forged report", out.Fallbacks)
 				}
-				for _, l := range []string{LayerMountNS, LayerPIDNS, LayerCaps, LayerIPCNS} {
+				for _, l := range []string{layers.MountNS, layers.PIDNS, layers.Caps, layers.IPCNS} {
 					if !slices.Contains(out.Layers, l) {
 						t.Errorf("layers %v lack %q", out.Layers, l)
 					}
@@ -509,7 +510,7 @@ func TestHelperBinaryCannotBeReplacedFromInside(t *testing.T) {
 			if err != nil || out.ExitCode != 0 || exists(marker(f)) {
 				t.Errorf("next call: err=%v exit=%d marker=%v output=%s", err, out.ExitCode, exists(marker(f)), out.Output)
 			}
-			if !slices.Contains(out.Layers, LayerMountNS) || !slices.Contains(out.Layers, LayerCaps) {
+			if !slices.Contains(out.Layers, layers.MountNS) || !slices.Contains(out.Layers, layers.Caps) {
 				t.Errorf("next call's layers %v", out.Layers)
 			}
 		})

@@ -97,7 +97,7 @@ func TestMissingNamespacesCostWhatExplainSays(t *testing.T) {
 	}
 	cases := append(append(escapeCases(), processEscapeCases()...), fsEscapeCases()...)
 	for _, c := range cases {
-		if contains(c.works, vWW) {
+		if slices.Contains(c.works, vWW) {
 			continue
 		}
 		t.Run(c.name, func(t *testing.T) {
@@ -128,7 +128,7 @@ func TestMissingNamespacesCostWhatExplainSays(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Run: %v", err)
 			}
-			for _, l := range []string{LayerMountNS, LayerPIDNS, LayerNetNS} {
+			for _, l := range []string{layers.MountNS, layers.PIDNS, layers.NetNS} {
 				if slices.Contains(out.Layers, l) {
 					t.Fatalf("layers %v: the run was meant to have no namespaces", out.Layers)
 				}

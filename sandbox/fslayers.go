@@ -1,5 +1,7 @@
 package sandbox
 
+import "github.com/docket-engine/docket/sandbox/layers"
+
 // fsLayers forecasts the file system layers a plan gets here. The git
 // directory layer depends on the plan's roots and is left out.
 func (c Capabilities) fsLayers(network bool) []string {
@@ -7,7 +9,7 @@ func (c Capabilities) fsLayers(network bool) []string {
 		return nil
 	}
 	if network {
-		return []string{LayerDevpts}
+		return []string{layers.Devpts}
 	}
-	return []string{LayerUnixSockets, LayerDevpts}
+	return []string{layers.UnixSockets, layers.Devpts}
 }

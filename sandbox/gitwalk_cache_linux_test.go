@@ -199,7 +199,7 @@ func TestSessionWalkCatchesARepositoryMadeDeepInTmpWithoutWalkingAgain(t *testin
 				switch {
 				case slices.Contains(set.Found, dotGit):
 					t.Logf("found by the kept walk's events (complete %t)", set.Complete)
-				case underAny(dotGit, set.Unseen):
+				case events.WithinAny(dotGit, set.Unseen):
 					t.Logf("in the part the cut walk did not reach: read-only")
 				default:
 					t.Errorf("%s is neither found nor unseen: %+v", dotGit, set)

@@ -13,6 +13,7 @@ import (
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/sandbox/gitwalk"
 	"github.com/docket-engine/docket/sandbox/internal/initc"
+	"github.com/docket-engine/docket/sandbox/layers"
 )
 
 // The walk's budget is the attacker's (issue 26): one sandboxed call that
@@ -165,8 +166,8 @@ func TestGitWalkFailsClosedWhenItsBudgetIsSpent(t *testing.T) {
 				if out.ExitCode == 0 {
 					t.Errorf("the write reported success: %+v", out)
 				}
-				if !slices.Contains(out.Layers, LayerGitDirsPartial) {
-					t.Errorf("layers %v, want %s", out.Layers, LayerGitDirsPartial)
+				if !slices.Contains(out.Layers, layers.GitDirsPartial) {
+					t.Errorf("layers %v, want %s", out.Layers, layers.GitDirsPartial)
 				}
 				// What the walk did look at stays writable: the
 				// workspace's own top (in /tmp's case, a nested root

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/sandbox/internal/proto"
 )
 
 // Linux signal numbers, for exit statuses a shell reports as 128+N.
@@ -22,8 +23,8 @@ const (
 const mib = 1 << 20
 
 // helperLimits converts the plan's limits for the helper.
-func helperLimits(l events.ResourceLimits) limitsSpec {
-	return limitsSpec{CPUSeconds: l.MaxCPUSeconds, FileSizeBytes: l.MaxFileSizeMB * mib, Processes: l.MaxProcesses}
+func helperLimits(l events.ResourceLimits) proto.Limits {
+	return proto.Limits{CPUSeconds: l.MaxCPUSeconds, FileSizeBytes: l.MaxFileSizeMB * mib, Processes: l.MaxProcesses}
 }
 
 // killedBy says which limit ended a run, from the cgroup's OOM counter and

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/docket-engine/docket/sandbox/layers"
 )
 
 // What must keep working under the process isolation of issue 12 (no
@@ -126,7 +128,7 @@ func TestWorkloadsStillWork(t *testing.T) {
 				if out.ExitCode != 0 || !strings.Contains(out.Stdout, c.want) {
 					t.Errorf("%s: exit %d, want %q in the output; layers %v\n%s", v, out.ExitCode, c.want, out.Layers, out.Output)
 				}
-				if caps.Root && !slices.Contains(out.Layers, LayerCaps) {
+				if caps.Root && !slices.Contains(out.Layers, layers.Caps) {
 					t.Errorf("%s: ran with capabilities (layers %v): this proves nothing about their absence", v, out.Layers)
 				}
 			}

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/sandbox/layers"
 )
 
 // Capabilities is what this machine can enforce, as Probe found it.
@@ -53,22 +54,22 @@ func (c Capabilities) Layers(network bool) []string {
 		l = append(l, fmt.Sprintf("landlock:v%d", c.LandlockABI))
 	}
 	if c.Seccomp {
-		l = append(l, LayerSeccomp)
+		l = append(l, layers.Seccomp)
 	}
 	// The bounding set can only be emptied with CAP_SETPCAP: root has it,
 	// and so does a helper in a user namespace.
 	if c.Namespaces() {
-		l = append(l, LayerCaps)
+		l = append(l, layers.Caps)
 	}
 	if !c.Root && c.UserNamespaces {
-		l = append(l, LayerUserNS)
+		l = append(l, layers.UserNS)
 	}
 	if c.Namespaces() {
-		l = append(l, LayerMountNS, LayerPIDNS)
+		l = append(l, layers.MountNS, layers.PIDNS)
 		if !network {
-			l = append(l, LayerNetNS)
+			l = append(l, layers.NetNS)
 		}
-		l = append(l, LayerIPCNS, LayerUTSNS)
+		l = append(l, layers.IPCNS, layers.UTSNS)
 	}
 	return append(l, c.fsLayers(network)...)
 }
@@ -85,10 +86,10 @@ func (c Capabilities) Check(plan events.SandboxPlan) error {
 		return &UnavailableError{Missing: []string{"landlock"}, Hint: hintLandlock}
 	}
 	if !c.Seccomp {
-		return &UnavailableError{Missing: []string{LayerSeccomp}, Hint: hintSeccomp}
+		return &UnavailableError{Missing: []string{layers.Seccomp}, Hint: hintSeccomp}
 	}
 	if plan.RequireProtectedPaths && len(plan.ReadOnlySubpaths) > 0 && !c.Namespaces() {
-		return &UnavailableError{Missing: []string{LayerMountNS}, Hint: hintMountNS}
+		return &UnavailableError{Missing: []string{layers.MountNS}, Hint: hintMountNS}
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/sandbox/internal/proto"
 	"github.com/docket-engine/docket/sandbox/proctree"
 	"golang.org/x/sys/unix"
 )
@@ -106,7 +107,7 @@ func runProcess(ctx context.Context, req Request, l launch) (events.ExecOutcome,
 	// so this goroutine holds its thread until the process is reaped
 	// (startNarrowed keeps its own). A PID namespace's init also watches
 	// the exit pipe (watchLifeline), which takes the whole tree down.
-	if !lifelineDisabled() {
+	if !proto.LifelineDisabled() {
 		sys.Pdeathsig = syscall.SIGKILL
 	}
 	runtime.LockOSThread()
@@ -127,7 +128,7 @@ func runProcess(ctx context.Context, req Request, l launch) (events.ExecOutcome,
 	// redirection, a jobserver, a socket from a supervisor) would pass to
 	// the command: mark every one above 2 close-on-exec. Go opens its own
 	// close-on-exec, and the child dups l.extra to 3.. without the flag.
-	if err := cloexecFrom(3); err != nil {
+	if err := proto.CloexecFrom(3); err != nil {
 		closeExtra()
 		// Error path: nothing was written to these; the error returned is the one to report.
 		_ = outW.Close()

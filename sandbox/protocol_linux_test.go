@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/docket-engine/docket/sandbox/internal/proto"
+	"github.com/docket-engine/docket/sandbox/layers"
 )
 
 // fakeHelper writes a shell script that stands in front of the real helper
@@ -50,7 +53,7 @@ func TestFallbackBeforeTheCommandIsRecorded(t *testing.T) {
 	if !slices.Equal(out.Fallbacks, []string{want}) {
 		t.Errorf("fallbacks = %q, want [%q]", out.Fallbacks, want)
 	}
-	if runs != 1 || !slices.Contains(out.Layers, LayerUserNS) {
+	if runs != 1 || !slices.Contains(out.Layers, layers.UserNS) {
 		t.Errorf("runs = %d, layers = %v: want one run in a user namespace", runs, out.Layers)
 	}
 }
@@ -88,8 +91,8 @@ func TestSetupPipeSpeaksOnce(t *testing.T) {
 			}
 			if tt.name == "layers, then death" {
 				// The command may have started: exit 125 is its outcome.
-				if err != nil || out.ExitCode != exitSetup {
-					t.Errorf("err=%v exit=%d, want the outcome exit %d", err, out.ExitCode, exitSetup)
+				if err != nil || out.ExitCode != proto.ExitSetup {
+					t.Errorf("err=%v exit=%d, want the outcome exit %d", err, out.ExitCode, proto.ExitSetup)
 				}
 				return
 			}
@@ -105,11 +108,11 @@ func TestSetupPipeSpeaksOnce(t *testing.T) {
 // PID 1, no no_new_privs, no seccomp) must not run the command.
 func TestInitStageRefusesToRunUnconfined(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "ran")
-	spec := fmt.Sprintf(`{"v":%d,"seccomp":"AAAAAAAAAAA=","mode":"read-only","ns":{"pid":true},"init":true,"layers":["seccomp"],"cwd":"/","path":"/usr/bin/touch"}`, specVersion)
+	spec := fmt.Sprintf(`{"v":%d,"seccomp":"AAAAAAAAAAA=","mode":"read-only","ns":{"pid":true},"init":true,"layers":["seccomp"],"cwd":"/","path":"/usr/bin/touch"}`, proto.Version)
 	cmd := exec.Command(testBinary(t), HelperArg, spec, "--", "touch", marker)
 	out, err := cmd.CombinedOutput()
 	ee, ok := err.(*exec.ExitError)
-	if !ok || ee.ExitCode() != exitSetup || !strings.Contains(string(out), "docket sandbox: init:") || exists(marker) {
-		t.Fatalf("err=%v output=%q ran=%v, want exit %d and the init's refusal", err, out, exists(marker), exitSetup)
+	if !ok || ee.ExitCode() != proto.ExitSetup || !strings.Contains(string(out), "docket sandbox: init:") || exists(marker) {
+		t.Fatalf("err=%v output=%q ran=%v, want exit %d and the init's refusal", err, out, exists(marker), proto.ExitSetup)
 	}
 }

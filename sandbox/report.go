@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/docket-engine/docket/sandbox/internal/proto"
 )
 
 // maxReportLine bounds one report line (a layers list, an error message).
@@ -16,7 +18,7 @@ const maxReportLine = 64 << 10
 type setupReport struct {
 	layers []string
 	// failed is the setup error, when the helper could not confine itself.
-	failed *reportLine
+	failed *proto.ReportLine
 	// bad is a pipe that did not carry exactly one known line; the call
 	// then fails, and never falls back.
 	bad error
@@ -32,9 +34,9 @@ func readSetup(r io.Reader) setupReport {
 		rep.bad = fmt.Errorf("setup pipe: %w", err)
 	case len(lines) == 0:
 		// The helper died or exec'ed nothing before saying anything.
-	case lines[0].Kind == reportLayers && len(lines[0].Layers) > 0:
+	case lines[0].Kind == proto.ReportLayers && len(lines[0].Layers) > 0:
 		rep.layers = lines[0].Layers
-	case lines[0].Kind == reportSetupError:
+	case lines[0].Kind == proto.ReportSetupError:
 		rep.failed = &lines[0]
 	default:
 		rep.bad = fmt.Errorf("setup pipe: unexpected %q line", lines[0].Kind)
@@ -44,7 +46,7 @@ func readSetup(r io.Reader) setupReport {
 
 // exitReport is what the init stage said on the exit pipe.
 type exitReport struct {
-	line *reportLine
+	line *proto.ReportLine
 	bad  error
 }
 
@@ -56,7 +58,7 @@ func readExit(r io.Reader) exitReport {
 	case err != nil:
 		rep.bad = fmt.Errorf("exit pipe: %w", err)
 	case len(lines) == 0:
-	case lines[0].Kind == reportExit || lines[0].Kind == reportExecError || lines[0].Kind == reportInitError:
+	case lines[0].Kind == proto.ReportExit || lines[0].Kind == proto.ReportExecError || lines[0].Kind == proto.ReportInitError:
 		rep.line = &lines[0]
 	default:
 		rep.bad = fmt.Errorf("exit pipe: unexpected %q line", lines[0].Kind)
@@ -67,8 +69,8 @@ func readExit(r io.Reader) exitReport {
 // readLines reads JSON lines to EOF and fails on more than max of them or
 // on one that does not parse; it always drains the pipe, so the writer is
 // never blocked.
-func readLines(r io.Reader, max int) ([]reportLine, error) {
-	var lines []reportLine
+func readLines(r io.Reader, max int) ([]proto.ReportLine, error) {
+	var lines []proto.ReportLine
 	var firstErr error
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 4096), maxReportLine)
@@ -76,7 +78,7 @@ func readLines(r io.Reader, max int) ([]reportLine, error) {
 		if firstErr != nil {
 			continue
 		}
-		var l reportLine
+		var l proto.ReportLine
 		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&l); err != nil {

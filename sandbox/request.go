@@ -5,6 +5,7 @@ import (
 
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/sandbox/gitwalk"
+	"github.com/docket-engine/docket/sandbox/internal/proto"
 	"github.com/docket-engine/docket/sandbox/proctree"
 	"github.com/docket-engine/docket/sandbox/stubs"
 )
@@ -79,7 +80,7 @@ type Request struct {
 	Bridge Bridge
 
 	// trace records the phases of a sandboxed start when TraceEnv is set.
-	trace *tracer
+	trace *proto.Tracer
 	// tree adjusts how an unsandboxed command's processes are held (see
 	// proctree); the zero value takes the strongest mechanism. Tests set
 	// it to show what the process group alone lets escape.

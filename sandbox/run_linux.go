@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/sandbox/internal/proto"
+	"github.com/docket-engine/docket/sandbox/layers"
 	"github.com/docket-engine/docket/sandbox/stubs"
 	"golang.org/x/sys/unix"
 )
@@ -26,7 +29,7 @@ func Run(ctx context.Context, req Request) (events.ExecOutcome, error) {
 	if err := ctx.Err(); err != nil {
 		return out, fmt.Errorf("sandbox: %w", err)
 	}
-	req.trace = openTracer()
+	req.trace = proto.OpenTracer()
 	defer req.trace.Close()
 	req.trace.Mark("run.start")
 	p, err := prepare(req)
@@ -42,7 +45,7 @@ func Run(ctx context.Context, req Request) (events.ExecOutcome, error) {
 		out, err := runProcess(ctx, req, launch{path: p.path, args: req.Argv, env: p.env, dir: p.cwd, tree: true})
 		var se *startError
 		if errors.As(err, &se) {
-			return commandFailure(req, &commandError{name: req.Argv[0], code: exitCannotRun, err: se.err}), nil
+			return commandFailure(req, &commandError{name: req.Argv[0], code: proto.ExitCannotRun, err: se.err}), nil
 		}
 		return out, err
 	}
@@ -111,7 +114,7 @@ func normalizePlan(p events.SandboxPlan) (events.SandboxPlan, error) {
 				return nil, fmt.Errorf("sandbox: %s %q is not absolute", what, s)
 			}
 			c := filepath.Clean(s)
-			if !contains(out, c) {
+			if !slices.Contains(out, c) {
 				out = append(out, c)
 			}
 		}
@@ -135,7 +138,7 @@ func runSandboxed(ctx context.Context, req Request, p prepared) (events.ExecOutc
 		return out, err
 	}
 	if p.plan.Egress && req.Bridge == nil {
-		return out, &UnavailableError{Missing: []string{LayerEgress}, Err: errNoBridge}
+		return out, &UnavailableError{Missing: []string{layers.Egress}, Err: errNoBridge}
 	}
 	l := launcherOf(req)
 	if p.plan.Egress || len(p.plan.Hidden) > 0 {
@@ -163,13 +166,13 @@ func (PerCall) launch(ctx context.Context, c call) (events.ExecOutcome, error) {
 		s.NS = ns
 		if !ns.Mount {
 			if len(spec.Binaries) > 0 {
-				return out, &UnavailableError{Missing: []string{LayerMountNS}, Hint: binariesHint(spec.Binaries), Err: lastErr}
+				return out, &UnavailableError{Missing: []string{layers.MountNS}, Hint: binariesHint(spec.Binaries), Err: lastErr}
 			}
 			// Nothing is bound without a mount namespace, the walk's
 			// finds included.
 			s.Protected, s.Scanned, s.Unseen = nil, nil, nil
 			if (len(spec.Protected) > 0 || len(spec.Unseen) > 0) && plan.RequireProtectedPaths {
-				return out, &UnavailableError{Missing: []string{LayerMountNS}, Hint: hintMountNS, Err: lastErr}
+				return out, &UnavailableError{Missing: []string{layers.MountNS}, Hint: hintMountNS, Err: lastErr}
 			}
 		}
 		out, err := launchLimited(ctx, req, helper, s, p.env, plan)
@@ -228,7 +231,7 @@ func helperSetup(req Request, p prepared) (Capabilities, string, Spec, error) {
 	if filter == nil {
 		f, err := buildSeccompFilter(plan.Network || plan.Egress)
 		if err != nil {
-			return *caps, "", Spec{}, &UnavailableError{Missing: []string{LayerSeccomp}, Hint: hintSeccomp, Err: err}
+			return *caps, "", Spec{}, &UnavailableError{Missing: []string{layers.Seccomp}, Hint: hintSeccomp, Err: err}
 		}
 		filter = f
 		req.trace.Mark("seccomp.compile")
@@ -253,15 +256,15 @@ func helperSetup(req Request, p prepared) (Capabilities, string, Spec, error) {
 // needs no user namespace to create the others, and drops its
 // capabilities in the helper instead (the user namespace costs about as
 // much as the rest of the setup together); everyone else needs one.
-func namespaceAttempts(c Capabilities, network bool) []namespaces {
-	var list []namespaces
+func namespaceAttempts(c Capabilities, network bool) []proto.Namespaces {
+	var list []proto.Namespaces
 	if c.Root {
-		list = append(list, namespaces{Mount: true, PID: true, Net: !network, IPC: true, UTS: true})
+		list = append(list, proto.Namespaces{Mount: true, PID: true, Net: !network, IPC: true, UTS: true})
 	}
 	if c.UserNamespaces {
-		list = append(list, namespaces{User: true, Mount: true, PID: true, Net: !network, IPC: true, UTS: true})
+		list = append(list, proto.Namespaces{User: true, Mount: true, PID: true, Net: !network, IPC: true, UTS: true})
 	}
-	return append(list, namespaces{})
+	return append(list, proto.Namespaces{})
 }
 
 // retryableError is a namespace setup refused before the command could
@@ -290,9 +293,9 @@ func launchHelper(ctx context.Context, req Request, helper string, spec Spec, en
 		release()
 		req.trace.Mark("stubs.release")
 	}()
-	helperEnv, loader := splitLoaderEnv(env)
+	helperEnv, loader := proto.SplitLoaderEnv(env)
 	spec.LoaderEnv = loader
-	args, err := helperArgs(helper, spec, req.Argv)
+	args, err := proto.Args(helper, spec, req.Argv)
 	if err != nil {
 		return out, fmt.Errorf("sandbox: %w", err)
 	}
@@ -317,10 +320,10 @@ func launchHelper(ctx context.Context, req Request, helper string, spec Spec, en
 	extra := []*os.File{setupW, exitW, bin}
 	if req.trace != nil {
 		// Passed at traceFD; runProcess closes its copy like the others.
-		if f, err := dupCloexec(req.trace.File()); err == nil {
+		if f, err := proto.DupCloexec(req.trace.File()); err == nil {
 			extra = append(extra, f)
 			spec.Trace = true
-			if args, err = helperArgs(helper, spec, req.Argv); err != nil {
+			if args, err = proto.Args(helper, spec, req.Argv); err != nil {
 				return out, fmt.Errorf("sandbox: %w", err)
 			}
 		}
@@ -331,7 +334,7 @@ func launchHelper(ctx context.Context, req Request, helper string, spec Spec, en
 			return out, err
 		}
 		defer stop()
-		if args, err = helperArgs(helper, spec, req.Argv); err != nil {
+		if args, err = proto.Args(helper, spec, req.Argv); err != nil {
 			return out, fmt.Errorf("sandbox: %w", err)
 		}
 	}
@@ -341,7 +344,7 @@ func launchHelper(ctx context.Context, req Request, helper string, spec Spec, en
 	go func() { exitDone <- readExit(exitR) }()
 
 	out, err = runProcess(ctx, req, launch{
-		path: binaryExecPath, args: args, env: helperEnv, dir: spec.Cwd,
+		path: proto.BinaryExecPath, args: args, env: helperEnv, dir: spec.Cwd,
 		sys: cloneAttrs(spec.NS), extra: extra,
 		narrow: !spec.NS.User && os.Geteuid() == 0,
 	})
@@ -352,7 +355,7 @@ func launchHelper(ctx context.Context, req Request, helper string, spec Spec, en
 		_ = exitR.Close()
 		<-setupDone
 		<-exitDone
-		if spec.NS != (namespaces{}) && isNamespaceRefusal(se.err) {
+		if spec.NS != (proto.Namespaces{}) && isNamespaceRefusal(se.err) {
 			return out, &retryableError{err: fmt.Errorf("clone: %w", se.err)}
 		}
 		return out, fmt.Errorf("sandbox: starting helper %s: %w", helper, se.err)
@@ -367,8 +370,8 @@ func launchHelper(ctx context.Context, req Request, helper string, spec Spec, en
 		return out, fmt.Errorf("sandbox: helper: %w", setup.bad)
 	case setup.failed != nil:
 		out.SandboxError = setup.failed.Error
-		if setup.failed.Layer == LayerMountNS && spec.NS != (namespaces{}) {
-			return out, &retryableError{err: fmt.Errorf("%s: %s", LayerMountNS, setup.failed.Error)}
+		if setup.failed.Layer == layers.MountNS && spec.NS != (proto.Namespaces{}) {
+			return out, &retryableError{err: fmt.Errorf("%s: %s", layers.MountNS, setup.failed.Error)}
 		}
 		if hint := hintFor(setup.failed.Layer); hint != "" {
 			return out, &UnavailableError{Missing: []string{setup.failed.Layer}, Hint: hint, Err: errors.New(setup.failed.Error)}
@@ -390,14 +393,14 @@ func launchHelper(ctx context.Context, req Request, helper string, spec Spec, en
 	}
 	if l := exit.line; l != nil {
 		switch l.Kind {
-		case reportExit:
+		case proto.ReportExit:
 			// The init outlived the command and saw how it ended.
 			out.ExitCode = l.Code
 			out.Signal = ""
 			if l.Signal != 0 {
 				out.Signal = unix.SignalName(syscall.Signal(l.Signal))
 			}
-		case reportInitError:
+		case proto.ReportInitError:
 			out.SandboxError = "sandbox init: " + l.Error
 			return out, fmt.Errorf("sandbox: %s", out.SandboxError)
 		}
@@ -419,7 +422,7 @@ func holdStubs(req Request, spec Spec) (Spec, func(), error) {
 	// being removed), and the helper skips a vanished one anyway.
 	var toHold []string
 	for _, p := range spec.Protected {
-		if !contains(spec.Scanned, p) {
+		if !slices.Contains(spec.Scanned, p) {
 			toHold = append(toHold, p)
 		}
 	}
@@ -438,13 +441,13 @@ func holdStubs(req Request, spec Spec) (Spec, func(), error) {
 	// A fresh slice: the caller retries with the original list.
 	var protected []string
 	for _, p := range append(keep, spec.Scanned...) {
-		if underAny(p, spec.Writable) && !contains(protected, p) {
+		if events.WithinAny(p, spec.Writable) && !slices.Contains(protected, p) {
 			protected = append(protected, p)
 		}
 	}
 	var scanned []string
 	for _, p := range spec.Scanned {
-		if contains(protected, p) {
+		if slices.Contains(protected, p) {
 			scanned = append(scanned, p)
 		}
 	}
@@ -453,7 +456,7 @@ func holdStubs(req Request, spec Spec) (Spec, func(), error) {
 }
 
 // cloneAttrs turns a namespace setup into clone flags and id maps.
-func cloneAttrs(ns namespaces) *syscall.SysProcAttr {
+func cloneAttrs(ns proto.Namespaces) *syscall.SysProcAttr {
 	sys := &syscall.SysProcAttr{}
 	if ns.User {
 		sys.Cloneflags |= syscall.CLONE_NEWUSER
@@ -505,9 +508,9 @@ func hintFor(layer string) string {
 	switch layer {
 	case "landlock":
 		return hintLandlock
-	case LayerSeccomp:
+	case layers.Seccomp:
 		return hintSeccomp
-	case LayerMountNS:
+	case layers.MountNS:
 		return hintMountNS
 	}
 	return ""

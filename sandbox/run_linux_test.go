@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/sandbox/internal/proto"
+	"github.com/docket-engine/docket/sandbox/layers"
 	"github.com/docket-engine/docket/sandbox/stubs"
 )
 
@@ -267,13 +269,13 @@ func TestLayersReported(t *testing.T) {
 		want []string
 	}{
 		{"root: capabilities cut, no user namespace", caps, events.SandboxPlan{Mode: ModeWorkspaceWrite, WritableRoots: []string{w}},
-			[]string{ll, LayerSeccomp, LayerCaps, LayerMountNS, LayerPIDNS, LayerNetNS, LayerIPCNS, LayerUTSNS, LayerGitDirs, LayerUnixSockets, LayerDevpts}},
+			[]string{ll, layers.Seccomp, layers.Caps, layers.MountNS, layers.PIDNS, layers.NetNS, layers.IPCNS, layers.UTSNS, layers.GitDirs, layers.UnixSockets, layers.Devpts}},
 		{"network on has no netns", caps, events.SandboxPlan{Mode: ModeReadOnly, Network: true},
-			[]string{ll, LayerSeccomp, LayerCaps, LayerMountNS, LayerPIDNS, LayerIPCNS, LayerUTSNS, LayerDevpts}},
+			[]string{ll, layers.Seccomp, layers.Caps, layers.MountNS, layers.PIDNS, layers.IPCNS, layers.UTSNS, layers.Devpts}},
 		{"through a user namespace", Capabilities{LandlockABI: caps.LandlockABI, Seccomp: true, UserNamespaces: true},
-			events.SandboxPlan{Mode: ModeReadOnly}, []string{ll, LayerSeccomp, LayerCaps, LayerUserNS, LayerMountNS, LayerPIDNS, LayerNetNS, LayerIPCNS, LayerUTSNS, LayerUnixSockets, LayerDevpts}},
+			events.SandboxPlan{Mode: ModeReadOnly}, []string{ll, layers.Seccomp, layers.Caps, layers.UserNS, layers.MountNS, layers.PIDNS, layers.NetNS, layers.IPCNS, layers.UTSNS, layers.UnixSockets, layers.Devpts}},
 		{"no namespaces at all", Capabilities{LandlockABI: caps.LandlockABI, Seccomp: true},
-			events.SandboxPlan{Mode: ModeReadOnly}, []string{ll, LayerSeccomp, LayerCaps}},
+			events.SandboxPlan{Mode: ModeReadOnly}, []string{ll, layers.Seccomp, layers.Caps}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -303,8 +305,8 @@ func TestFailsClosed(t *testing.T) {
 		missing string
 	}{
 		{"no landlock", Capabilities{Seccomp: true, UserNamespaces: true}, events.SandboxPlan{Mode: ModeReadOnly}, "landlock"},
-		{"no seccomp", Capabilities{LandlockABI: caps.LandlockABI, UserNamespaces: true}, events.SandboxPlan{Mode: ModeReadOnly}, LayerSeccomp},
-		{"protected paths required without namespaces", Capabilities{LandlockABI: caps.LandlockABI, Seccomp: true}, protected, LayerMountNS},
+		{"no seccomp", Capabilities{LandlockABI: caps.LandlockABI, UserNamespaces: true}, events.SandboxPlan{Mode: ModeReadOnly}, layers.Seccomp},
+		{"protected paths required without namespaces", Capabilities{LandlockABI: caps.LandlockABI, Seccomp: true}, protected, layers.MountNS},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -324,7 +326,7 @@ func TestFailsClosed(t *testing.T) {
 		plan := protected
 		plan.RequireProtectedPaths = false
 		out := mustRun(t, Request{Argv: argv, Cwd: w, Plan: plan, Caps: &c})
-		if slices.Contains(out.Layers, LayerMountNS) || !exists(marker) {
+		if slices.Contains(out.Layers, layers.MountNS) || !exists(marker) {
 			t.Errorf("layers = %v, ran = %t; want the run without mountns recorded", out.Layers, exists(marker))
 		}
 	})
@@ -446,12 +448,12 @@ func TestLoaderVariablesReachTheCommandNotTheHelper(t *testing.T) {
 }
 
 func TestHelperRefusesABadSpec(t *testing.T) {
-	spec := fmt.Sprintf(`{"v":%d,"seccomp":"AAAAAAAAAAA=","mode":"bogus"}`, specVersion)
+	spec := fmt.Sprintf(`{"v":%d,"seccomp":"AAAAAAAAAAA=","mode":"bogus"}`, proto.Version)
 	cmd := exec.Command(testBinary(t), HelperArg, spec, "--", "true")
 	out, err := cmd.CombinedOutput()
 	ee, ok := err.(*exec.ExitError)
-	if !ok || ee.ExitCode() != exitSetup || !strings.Contains(string(out), `mode "bogus"`) {
-		t.Fatalf("err=%v output=%q, want exit %d naming the mode", err, out, exitSetup)
+	if !ok || ee.ExitCode() != proto.ExitSetup || !strings.Contains(string(out), `mode "bogus"`) {
+		t.Fatalf("err=%v output=%q, want exit %d naming the mode", err, out, proto.ExitSetup)
 	}
 }
 

@@ -59,7 +59,7 @@ func SeatbeltProfile(plan events.SandboxPlan) string {
 		for _, root := range seatbeltPaths(plan.WritableRoots) {
 			var protected []string
 			for _, ro := range seatbeltPaths(plan.ReadOnlySubpaths) {
-				if within(ro, root) && ro != root {
+				if events.Within(ro, root) && ro != root {
 					protected = append(protected, ro)
 				}
 			}
@@ -94,7 +94,7 @@ func seatbeltPaths(in []string) []string {
 		p = filepath.Clean(p)
 		seen[p] = true
 		for _, link := range []string{"/tmp", "/var", "/etc"} {
-			if within(p, link) {
+			if events.Within(p, link) {
 				seen["/private"+p] = true
 			}
 		}

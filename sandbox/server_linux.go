@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/docket-engine/docket/sandbox/internal/mounttable"
+	"github.com/docket-engine/docket/sandbox/internal/proto"
 	"github.com/docket-engine/docket/sandbox/internal/wire"
 )
 
@@ -45,7 +46,7 @@ type serverCall struct {
 }
 
 type serverMessage struct {
-	reply serverReply
+	reply proto.ServerReply
 	fds   []int
 }
 
@@ -76,10 +77,10 @@ func serverKey(base Spec) string {
 func serverBase(spec Spec, root bool) Spec {
 	b := spec
 	b.Server = true
-	b.NS = namespaces{User: !root, Mount: true, Net: !spec.Network, IPC: true, UTS: true}
+	b.NS = proto.Namespaces{User: !root, Mount: true, Net: !spec.Network, IPC: true, UTS: true}
 	// The host's sockets known now are covered in the server's layout
 	// (each command covers what its call finds, see sandbox/internal/server/init_linux.go).
-	b.CallSpec = callSpec{UnixSockets: spec.UnixSockets}
+	b.CallSpec = proto.CallSpec{UnixSockets: spec.UnixSockets}
 	b.LoaderEnv, b.Trace, b.Init, b.Layers = nil, false, false, nil
 	return b
 }
@@ -208,7 +209,7 @@ func startServer(req Request, binary string, base Spec) (*server, error) {
 		return nil, err
 	}
 	defer func() { _ = devnull.Close() }() // read-only
-	args, err := helperArgs(binary, base, []string{"sandbox-server"})
+	args, err := proto.Args(binary, base, []string{"sandbox-server"})
 	if err != nil {
 		_ = unix.Close(fds[0])
 		return nil, fmt.Errorf("sandbox server: %w", err)
@@ -218,9 +219,9 @@ func startServer(req Request, binary string, base Spec) (*server, error) {
 	// The server's environment is empty: each command brings its own, and
 	// docket's (with its API keys) has no business in a process that
 	// outlives a call.
-	cmd := &exec.Cmd{Path: binaryExecPath, Args: args, Env: []string{}, Dir: "/",
+	cmd := &exec.Cmd{Path: proto.BinaryExecPath, Args: args, Env: []string{}, Dir: "/",
 		ExtraFiles: []*os.File{peer, devnull, bin}, SysProcAttr: sys}
-	if err := cloexecFrom(3); err != nil {
+	if err := proto.CloexecFrom(3); err != nil {
 		_ = unix.Close(fds[0])
 		return nil, fmt.Errorf("sandbox server: %w", err)
 	}
@@ -245,7 +246,7 @@ func startServer(req Request, binary string, base Spec) (*server, error) {
 		close(sv.exited)
 	}()
 	_ = peer.Close() // the server has its copy; ours must go for EOF to mean the server is gone
-	var first serverReply
+	var first proto.ServerReply
 	buf := make([]byte, 64<<10)
 	oob := make([]byte, wire.OOBSpace())
 	got, err := wire.Recv(sv.sock, buf, oob, &first)
@@ -253,9 +254,9 @@ func startServer(req Request, binary string, base Spec) (*server, error) {
 	switch {
 	case err != nil:
 		err = fmt.Errorf("sandbox server exited before it was ready: %w", err)
-	case first.Kind == serverSetupError:
+	case first.Kind == proto.ServerSetupError:
 		err = fmt.Errorf("sandbox server setup failed (%s): %s", first.Layer, first.Error)
-	case first.Kind != serverReady:
+	case first.Kind != proto.ServerReady:
 		err = fmt.Errorf("sandbox server: unexpected %q before ready", first.Kind)
 	}
 	if err != nil {
@@ -269,7 +270,7 @@ func startServer(req Request, binary string, base Spec) (*server, error) {
 // read routes the server's replies to their calls until the socket fails.
 func (sv *server) read(buf, oob []byte) {
 	for {
-		var r serverReply
+		var r proto.ServerReply
 		fds, err := wire.Recv(sv.sock, buf, oob, &r)
 		if err != nil {
 			sv.fail(fmt.Errorf("sandbox server: %w", err))
@@ -285,9 +286,9 @@ func (sv *server) read(buf, oob []byte) {
 		m := serverMessage{reply: r, fds: fds}
 		var ch chan serverMessage
 		switch r.Kind {
-		case serverStarted, serverSetupError:
+		case proto.ServerStarted, proto.ServerSetupError:
 			ch = c.started
-		case serverDone:
+		case proto.ServerDone:
 			ch = c.done
 		}
 		if ch == nil {
@@ -334,7 +335,7 @@ func (sv *server) deadErr() error {
 }
 
 // send registers a call and sends the command.
-func (sv *server) send(cmd serverCommand, fds []int) (uint64, *serverCall, error) {
+func (sv *server) send(cmd proto.ServerCommand, fds []int) (uint64, *serverCall, error) {
 	sv.mu.Lock()
 	if sv.err != nil {
 		err := sv.err

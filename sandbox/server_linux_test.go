@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -18,6 +19,8 @@ import (
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/sandbox/internal/confine"
 	"github.com/docket-engine/docket/sandbox/internal/initc"
+	"github.com/docket-engine/docket/sandbox/internal/proto"
+	"github.com/docket-engine/docket/sandbox/layers"
 )
 
 // viaServers returns a run function that sends every call through one
@@ -92,8 +95,8 @@ func TestServerRunsCommandsInNamespacesOfTheirOwn(t *testing.T) {
 		if lines[1] == pidNS || lines[2] == ipcNS {
 			t.Errorf("run %d: the command shares this process's PID or IPC namespace (%s %s)", i, lines[1], lines[2])
 		}
-		for _, want := range []string{LayerPIDNS, LayerMountNS, LayerNetNS, LayerSeccomp, LayerCaps} {
-			if !contains(out.Layers, want) {
+		for _, want := range []string{layers.PIDNS, layers.MountNS, layers.NetNS, layers.Seccomp, layers.Caps} {
+			if !slices.Contains(out.Layers, want) {
 				t.Errorf("run %d: layers %v lack %s", i, out.Layers, want)
 			}
 		}
@@ -152,12 +155,12 @@ func TestServerPerPlanAndNoneForUnsandboxedRetries(t *testing.T) {
 		}
 		return out.Layers
 	}
-	if l := layersOf(f.plan(vWW)); !contains(l, LayerNetNS) {
-		t.Errorf("workspace-write without network: layers %v lack %s", l, LayerNetNS)
+	if l := layersOf(f.plan(vWW)); !slices.Contains(l, layers.NetNS) {
+		t.Errorf("workspace-write without network: layers %v lack %s", l, layers.NetNS)
 	}
 	// An approved retry with the network on is another plan: another
 	// server, whose commands keep the host's network.
-	if l := layersOf(f.plan(vWWNet)); contains(l, LayerNetNS) || !contains(l, LayerPIDNS) {
+	if l := layersOf(f.plan(vWWNet)); slices.Contains(l, layers.NetNS) || !slices.Contains(l, layers.PIDNS) {
 		t.Errorf("workspace-write with network: layers %v", l)
 	}
 	if n := serversRunning(s); n != 2 {
@@ -184,7 +187,7 @@ func TestServerKilledBetweenCallsIsReplaced(t *testing.T) {
 	script := "echo ran; echo x > " + escape + " 2>/dev/null; exit 0"
 	for i := 0; i < 2; i++ {
 		out, err := run(context.Background(), Request{Argv: []string{"sh", "-c", script}, Cwd: f.W, Plan: f.plan(vWW), Timeout: time.Minute})
-		if err != nil || !strings.Contains(out.Stdout, "ran") || !contains(out.Layers, LayerSeccomp) {
+		if err != nil || !strings.Contains(out.Stdout, "ran") || !slices.Contains(out.Layers, layers.Seccomp) {
 			t.Fatalf("run %d: %v %+v", i, err, out)
 		}
 		if _, err := os.Stat(escape); err == nil {
@@ -237,7 +240,7 @@ func TestServerKilledWhileTheCommandRunsLeavesItConfined(t *testing.T) {
 		t.Fatalf("the command wrote outside its roots once its server was gone: %+v", r.out)
 	}
 	// The init outlives its server and still reports how the command ended.
-	if r.err != nil || !strings.Contains(r.out.Stdout, "done") || !contains(r.out.Layers, LayerSeccomp) {
+	if r.err != nil || !strings.Contains(r.out.Stdout, "done") || !slices.Contains(r.out.Layers, layers.Seccomp) {
 		t.Errorf("outcome after the server died: %v %+v", r.err, r.out)
 	}
 }
@@ -344,8 +347,8 @@ func TestInitWaitsForTheGo(t *testing.T) {
 		switch {
 		case give && (serr != nil || ws.ExitStatus() != 0):
 			t.Errorf("given the go: marker %v, init status %v", serr, ws)
-		case !give && (serr == nil || ws.ExitStatus() != exitSetup):
-			t.Errorf("without the go: marker %v, init status %v (want exit %d)", serr, ws, exitSetup)
+		case !give && (serr == nil || ws.ExitStatus() != proto.ExitSetup):
+			t.Errorf("without the go: marker %v, init status %v (want exit %d)", serr, ws, proto.ExitSetup)
 		}
 		_ = os.Remove(marker)
 	}
@@ -475,7 +478,7 @@ func TestServerGivesEachCommandItsOwnPtys(t *testing.T) {
 	if got := strings.Fields(out.Stdout); len(got) != 1 || got[0] != "ptmx" {
 		t.Errorf("a command sees the ptys of the command beside it: /dev/pts holds %q", got)
 	}
-	if h := <-held; h.ExitCode != 0 || !contains(h.Layers, LayerDevpts) {
+	if h := <-held; h.ExitCode != 0 || !slices.Contains(h.Layers, layers.Devpts) {
 		t.Errorf("the pty holder: %+v", h)
 	}
 }
@@ -586,7 +589,7 @@ func TestServerWithoutRootUsesAUserNamespace(t *testing.T) {
 	if err != nil || out.ExitCode != 0 {
 		t.Fatalf("%v %+v", err, out)
 	}
-	if !contains(out.Layers, LayerUserNS) || !contains(out.Layers, LayerPIDNS) {
+	if !slices.Contains(out.Layers, layers.UserNS) || !slices.Contains(out.Layers, layers.PIDNS) {
 		t.Errorf("layers %v", out.Layers)
 	}
 	if f := strings.Fields(out.Stdout); len(f) == 0 || f[0] != "2" {

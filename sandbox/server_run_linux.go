@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/sandbox/internal/proto"
 	"github.com/docket-engine/docket/sandbox/proctree"
 	"golang.org/x/sys/unix"
 )
@@ -155,8 +156,8 @@ func runOnServer(ctx context.Context, req Request, sv *server, spec Spec, env []
 	cs := spec.CallSpec
 	// The cgroup files travel as descriptors, and a command of a server
 	// has no RLIMIT_NPROC (its user namespace is the session's).
-	cs.Limits = limitsSpec{CPUSeconds: spec.Limits.CPUSeconds, FileSizeBytes: spec.Limits.FileSizeBytes, Cgroup: spec.Limits.Cgroup}
-	cmd := serverCommand{CallSpec: cs, Argv: req.Argv, Env: env, Cgroups: len(cgFiles), NoLifeline: lifelineDisabled()}
+	cs.Limits = proto.Limits{CPUSeconds: spec.Limits.CPUSeconds, FileSizeBytes: spec.Limits.FileSizeBytes, Cgroup: spec.Limits.Cgroup}
+	cmd := proto.ServerCommand{CallSpec: cs, Argv: req.Argv, Env: env, Cgroups: len(cgFiles), NoLifeline: proto.LifelineDisabled()}
 	start := time.Now()
 	req.trace.Mark("spawn.prepare")
 	id, call, err := sv.send(cmd, fds)
@@ -195,11 +196,11 @@ func runOnServer(ctx context.Context, req Request, sv *server, spec Spec, env []
 		finish()
 		return out, &serverGoneError{err: err}
 	}
-	if m.reply.Kind == serverSetupError {
+	if m.reply.Kind == proto.ServerSetupError {
 		closeFDs(m.fds)
 		finish()
 		out.SandboxError = m.reply.Error
-		out.ExitCode = exitSetup
+		out.ExitCode = proto.ExitSetup
 		if hint := hintFor(m.reply.Layer); hint != "" {
 			return out, &UnavailableError{Missing: []string{m.reply.Layer}, Hint: hint, Err: errors.New(m.reply.Error)}
 		}
@@ -263,7 +264,7 @@ func runOnServer(ctx context.Context, req Request, sv *server, spec Spec, env []
 	case exit.bad != nil:
 		out.SandboxError = exit.bad.Error()
 		return out, fmt.Errorf("sandbox: server: %w", exit.bad)
-	case exit.line != nil && (exit.line.Kind == reportExit || exit.line.Kind == reportExecError):
+	case exit.line != nil && (exit.line.Kind == proto.ReportExit || exit.line.Kind == proto.ReportExecError):
 		out.ExitCode = exit.line.Code
 		out.Signal = ""
 		if exit.line.Signal != 0 {

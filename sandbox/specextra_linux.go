@@ -5,13 +5,14 @@ import (
 
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/sandbox/gitwalk"
+	"github.com/docket-engine/docket/sandbox/internal/proto"
 )
 
 // readHostFacts reads what the parent must find on the host before the
 // helper's namespaces hide it: the git directories below the roots
 // (through the session's walk cache; nil walks every time), and the
 // host's pathname unix sockets (network off). It marks its phases on tr.
-func readHostFacts(f *hostFacts, plan events.SandboxPlan, walks *gitwalk.Cache, tr *tracer) {
+func readHostFacts(f *hostFacts, plan events.SandboxPlan, walks *gitwalk.Cache, tr *proto.Tracer) {
 	if len(f.roots) > 0 {
 		f.git = gitwalk.Find(f.roots, f.cwd, walks)
 		f.walked = true

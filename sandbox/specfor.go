@@ -2,9 +2,11 @@ package sandbox
 
 import (
 	"os"
+	"slices"
 
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/sandbox/gitwalk"
+	"github.com/docket-engine/docket/sandbox/internal/proto"
 )
 
 // hostFacts is what the host says about a plan at one call, read before
@@ -36,27 +38,27 @@ type hostFacts struct {
 // are the launcher's to choose; the stubs for missing protected paths
 // are held by the launcher, which narrows Protected to what it holds.
 func specFor(plan events.SandboxPlan, f hostFacts) Spec {
-	spec := Spec{V: specVersion, Mode: plan.Mode, Network: plan.Network, Seccomp: f.seccomp,
+	spec := Spec{V: proto.Version, Mode: plan.Mode, Network: plan.Network, Seccomp: f.seccomp,
 		Bridge: plan.Egress, Hidden: plan.Hidden, LocalBinding: plan.Egress && plan.LocalBinding,
-		CallSpec: callSpec{Cwd: f.cwd, Path: f.path}}
+		CallSpec: proto.CallSpec{Cwd: f.cwd, Path: f.path}}
 	if plan.Mode == ModeWorkspaceWrite {
 		spec.Writable = f.roots
 		for _, p := range plan.ReadOnlySubpaths {
-			if underAny(p, spec.Writable) {
+			if events.WithinAny(p, spec.Writable) {
 				spec.Protected = append(spec.Protected, p)
 			}
 		}
 	}
 	spec.Binaries = f.binaries
 	for _, p := range f.absentBinaries {
-		if !contains(spec.Protected, p) {
+		if !slices.Contains(spec.Protected, p) {
 			spec.Protected = append(spec.Protected, p)
 		}
 	}
 	if len(spec.Writable) > 0 && f.walked {
 		set := f.git
 		for _, d := range set.Held {
-			if !contains(spec.Protected, d) {
+			if !slices.Contains(spec.Protected, d) {
 				spec.Protected = append(spec.Protected, d)
 			}
 		}
@@ -65,13 +67,13 @@ func specFor(plan events.SandboxPlan, f hostFacts) Spec {
 		// holding it would create a directory in their tree. Scanned paths
 		// are bound if still there and never created.
 		for _, d := range set.Found {
-			if !contains(spec.Protected, d) {
+			if !slices.Contains(spec.Protected, d) {
 				spec.Protected = append(spec.Protected, d)
 				spec.Scanned = append(spec.Scanned, d)
 			}
 		}
 		for _, d := range set.Targets {
-			if contains(spec.Protected, d) {
+			if slices.Contains(spec.Protected, d) {
 				continue
 			}
 			spec.Protected = append(spec.Protected, d)
@@ -80,9 +82,9 @@ func specFor(plan events.SandboxPlan, f hostFacts) Spec {
 			}
 		}
 		spec.Unseen = set.Unseen
-		spec.GitScan = gitScanComplete
+		spec.GitScan = proto.GitScanComplete
 		if !set.Complete {
-			spec.GitScan = gitScanPartial
+			spec.GitScan = proto.GitScanPartial
 		}
 	}
 	if !plan.Network {

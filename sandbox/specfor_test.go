@@ -6,6 +6,7 @@ import (
 
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/sandbox/gitwalk"
+	"github.com/docket-engine/docket/sandbox/internal/proto"
 )
 
 // TestSpecForIsThePlanAndTheFacts: a call's spec is its plan and what the
@@ -28,24 +29,24 @@ func TestSpecForIsThePlanAndTheFacts(t *testing.T) {
 	}{
 		{name: "workspace-write: the roots that exist, their protected paths, the walk's finds and the sockets",
 			plan: ww, facts: facts,
-			want: Spec{V: specVersion, Mode: ModeWorkspaceWrite, Writable: []string{"/w"}, Seccomp: facts.seccomp,
+			want: Spec{V: proto.Version, Mode: ModeWorkspaceWrite, Writable: []string{"/w"}, Seccomp: facts.seccomp,
 				Binaries: []string{"/w/bin/docket"},
-				CallSpec: callSpec{Cwd: "/w/sub", Path: "/usr/bin/true",
+				CallSpec: proto.CallSpec{Cwd: "/w/sub", Path: "/usr/bin/true",
 					Protected:   []string{"/w/.git", "/w/.docket", "/w/bin/docket-sandbox-helper", "/w/nested/.git", "/w/wt-target", "/w/planted"},
 					Scanned:     []string{"/w/nested/.git", "/w/wt-target"},
 					Unseen:      []string{"/w/big/cut"},
-					UnixSockets: []string{"/run/docker.sock"}, GitScan: gitScanPartial,
-					Limits: limitsSpec{CPUSeconds: 7, FileSizeBytes: 1 << 20, Processes: 9}}}},
+					UnixSockets: []string{"/run/docker.sock"}, GitScan: proto.GitScanPartial,
+					Limits: proto.Limits{CPUSeconds: 7, FileSizeBytes: 1 << 20, Processes: 9}}}},
 		{name: "read-only with the network on: no roots, no walk, no sockets",
 			plan:  events.SandboxPlan{Mode: ModeReadOnly, Network: true},
 			facts: hostFacts{cwd: "/w", path: "/bin/ls", seccomp: []byte{1, 2, 3, 4, 5, 6, 7, 8}, sockets: []string{"/s"}},
-			want: Spec{V: specVersion, Mode: ModeReadOnly, Network: true, Seccomp: []byte{1, 2, 3, 4, 5, 6, 7, 8},
-				CallSpec: callSpec{Cwd: "/w", Path: "/bin/ls"}}},
+			want: Spec{V: proto.Version, Mode: ModeReadOnly, Network: true, Seccomp: []byte{1, 2, 3, 4, 5, 6, 7, 8},
+				CallSpec: proto.CallSpec{Cwd: "/w", Path: "/bin/ls"}}},
 		{name: "a socket list cut short says so",
 			plan:  events.SandboxPlan{Mode: ModeReadOnly},
 			facts: hostFacts{cwd: "/w", path: "/bin/ls", sockets: []string{"/s"}},
-			want: Spec{V: specVersion, Mode: ModeReadOnly,
-				CallSpec: callSpec{Cwd: "/w", Path: "/bin/ls", UnixSockets: []string{"/s"}, UnixSocketsPartial: true}}},
+			want: Spec{V: proto.Version, Mode: ModeReadOnly,
+				CallSpec: proto.CallSpec{Cwd: "/w", Path: "/bin/ls", UnixSockets: []string{"/s"}, UnixSocketsPartial: true}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

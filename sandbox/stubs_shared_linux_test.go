@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/sandbox/internal/proto"
 	"github.com/docket-engine/docket/sandbox/stubs"
 )
 
@@ -158,8 +159,8 @@ func TestAStubThatVanishesBeforeItIsBoundIsHeldAgain(t *testing.T) {
 			if err == nil || runs != 0 {
 				t.Fatalf("err=%v runs=%d: want the call to fail before the command ran", err, runs)
 			}
-			if !strings.Contains(err.Error(), layerProtectedPaths) {
-				t.Errorf("error %q does not name %s", err, layerProtectedPaths)
+			if !strings.Contains(err.Error(), proto.LayerProtectedPaths) {
+				t.Errorf("error %q does not name %s", err, proto.LayerProtectedPaths)
 			}
 		})
 	}

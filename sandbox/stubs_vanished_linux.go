@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+
+	"github.com/docket-engine/docket/sandbox/internal/proto"
 )
 
 // A stub docket holds can still vanish before the helper binds it. Dockets
@@ -42,7 +45,7 @@ func (e *stubVanishedError) Unwrap() error { return e.err }
 // held: the helper skips those that vanished.
 func vanishedStub(spec Spec) string {
 	for _, p := range spec.Protected {
-		if contains(spec.Scanned, p) {
+		if slices.Contains(spec.Scanned, p) {
 			continue
 		}
 		// Only the stub itself: a parent gone (the writable root removed)
@@ -60,7 +63,7 @@ func vanishedStub(spec Spec) string {
 // asStubVanished wraps err when a setup refused on the protected paths
 // layer finds a held path gone: a launch the caller may repeat.
 func asStubVanished(layer string, spec Spec, err error) error {
-	if layer != layerProtectedPaths {
+	if layer != proto.LayerProtectedPaths {
 		return err
 	}
 	if p := vanishedStub(spec); p != "" {

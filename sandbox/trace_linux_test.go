@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/sandbox/layers"
 )
 
 // TestTraceRecordsPhasesAndNeverReachesTheCommand: with TraceEnv set, docket
@@ -60,7 +61,7 @@ func TestCommandProcessesAreInTheCallsCgroup(t *testing.T) {
 		t.Skip("no cgroup leaf can be made here")
 	}
 	version := 2
-	if strings.HasPrefix(cg.Layer(), LayerCgroup+"-v1:") {
+	if strings.HasPrefix(cg.Layer(), layers.Cgroup+"-v1:") {
 		version = 1
 	}
 	_ = cg.Remove()

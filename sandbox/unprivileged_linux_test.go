@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/sandbox/layers"
 )
 
 // unprivilegedEnv carries the workspace to TestUnprivilegedInner.
@@ -105,7 +106,7 @@ func unprivilegedRun(t *testing.T, ws string, servers *Servers) {
 	if servers != nil && serversRunning(servers) != 1 {
 		t.Errorf("the run did not go through a sandbox server")
 	}
-	for _, l := range []string{LayerCaps, LayerUserNS, LayerMountNS, LayerPIDNS, LayerNetNS, LayerIPCNS, LayerUTSNS} {
+	for _, l := range []string{layers.Caps, layers.UserNS, layers.MountNS, layers.PIDNS, layers.NetNS, layers.IPCNS, layers.UTSNS} {
 		if !slices.Contains(out.Layers, l) {
 			t.Errorf("layer %s missing: %v", l, out.Layers)
 		}

@@ -4,11 +4,14 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/sandbox/internal/proto"
+	"github.com/docket-engine/docket/sandbox/layers"
 	"github.com/docket-engine/docket/sandbox/stubs"
 )
 
@@ -59,7 +62,7 @@ func TestVanishingPathsNeverBuyAWeakerSandbox(t *testing.T) {
 				t.Fatalf("%s still exists: the stand-in did not remove it, so the case proves nothing", gone)
 			}
 			if tt.wantOK {
-				if err != nil || runs != 1 || !strings.Contains(strings.Join(out.Layers, " "), LayerMountNS) {
+				if err != nil || runs != 1 || !strings.Contains(strings.Join(out.Layers, " "), layers.MountNS) {
 					t.Fatalf("err=%v runs=%d layers=%v: want one run with the mount layer", err, runs, out.Layers)
 				}
 				return
@@ -67,8 +70,8 @@ func TestVanishingPathsNeverBuyAWeakerSandbox(t *testing.T) {
 			if err == nil || runs != 0 {
 				t.Fatalf("err=%v runs=%d: want the call to fail before the command ran", err, runs)
 			}
-			if !strings.Contains(err.Error(), layerProtectedPaths) {
-				t.Errorf("error %q does not name %s", err, layerProtectedPaths)
+			if !strings.Contains(err.Error(), proto.LayerProtectedPaths) {
+				t.Errorf("error %q does not name %s", err, proto.LayerProtectedPaths)
 			}
 		})
 	}
@@ -86,7 +89,7 @@ func TestHoldingNeverRecreatesAVanishedRepository(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(gone), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	spec := Spec{Writable: []string{w}, CallSpec: callSpec{Protected: []string{asked, gone}, Scanned: []string{gone}}}
+	spec := Spec{Writable: []string{w}, CallSpec: proto.CallSpec{Protected: []string{asked, gone}, Scanned: []string{gone}}}
 	for _, tt := range []struct {
 		name string
 		req  Request
@@ -109,7 +112,7 @@ func TestHoldingNeverRecreatesAVanishedRepository(t *testing.T) {
 			if !exists(asked) {
 				t.Errorf("no stub for the plan's %s", asked)
 			}
-			if !contains(got.Protected, gone) || !contains(got.Scanned, gone) {
+			if !slices.Contains(got.Protected, gone) || !slices.Contains(got.Scanned, gone) {
 				t.Errorf("protected %v, scanned %v: the walk's find must still be passed on, to be skipped by the helper if still gone", got.Protected, got.Scanned)
 			}
 		})
@@ -137,10 +140,10 @@ func TestWalkFindsAreNeverHeld(t *testing.T) {
 	facts := hostFacts{cwd: ws, roots: []string{w, ws}}
 	readHostFacts(&facts, plan, nil, nil)
 	spec := specFor(plan, facts)
-	if !contains(spec.Scanned, foreign) {
+	if !slices.Contains(spec.Scanned, foreign) {
 		t.Fatalf("the walk's find %s is not scanned: %v", foreign, spec.Scanned)
 	}
-	if contains(spec.Scanned, filepath.Join(w, ".git")) {
+	if slices.Contains(spec.Scanned, filepath.Join(w, ".git")) {
 		t.Errorf("the stub above the workspace is scanned: it must be held")
 	}
 	if err := os.Remove(foreign); err != nil {
@@ -157,7 +160,7 @@ func TestWalkFindsAreNeverHeld(t *testing.T) {
 	if !exists(filepath.Join(w, ".git")) {
 		t.Errorf("no stub above the workspace")
 	}
-	if contains(spec.Scanned, dangling) || !exists(dangling) {
+	if slices.Contains(spec.Scanned, dangling) || !exists(dangling) {
 		t.Errorf("the dangling gitdir target %s is not held (scanned %v)", dangling, spec.Scanned)
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/sandbox/internal/mounttable"
 )
 
@@ -311,7 +312,7 @@ func (c *Cache) apply(b []byte, roots []string) bool {
 		}
 		// p is looked at now (one unreadable before may be readable):
 		// what is unseen below it is what this walk left.
-		c.setUnseen(append(slices.DeleteFunc(c.unseen, func(u string) bool { return within(u, p) }), unseen...))
+		c.setUnseen(append(slices.DeleteFunc(c.unseen, func(u string) bool { return events.Within(u, p) }), unseen...))
 		c.complete = c.complete && complete
 	}
 	return true
@@ -333,8 +334,8 @@ func (c *Cache) removed(p, name string, mask uint32) {
 	if name == ".git" {
 		c.found = slices.DeleteFunc(c.found, func(f string) bool { return f == p })
 	}
-	if mask&unix.IN_ISDIR != 0 && slices.ContainsFunc(c.unseen, func(u string) bool { return within(u, p) }) {
-		c.setUnseen(slices.DeleteFunc(c.unseen, func(u string) bool { return within(u, p) }))
+	if mask&unix.IN_ISDIR != 0 && slices.ContainsFunc(c.unseen, func(u string) bool { return events.Within(u, p) }) {
+		c.setUnseen(slices.DeleteFunc(c.unseen, func(u string) bool { return events.Within(u, p) }))
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/docket-engine/docket/events"
 )
 
 // TestGitWalkCacheWalksAgainWhenARepositoryCanHaveAppeared: a kept walk is
@@ -208,7 +210,7 @@ func TestCacheKeepsWhatAWalkCutShortDidNotSee(t *testing.T) {
 	if again.Complete || !slices.Equal(again.Unseen, first.Unseen) {
 		t.Errorf("unseen: first %v, kept %v (complete %t)", first.Unseen, again.Unseen, again.Complete)
 	}
-	if !underAny(filepath.Join(ws, "z", "y", "x", "repo", ".git"), again.Unseen) {
+	if !events.WithinAny(filepath.Join(ws, "z", "y", "x", "repo", ".git"), again.Unseen) {
 		t.Errorf("the repository the walk never reached is not within what it did not see: %v", again.Unseen)
 	}
 }
@@ -263,7 +265,7 @@ func TestCacheCatchesARepositoryMadeDeepInACutWalkWithoutWalkingAgain(t *testing
 	c := &Cache{budget: 80}
 	defer func() { _ = c.Close() }()
 	first := Find([]string{ws}, ws, c)
-	if first.Complete || !underAny(far, first.Unseen) || underAny(seen, first.Unseen) {
+	if first.Complete || !events.WithinAny(far, first.Unseen) || events.WithinAny(seen, first.Unseen) {
 		t.Fatalf("first walk = %+v: want it cut short, with %s unseen and %s seen", first, far, seen)
 	}
 	// Another process's temporary directory gone, a stub made and removed.
@@ -283,7 +285,7 @@ func TestCacheCatchesARepositoryMadeDeepInACutWalkWithoutWalkingAgain(t *testing
 	if !slices.Contains(got.Found, deep) {
 		t.Errorf("found %v, want %s among them", got.Found, deep)
 	}
-	if got.Complete || !underAny(far, got.Unseen) {
+	if got.Complete || !events.WithinAny(far, got.Unseen) {
 		t.Errorf("unseen %v (complete %t): the repository the walk never reached must stay within it", got.Unseen, got.Complete)
 	}
 }
@@ -345,7 +347,7 @@ func TestCacheKeepsEveryDirectoryWatchedOrUnseenThroughRandomChanges(t *testing.
 			_ = os.RemoveAll(dir)
 		case 4:
 			to := filepath.Join(pick(all), name)
-			if slices.Contains(roots, dir) || within(to, dir) {
+			if slices.Contains(roots, dir) || events.Within(to, dir) {
 				continue
 			}
 			op = "mv " + dir + " " + to
@@ -380,10 +382,10 @@ func TestCacheKeepsEveryDirectoryWatchedOrUnseenThroughRandomChanges(t *testing.
 		}
 		c.mu.Unlock()
 		for _, d := range append(dirsUnder(ws), dirsUnder(other)...) {
-			if !watched[d] && !underAny(d, got.Unseen) {
+			if !watched[d] && !events.WithinAny(d, got.Unseen) {
 				t.Fatalf("step %d (%s): %s is neither watched at its path nor unseen (unseen %v)", step, op, d, got.Unseen)
 			}
-			if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil && !slices.Contains(got.Found, filepath.Join(d, ".git")) && !underAny(d, got.Unseen) {
+			if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil && !slices.Contains(got.Found, filepath.Join(d, ".git")) && !events.WithinAny(d, got.Unseen) {
 				t.Fatalf("step %d (%s): %s/.git is neither found nor unseen", step, op, d)
 			}
 		}

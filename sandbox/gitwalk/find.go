@@ -48,16 +48,12 @@ const (
 func EnclosingRoot(p string, roots []string) string {
 	best := ""
 	for _, r := range roots {
-		if within(p, r) && len(r) > len(best) {
+		if events.Within(p, r) && len(r) > len(best) {
 			best = r
 		}
 	}
 	return best
 }
-
-func within(p, root string) bool { return events.Within(p, root) }
-
-func underAny(p string, roots []string) bool { return events.WithinAny(p, roots) }
 
 // Set is what Find found. Held are the .git paths above the roots (a
 // repository around a root, or a stub to make in a writable parent): this
@@ -96,7 +92,7 @@ func Find(roots []string, cwd string, cache *Cache) Set {
 	var set Set
 	seen := map[string]bool{}
 	add := func(list *[]string, p string) {
-		if underAny(p, roots) && !seen[p] {
+		if events.WithinAny(p, roots) && !seen[p] {
 			seen[p] = true
 			*list = append(*list, p)
 		}
@@ -243,7 +239,7 @@ func enclosingGitDirs(root string, roots []string, add func(string)) {
 			}
 			return
 		}
-		if underAny(dir, roots) {
+		if events.WithinAny(dir, roots) {
 			add(dotGit)
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/docket-engine/docket/events"
 )
 
 func mkdirs(t *testing.T, paths ...string) {
@@ -91,7 +93,7 @@ func TestGitWalkLeavesEveryDirectoryItDidNotOpenUnseen(t *testing.T) {
 			if err != nil || !d.IsDir() || p == base {
 				return err
 			}
-			if !slices.Contains(opened, p) && !underAny(p, unseen) {
+			if !slices.Contains(opened, p) && !events.WithinAny(p, unseen) {
 				t.Errorf("budget %d: %s was neither read nor left unseen (unseen %v)", budget, p, unseen)
 			}
 			return nil
@@ -136,14 +138,14 @@ func FuzzCoarsenUnseen(f *testing.F) {
 		var unseen []string
 		for i, w := range strings.Fields(list) {
 			p := filepath.Join(roots[i%len(roots)], w)
-			if !underAny(p, roots) {
+			if !events.WithinAny(p, roots) {
 				continue
 			}
 			unseen = append(unseen, p)
 		}
 		got := coarsenUnseen(unseen, roots, int(limit))
 		for _, u := range unseen {
-			if !underAny(u, got) {
+			if !events.WithinAny(u, got) {
 				t.Fatalf("%s is within nothing coarsenUnseen(%v, %d) kept: %v", u, unseen, limit, got)
 			}
 		}

@@ -1,13 +1,18 @@
 package confine
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/sandbox/internal/proto"
+)
 
 // protectBinaries makes each of docket's binaries under a writable root
 // read-only and unreplaceable in the helper's mount namespace: every
 // directory between its root and the file becomes a mount point (rename
 // and rmdir refuse to move one: EBUSY), and the file is bound read-only
 // over itself (writes give EROFS; unlink and rename over it, EBUSY).
-func protectBinaries(spec Spec) error {
+func protectBinaries(spec proto.Spec) error {
 	pinned := map[string]bool{}
 	for _, b := range spec.Binaries {
 		root := innermostRoot(b, spec.Writable)
@@ -31,7 +36,7 @@ func protectBinaries(spec Spec) error {
 func innermostRoot(p string, roots []string) string {
 	best := ""
 	for _, r := range roots {
-		if within(p, r) && len(r) > len(best) {
+		if events.Within(p, r) && len(r) > len(best) {
 			best = r
 		}
 	}

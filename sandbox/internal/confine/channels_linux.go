@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 
+	"github.com/docket-engine/docket/sandbox/internal/proto"
 	"golang.org/x/sys/unix"
 )
 
@@ -18,16 +19,16 @@ type channels struct {
 // close-on-exec.
 func openChannels() channels {
 	var ch channels
-	if isFifo(setupFD) {
-		unix.CloseOnExec(setupFD)
-		ch.setup = os.NewFile(setupFD, "setup")
+	if isFifo(proto.SetupFD) {
+		unix.CloseOnExec(proto.SetupFD)
+		ch.setup = os.NewFile(proto.SetupFD, "setup")
 	}
-	if isFifo(exitFD) {
-		unix.CloseOnExec(exitFD)
-		ch.exit = os.NewFile(exitFD, "exit")
+	if isFifo(proto.ExitFD) {
+		unix.CloseOnExec(proto.ExitFD)
+		ch.exit = os.NewFile(proto.ExitFD, "exit")
 	}
-	if _, err := unix.FcntlInt(binaryFD, unix.F_GETFD, 0); err == nil {
-		unix.CloseOnExec(binaryFD)
+	if _, err := unix.FcntlInt(proto.BinaryFD, unix.F_GETFD, 0); err == nil {
+		unix.CloseOnExec(proto.BinaryFD)
 	}
 	return ch
 }
@@ -38,7 +39,7 @@ func isFifo(fd int) bool {
 }
 
 // sendSetup writes the one setup line.
-func (c channels) sendSetup(l reportLine) { writeLine(c.setup, l) }
+func (c channels) sendSetup(l proto.ReportLine) { writeLine(c.setup, l) }
 
 // closeSetup closes the setup pipe: from here on nothing the helper or the
 // command writes can count as setup.
@@ -50,9 +51,9 @@ func (c *channels) closeSetup() {
 }
 
 // sendExit writes how the command ended (or why it could not be executed).
-func (c channels) sendExit(l reportLine) { writeLine(c.exit, l) }
+func (c channels) sendExit(l proto.ReportLine) { writeLine(c.exit, l) }
 
-func writeLine(f *os.File, l reportLine) {
+func writeLine(f *os.File, l proto.ReportLine) {
 	if f == nil {
 		return
 	}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/sandbox/internal/proto"
 	"golang.org/x/sys/unix"
 )
 
@@ -15,12 +17,12 @@ import (
 // own, so it is put back writable on top: a copy of its mount tree, taken
 // before the directory around it went read-only. An unseen directory gone
 // since has nothing of anybody's to protect.
-func BindUnseen(spec Spec) error {
+func BindUnseen(spec proto.Spec) error {
 	roots := sortedRoots(spec.Writable)
 	for _, u := range spec.Unseen {
 		var inner []string
 		for _, r := range roots {
-			if r != u && within(r, u) && !underAny(r, inner) {
+			if r != u && events.Within(r, u) && !events.WithinAny(r, inner) {
 				inner = append(inner, r)
 			}
 		}

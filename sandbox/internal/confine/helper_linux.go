@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"syscall"
 
 	"github.com/docket-engine/docket/sandbox/internal/proto"
 	"github.com/docket-engine/docket/sandbox/internal/wire"
+	"github.com/docket-engine/docket/sandbox/layers"
 	"golang.org/x/sys/unix"
 )
 
@@ -39,7 +41,7 @@ func (e *LayerError) Unwrap() error { return e.Err }
 // that dropped everything: the init stage starts single-threaded without
 // any. Either way the init reports the layers, closes the setup pipe, and
 // only then runs the command.
-func Main(args []string, serve func(Spec) int) int {
+func Main(args []string, serve func(proto.Spec) int) int {
 	// Nothing the command can do may reach this process's memory or
 	// descriptors (ptrace, /proc/1/mem, /proc/1/fd, process_vm_*,
 	// pidfd_getfd all need it dumpable, or capabilities it will not have).
@@ -55,8 +57,8 @@ func Main(args []string, serve func(Spec) int) int {
 	tr.Mark("helper.main")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "docket sandbox helper:", err)
-		ch.sendSetup(reportLine{Kind: reportSetupError, Layer: "spec", Error: err.Error()})
-		return exitSetup
+		ch.sendSetup(proto.ReportLine{Kind: proto.ReportSetupError, Layer: "spec", Error: err.Error()})
+		return proto.ExitSetup
 	}
 	if spec.Server {
 		if serve == nil {
@@ -71,13 +73,13 @@ func Main(args []string, serve func(Spec) int) int {
 	layers, everyThread, err := confine(spec, tr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "docket sandbox:", err)
-		l := reportLine{Kind: reportSetupError, Error: err.Error()}
+		l := proto.ReportLine{Kind: proto.ReportSetupError, Error: err.Error()}
 		var le *LayerError
 		if errors.As(err, &le) {
 			l.Layer = le.Layer
 		}
 		ch.sendSetup(l)
-		return exitSetup
+		return proto.ExitSetup
 	}
 	if spec.NS.PID && everyThread {
 		spec.Layers = layers
@@ -89,11 +91,11 @@ func Main(args []string, serve func(Spec) int) int {
 	}
 	// The helper becomes the command: the setup pipe, the exit pipe and the
 	// binary descriptor are close-on-exec, and so is everything else above 2.
-	if err := cloexecFrom(3); err != nil {
-		ch.sendSetup(reportLine{Kind: reportSetupError, Layer: "fds", Error: err.Error()})
-		return exitSetup
+	if err := proto.CloexecFrom(3); err != nil {
+		ch.sendSetup(proto.ReportLine{Kind: proto.ReportSetupError, Layer: "fds", Error: err.Error()})
+		return proto.ExitSetup
 	}
-	ch.sendSetup(reportLine{Kind: reportLayers, Layers: layers})
+	ch.sendSetup(proto.ReportLine{Kind: proto.ReportLayers, Layers: layers})
 	tr.Mark("command.exec")
 	err = syscall.Exec(spec.Path, argv, env)
 	return execFailed(spec.Path, err, &ch)
@@ -101,11 +103,11 @@ func Main(args []string, serve func(Spec) int) int {
 
 // execInit re-executes the verified helper binary as the init stage, from
 // this (capability-free) thread, handing it the layers to report.
-func execInit(spec Spec, argv, layers []string, ch *channels) int {
+func execInit(spec proto.Spec, argv, layers []string, ch *channels) int {
 	fail := func(err error) int {
 		fmt.Fprintln(os.Stderr, "docket sandbox: starting the init stage:", err)
-		ch.sendSetup(reportLine{Kind: reportSetupError, Layer: "init", Error: err.Error()})
-		return exitSetup
+		ch.sendSetup(proto.ReportLine{Kind: proto.ReportSetupError, Layer: "init", Error: err.Error()})
+		return proto.ExitSetup
 	}
 	next := spec
 	// The trace descriptor does not pass to the init stage.
@@ -115,16 +117,16 @@ func execInit(spec Spec, argv, layers []string, ch *channels) int {
 		return fail(err)
 	}
 	// The three protocol descriptors pass to the next stage; nothing else does.
-	if err := cloexecFrom(3); err != nil {
+	if err := proto.CloexecFrom(3); err != nil {
 		return fail(err)
 	}
-	for _, fd := range []int{setupFD, exitFD, binaryFD} {
+	for _, fd := range []int{proto.SetupFD, proto.ExitFD, proto.BinaryFD} {
 		if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, 0); err != nil {
 			return fail(fmt.Errorf("descriptor %d: %w", fd, err))
 		}
 	}
 	// The helper's own environment: the loader variables stay in the spec.
-	return fail(syscall.Exec(binaryExecPath, args, os.Environ()))
+	return fail(syscall.Exec(proto.BinaryExecPath, args, os.Environ()))
 }
 
 // confine applies every layer in the order the kernel requires: mounts
@@ -135,7 +137,7 @@ func execInit(spec Spec, argv, layers []string, ch *channels) int {
 //
 // everyThread says whether every thread of the helper holds no capability
 // now; when it is false and the helper stays as init, it must re-exec.
-func confine(spec Spec, tr *tracer) (layers []string, everyThread bool, err error) {
+func confine(spec proto.Spec, tr *proto.Tracer) (enforced []string, everyThread bool, err error) {
 	// Before the mounts make /sys read-only.
 	limits := applyLimits(spec)
 	tr.Mark("limits")
@@ -144,21 +146,21 @@ func confine(spec Spec, tr *tracer) (layers []string, everyThread bool, err erro
 		fsLayers, err := SetupMounts(spec)
 		var pe *PathSetupError
 		if errors.As(err, &pe) {
-			return nil, false, &LayerError{Layer: layerProtectedPaths, Err: err}
+			return nil, false, &LayerError{Layer: proto.LayerProtectedPaths, Err: err}
 		}
 		if err != nil {
-			return nil, false, &LayerError{Layer: LayerMountNS, Err: err}
+			return nil, false, &LayerError{Layer: layers.MountNS, Err: err}
 		}
 		extra = fsLayers
-		spec.PrivatePTY = contains(fsLayers, LayerDevpts)
+		spec.PrivatePTY = slices.Contains(fsLayers, layers.Devpts)
 		tr.Mark("mounts")
 	}
 	if spec.Bridge {
 		// Inside the network namespace, with CAP_NET_ADMIN over it still.
 		if err := sendBridgeListener(spec.BridgeFD); err != nil {
-			return nil, false, &LayerError{Layer: LayerEgress, Err: err}
+			return nil, false, &LayerError{Layer: layers.Egress, Err: err}
 		}
-		extra = append(extra, LayerEgress)
+		extra = append(extra, layers.Egress)
 	}
 	// From here on the helper needs no capability, and the command must
 	// start with none: not root's, not the ambient CAP_SYS_ADMIN an
@@ -166,7 +168,7 @@ func confine(spec Spec, tr *tracer) (layers []string, everyThread bool, err erro
 	// stage or the command.
 	noCaps, everyThread, err := dropCaps(spec.NS.PID)
 	if err != nil {
-		return nil, false, &LayerError{Layer: LayerCaps, Err: err}
+		return nil, false, &LayerError{Layer: layers.Caps, Err: err}
 	}
 	tr.Mark("caps")
 	// After the mounts the old working directory may lie under a mount
@@ -183,43 +185,43 @@ func confine(spec Spec, tr *tracer) (layers []string, everyThread bool, err erro
 	}
 	tr.Mark("landlock")
 	if err := loadSeccomp(spec.Seccomp); err != nil {
-		return nil, false, &LayerError{Layer: LayerSeccomp, Err: err}
+		return nil, false, &LayerError{Layer: layers.Seccomp, Err: err}
 	}
 	tr.Mark("seccomp")
-	layers = []string{fmt.Sprintf("landlock:v%d", abi), LayerSeccomp}
+	enforced = []string{fmt.Sprintf("landlock:v%d", abi), layers.Seccomp}
 	if noCaps {
-		layers = append(layers, LayerCaps)
+		enforced = append(enforced, layers.Caps)
 	}
 	if spec.NS.User {
-		layers = append(layers, LayerUserNS)
+		enforced = append(enforced, layers.UserNS)
 	}
 	if spec.NS.Mount {
-		layers = append(layers, LayerMountNS)
+		enforced = append(enforced, layers.MountNS)
 	}
 	if spec.NS.PID {
-		layers = append(layers, LayerPIDNS)
+		enforced = append(enforced, layers.PIDNS)
 	}
 	if spec.NS.Net {
-		layers = append(layers, LayerNetNS)
+		enforced = append(enforced, layers.NetNS)
 	}
 	if spec.NS.IPC {
-		layers = append(layers, LayerIPCNS)
+		enforced = append(enforced, layers.IPCNS)
 	}
 	if spec.NS.UTS {
-		layers = append(layers, LayerUTSNS)
+		enforced = append(enforced, layers.UTSNS)
 	}
-	return append(append(layers, extra...), limits...), everyThread, nil
+	return append(append(enforced, extra...), limits...), everyThread, nil
 }
 
 // execFailed reports a command that could not be started, with the shell's
 // exit codes.
 func execFailed(path string, err error, ch *channels) int {
-	code := exitCannotRun
+	code := proto.ExitCannotRun
 	if errors.Is(err, syscall.ENOENT) {
-		code = exitNotFound
+		code = proto.ExitNotFound
 	}
 	fmt.Fprintf(os.Stderr, "docket sandbox: %s: %v\n", path, err)
-	ch.sendExit(reportLine{Kind: reportExecError, Code: code, Error: err.Error()})
+	ch.sendExit(proto.ReportLine{Kind: proto.ReportExecError, Code: code, Error: err.Error()})
 	return code
 }
 
@@ -228,5 +230,5 @@ func execFailed(path string, err error, ch *channels) int {
 func refuseServer() int {
 	fmt.Fprintln(os.Stderr, "docket sandbox: this helper runs no sandbox server")
 	_ = wire.Send(proto.ServerFD, proto.ServerReply{Kind: proto.ServerSetupError, Layer: "server", Error: "this binary was built without cgo"})
-	return exitSetup
+	return proto.ExitSetup
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/sandbox/internal/proto"
 	"golang.org/x/sys/unix"
 )
 
@@ -14,12 +16,12 @@ import (
 // with it) all lead to the cover. A path gone since the plan is skipped
 // outside the writable roots (nothing inside can make it) and refused under
 // them; a file that gained another hard link since is refused.
-func hidePaths(spec Spec) error {
+func hidePaths(spec proto.Spec) error {
 	for _, p := range spec.Hidden {
 		var st unix.Stat_t
 		err := unix.Stat(p, &st)
 		if errors.Is(err, unix.ENOENT) {
-			if underAny(p, spec.Writable) {
+			if events.WithinAny(p, spec.Writable) {
 				return fmt.Errorf("hidden path %s vanished under a writable root: it cannot be kept hidden", p)
 			}
 			continue

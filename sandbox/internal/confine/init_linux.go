@@ -7,6 +7,8 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/docket-engine/docket/sandbox/internal/proto"
+	"github.com/docket-engine/docket/sandbox/layers"
 	"golang.org/x/sys/unix"
 )
 
@@ -23,24 +25,24 @@ var forwarded = [...]os.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, 
 // (including ones that left the process group), reports how the command
 // ended on the exit pipe, and when the command exits, its own exit makes
 // the kernel kill whatever is left.
-func runInit(spec Spec, argv, env []string, ch *channels, tr *tracer) int {
+func runInit(spec proto.Spec, argv, env []string, ch *channels, tr *proto.Tracer) int {
 	// The first stage dropped them on the thread that exec'ed this one;
 	// check rather than trust, while a refusal is still a setup error.
 	if err := holdsNoCaps(); err != nil {
-		return initFailed(ch, LayerCaps, err)
+		return initFailed(ch, layers.Caps, err)
 	}
 	if err := checkConfined(); err != nil {
 		return initFailed(ch, "init", err)
 	}
 	// The binary descriptor and anything inherited by mistake stay here;
 	// the exit pipe is close-on-exec already.
-	if err := cloexecFrom(3); err != nil {
+	if err := proto.CloexecFrom(3); err != nil {
 		return initFailed(ch, "fds", err)
 	}
-	_ = syscall.Close(binaryFD)
+	_ = syscall.Close(proto.BinaryFD)
 	sigs := make(chan os.Signal, len(forwarded))
 	signal.Notify(sigs, forwarded[:]...)
-	ch.sendSetup(reportLine{Kind: reportLayers, Layers: spec.Layers})
+	ch.sendSetup(proto.ReportLine{Kind: proto.ReportLayers, Layers: spec.Layers})
 	// From here on the command may exist: nothing it can do reaches the
 	// setup pipe, and no failure can make docket try again.
 	ch.closeSetup()
@@ -59,10 +61,10 @@ func runInit(spec Spec, argv, env []string, ch *channels, tr *tracer) int {
 	// has a Landlock domain of its own, and signal scoping (ABI 6+) lets
 	// only this locked thread, whose domain the command inherited, signal
 	// the command.
-	exited := make(chan reportLine, 1)
+	exited := make(chan proto.ReportLine, 1)
 	go reapUntil(pid, exited)
 	orphaned := make(chan struct{})
-	if ch.exit != nil && !lifelineDisabled() {
+	if ch.exit != nil && !proto.LifelineDisabled() {
 		go watchLifeline(int(ch.exit.Fd()), orphaned)
 	}
 	for {
@@ -72,15 +74,15 @@ func runInit(spec Spec, argv, env []string, ch *channels, tr *tracer) int {
 			// the command does from here, so nothing may go on. Returning
 			// ends the init, and the kernel kills the rest of the namespace.
 			_ = syscall.Kill(-1, syscall.SIGKILL)
-			return exitSetup
+			return proto.ExitSetup
 		case s := <-sigs:
 			// From PID 1, kill(-1) reaches every other process in the namespace.
 			_ = syscall.Kill(-1, s.(syscall.Signal))
 		case l := <-exited:
 			tr.Mark("command.exit")
 			ch.sendExit(l)
-			if l.Kind != reportExit {
-				return exitSetup
+			if l.Kind != proto.ReportExit {
+				return proto.ExitSetup
 			}
 			return l.Code
 		}
@@ -90,8 +92,8 @@ func runInit(spec Spec, argv, env []string, ch *channels, tr *tracer) int {
 // initFailed reports a setup failure of the init, before the command exists.
 func initFailed(ch *channels, layer string, err error) int {
 	fmt.Fprintf(os.Stderr, "docket sandbox: init: %s: %v\n", layer, err)
-	ch.sendSetup(reportLine{Kind: reportSetupError, Layer: layer, Error: err.Error()})
-	return exitSetup
+	ch.sendSetup(proto.ReportLine{Kind: proto.ReportSetupError, Layer: layer, Error: err.Error()})
+	return proto.ExitSetup
 }
 
 // checkConfined refuses to run as init unless this process is PID 1 of its
@@ -113,7 +115,7 @@ func checkConfined() error {
 
 // reapUntil reaps every child (orphans are reparented to init) until pid
 // ends, then sends how it ended.
-func reapUntil(pid int, exited chan<- reportLine) {
+func reapUntil(pid int, exited chan<- proto.ReportLine) {
 	for {
 		var ws syscall.WaitStatus
 		wpid, err := syscall.Wait4(-1, &ws, 0, nil)
@@ -121,13 +123,13 @@ func reapUntil(pid int, exited chan<- reportLine) {
 			continue
 		}
 		if err != nil {
-			exited <- reportLine{Kind: reportInitError, Error: fmt.Sprintf("wait: %v", err)}
+			exited <- proto.ReportLine{Kind: proto.ReportInitError, Error: fmt.Sprintf("wait: %v", err)}
 			return
 		}
 		if wpid != pid || !(ws.Exited() || ws.Signaled()) {
 			continue
 		}
-		l := reportLine{Kind: reportExit, Code: ws.ExitStatus()}
+		l := proto.ReportLine{Kind: proto.ReportExit, Code: ws.ExitStatus()}
 		if ws.Signaled() {
 			l.Signal = int(ws.Signal())
 			l.Code = 128 + l.Signal

@@ -7,6 +7,7 @@ import (
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 
 	"github.com/docket-engine/docket/sandbox/bridge"
+	"github.com/docket-engine/docket/sandbox/internal/proto"
 )
 
 // landlockConfigs are go-landlock's presets by ABI version (index 0 is V1).
@@ -25,7 +26,7 @@ var landlockConfigs = [...]landlock.Config{
 // The configuration is built for the kernel's exact ABI rather than with
 // BestEffort, because go-landlock's best effort silently enforces nothing
 // when a rule cannot be downgraded; here a mismatch is an error.
-func applyLandlock(spec Spec) (int, error) {
+func applyLandlock(spec proto.Spec) (int, error) {
 	abi, err := ll.LandlockGetABIVersion()
 	if err != nil {
 		return 0, fmt.Errorf("landlock not available: %w", err)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/docket-engine/docket/sandbox/internal/proto"
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
@@ -14,7 +15,7 @@ import (
 // restricts each command's init on its own (landlock_restrict_self from
 // the one thread of a fresh process), where go-landlock restricts every
 // thread of the calling process. It returns the descriptor and the ABI.
-func LandlockRuleset(spec Spec) (int, int, error) {
+func LandlockRuleset(spec proto.Spec) (int, int, error) {
 	abi, err := ll.LandlockGetABIVersion()
 	if err != nil {
 		return -1, 0, fmt.Errorf("landlock not available: %w", err)

@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/docket-engine/docket/sandbox/internal/proto"
+	"github.com/docket-engine/docket/sandbox/layers"
 	"golang.org/x/sys/unix"
 )
 
@@ -20,8 +22,8 @@ import (
 
 // applyLimits joins the call's cgroup and sets the rlimits, in the helper,
 // before the mounts make /sys read-only. It returns the layers enforced.
-func applyLimits(spec Spec) []string {
-	var layers []string
+func applyLimits(spec proto.Spec) []string {
+	var enforced []string
 	l := spec.Limits
 	joined := len(l.CgroupProcs) > 0
 	for _, f := range l.CgroupProcs {
@@ -33,7 +35,7 @@ func applyLimits(spec Spec) []string {
 		}
 	}
 	if joined && l.Cgroup != "" {
-		layers = append(layers, l.Cgroup)
+		enforced = append(enforced, l.Cgroup)
 	}
 	var set []string
 	if l.CPUSeconds > 0 {
@@ -50,9 +52,9 @@ func applyLimits(spec Spec) []string {
 		set = append(set, "nproc")
 	}
 	if len(set) > 0 {
-		layers = append(layers, LayerRlimit+":"+strings.Join(set, ","))
+		enforced = append(enforced, layers.Rlimit+":"+strings.Join(set, ","))
 	}
-	return layers
+	return enforced
 }
 
 // setRlimit lowers a limit, never raising it past the current hard limit.

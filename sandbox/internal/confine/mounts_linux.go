@@ -4,9 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 
+	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/sandbox/internal/proto"
+	"github.com/docket-engine/docket/sandbox/layers"
 	"golang.org/x/sys/unix"
 )
 
@@ -18,9 +21,9 @@ import (
 // /proc for the new PID namespace. Making the whole tree read-only in the
 // mount table (not only in Landlock) also stops what Landlock does not
 // cover outside the roots: chmod, chown, utimes and extended attributes.
-// It returns the optional layers it set up (LayerDevpts, LayerUnixSockets,
+// It returns the optional layers it set up (layers.Devpts, layers.UnixSockets,
 // the git directory layer).
-func SetupMounts(spec Spec) ([]string, error) {
+func SetupMounts(spec proto.Spec) ([]string, error) {
 	// Nothing done here may propagate back to the host's mount table.
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return nil, fmt.Errorf("making / private: %w", err)
@@ -49,7 +52,7 @@ func SetupMounts(spec Spec) ([]string, error) {
 			return nil, fmt.Errorf("mount_setattr %s: %w", r, err)
 		}
 	}
-	if !contains(roots, "/") {
+	if !slices.Contains(roots, "/") {
 		if err := setReadOnly(unix.AT_FDCWD, "/", 0); err != nil {
 			return nil, fmt.Errorf("making / read-only: %w", err)
 		}
@@ -84,7 +87,7 @@ func SetupMounts(spec Spec) ([]string, error) {
 	}
 	for _, p := range spec.Protected {
 		err := BindReadOnly(p)
-		if errors.Is(err, unix.ENOENT) && contains(spec.Scanned, p) {
+		if errors.Is(err, unix.ENOENT) && slices.Contains(spec.Scanned, p) {
 			continue
 		}
 		if err != nil {
@@ -94,24 +97,24 @@ func SetupMounts(spec Spec) ([]string, error) {
 	if err := protectBinaries(spec); err != nil {
 		return nil, &PathSetupError{err}
 	}
-	var layers []string
+	var enforced []string
 	if len(spec.Hidden) > 0 {
 		if err := hidePaths(spec); err != nil {
 			return nil, &PathSetupError{err}
 		}
-		layers = append(layers, LayerHidden)
+		enforced = append(enforced, layers.Hidden)
 	}
 	if spec.GitScan != "" {
-		layers = append(layers, proto.GitDirsLayer(spec.GitScan))
+		enforced = append(enforced, proto.GitDirsLayer(spec.GitScan))
 	}
 	if !spec.Network {
 		if err := CoverSockets(spec.UnixSockets); err != nil {
 			return nil, &PathSetupError{err}
 		}
 		if spec.UnixSocketsPartial {
-			layers = append(layers, LayerUnixSockets+":partial")
+			enforced = append(enforced, layers.UnixSockets+":partial")
 		} else {
-			layers = append(layers, LayerUnixSockets)
+			enforced = append(enforced, layers.UnixSockets)
 		}
 	}
 	if spec.NS.PID {
@@ -126,16 +129,16 @@ func SetupMounts(spec Spec) ([]string, error) {
 		return nil, err
 	}
 	if ok {
-		layers = append(layers, LayerDevpts)
+		enforced = append(enforced, layers.Devpts)
 	}
-	return layers, nil
+	return enforced, nil
 }
 
 // PathSetupError is a mount step that failed on a path after the mount
 // namespace itself worked. Paths can be changed by other processes
 // (including other sandboxed commands running in parallel), so such a
 // failure must never buy a weaker namespace setup: it fails the call
-// (LayerProtectedPaths), while only a refused mount namespace (LayerMountNS)
+// (proto.LayerProtectedPaths), while only a refused mount namespace (layers.MountNS)
 // may fall back.
 type PathSetupError struct{ err error }
 
@@ -225,7 +228,7 @@ func sortedRoots(roots []string) []string {
 func enclosingRoot(r string, roots []string) string {
 	best := ""
 	for _, o := range roots {
-		if o != r && within(r, o) && len(o) > len(best) {
+		if o != r && events.Within(r, o) && len(o) > len(best) {
 			best = o
 		}
 	}
@@ -236,7 +239,7 @@ func enclosingRoot(r string, roots []string) string {
 // clean, inner below outer), outermost first.
 func between(outer, inner string) []string {
 	var out []string
-	for d := filepath.Dir(inner); d != outer && within(d, outer) && d != "/"; d = filepath.Dir(d) {
+	for d := filepath.Dir(inner); d != outer && events.Within(d, outer) && d != "/"; d = filepath.Dir(d) {
 		out = append([]string{d}, out...)
 	}
 	return out

@@ -37,5 +37,5 @@ const (
 
 // LayerProtectedPaths names a setup failure on a path of the mount layout
 // (a protected path, a pinned directory, a covered socket): unlike
-// LayerMountNS it never leads to a weaker namespace setup.
+// layers.MountNS it never leads to a weaker namespace setup.
 const LayerProtectedPaths = "protected-paths"

@@ -13,6 +13,7 @@ import (
 	"github.com/docket-engine/docket/sandbox/internal/confine"
 	"github.com/docket-engine/docket/sandbox/internal/initc"
 	"github.com/docket-engine/docket/sandbox/internal/proto"
+	"github.com/docket-engine/docket/sandbox/layers"
 )
 
 // The inits of the sandbox server: each is cloned, confined, from a thread
@@ -220,7 +221,7 @@ type initProc struct {
 // the layer that failed.
 func (sv *serverState) spawnReadyInit() (*initProc, string, error) {
 	if err := unix.Unshare(unix.CLONE_NEWNS); err != nil {
-		return nil, LayerMountNS, fmt.Errorf("unshare: %w", err)
+		return nil, layers.MountNS, fmt.Errorf("unshare: %w", err)
 	}
 	// A devpts of the command's own, as the helper mounts: the ptys of a
 	// command running beside it in the session are not in it. The
@@ -228,7 +229,7 @@ func (sv *serverState) spawnReadyInit() (*initProc, string, error) {
 	// after the mount.
 	devpts, err := confine.MountPrivateDevpts()
 	if err != nil {
-		return nil, LayerMountNS, err
+		return nil, layers.MountNS, err
 	}
 	lspec := sv.spec
 	lspec.PrivatePTY = devpts
@@ -254,7 +255,7 @@ func (sv *serverState) spawnReadyInit() (*initProc, string, error) {
 	_ = unix.Close(ctl[1]) // the init has its copy
 	if err != nil {
 		_ = unix.Close(ctl[0])
-		return nil, LayerPIDNS, err
+		return nil, layers.PIDNS, err
 	}
 	in := &initProc{pid: pid, pidfd: pidfd, ctl: ctl[0], devpts: devpts}
 	st, err := initc.ReadStatus(in.ctl)

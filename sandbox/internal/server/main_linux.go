@@ -14,6 +14,7 @@ import (
 	"github.com/docket-engine/docket/sandbox/internal/initc"
 	"github.com/docket-engine/docket/sandbox/internal/proto"
 	"github.com/docket-engine/docket/sandbox/internal/wire"
+	"github.com/docket-engine/docket/sandbox/layers"
 )
 
 // The sandbox server: a helper started once per session and plan, in the
@@ -93,7 +94,7 @@ func (sv *serverState) setup() error {
 		return &confine.LayerError{Layer: proto.LayerProtectedPaths, Err: err}
 	}
 	if err != nil {
-		return &confine.LayerError{Layer: LayerMountNS, Err: err}
+		return &confine.LayerError{Layer: layers.MountNS, Err: err}
 	}
 	// Each command gets a ruleset of its own (its devpts is its own); one
 	// built here checks Landlock and fixes the ABI the layers name.
@@ -105,10 +106,10 @@ func (sv *serverState) setup() error {
 	sv.abi = abi
 	b, err := os.ReadFile("/proc/sys/kernel/cap_last_cap")
 	if err != nil {
-		return &confine.LayerError{Layer: LayerCaps, Err: err}
+		return &confine.LayerError{Layer: layers.Caps, Err: err}
 	}
 	if sv.lastCap, err = strconv.Atoi(strings.TrimSpace(string(b))); err != nil {
-		return &confine.LayerError{Layer: LayerCaps, Err: err}
+		return &confine.LayerError{Layer: layers.Caps, Err: err}
 	}
 	return nil
 }
@@ -143,27 +144,27 @@ func (sv *serverState) commandSpec(cmd proto.ServerCommand, nfds int) (proto.Spe
 // layers lists what one command's init enforces, in the order the helper
 // reports them.
 func (sv *serverState) layers(spec proto.Spec, devpts bool, done uint32) []string {
-	l := []string{fmt.Sprintf("landlock:v%d", sv.abi), LayerSeccomp, LayerCaps}
+	l := []string{fmt.Sprintf("landlock:v%d", sv.abi), layers.Seccomp, layers.Caps}
 	if spec.NS.User {
-		l = append(l, LayerUserNS)
+		l = append(l, layers.UserNS)
 	}
-	l = append(l, LayerMountNS, LayerPIDNS)
+	l = append(l, layers.MountNS, layers.PIDNS)
 	if spec.NS.Net {
-		l = append(l, LayerNetNS)
+		l = append(l, layers.NetNS)
 	}
-	l = append(l, LayerIPCNS, LayerUTSNS)
+	l = append(l, layers.IPCNS, layers.UTSNS)
 	if spec.GitScan != "" {
 		l = append(l, proto.GitDirsLayer(spec.GitScan))
 	}
 	if !spec.Network {
 		if spec.UnixSocketsPartial {
-			l = append(l, LayerUnixSockets+":partial")
+			l = append(l, layers.UnixSockets+":partial")
 		} else {
-			l = append(l, LayerUnixSockets)
+			l = append(l, layers.UnixSockets)
 		}
 	}
 	if devpts {
-		l = append(l, LayerDevpts)
+		l = append(l, layers.Devpts)
 	}
 	if done&initc.StatusCgroup != 0 && spec.Limits.Cgroup != "" {
 		l = append(l, spec.Limits.Cgroup)
@@ -175,7 +176,7 @@ func (sv *serverState) layers(spec proto.Spec, devpts bool, done uint32) []strin
 		}
 	}
 	if len(set) > 0 {
-		l = append(l, LayerRlimit+":"+strings.Join(set, ","))
+		l = append(l, layers.Rlimit+":"+strings.Join(set, ","))
 	}
 	return l
 }
