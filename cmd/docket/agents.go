@@ -5,8 +5,8 @@ import (
 )
 
 // findSession is journal.Find, except that "last" means the newest session
-// that is not a subagent's: a child's id sorts with its parent's, and the
-// session a user means by "last" is the one they started.
+// a user started: a child's id sorts with its parent's, and a journal a
+// crash left without records is nobody's session to go on with.
 func findSession(home, ref string) (journal.SessionFile, error) {
 	if ref != "last" && ref != "--last" {
 		return journal.Find(home, ref)
@@ -18,7 +18,7 @@ func findSession(home, ref string) (journal.SessionFile, error) {
 		return journal.SessionFile{}, err
 	}
 	for _, f := range files {
-		if !isSubagent(f.Path) {
+		if usersSession(f.Path) {
 			return f, nil
 		}
 	}

@@ -38,20 +38,24 @@ func sessionCwd(path string) string {
 	return cwd
 }
 
-// isSubagent reports whether the journal at path is a subagent's session.
-func isSubagent(path string) bool {
-	child := false
+// usersSession reports whether the journal at path is a session a user
+// started: it begins with session_started and has no parent. A subagent's
+// journal is not one, nor a journal with no record at all (a crash inside
+// its creation: a subagent's whose parent remakes it on resume, or a
+// session that never began), which "last" must not pick.
+func usersSession(path string) bool {
+	user := false
 	_ = journal.Scan(path, 1, func(r events.Record) error {
 		if r.Kind == events.KindSessionStarted {
 			if b, err := r.Decode(); err == nil {
 				if ss, ok := b.(*events.SessionStarted); ok {
-					child = ss.Parent != nil
+					user = ss.Parent == nil
 				}
 			}
 		}
 		return errFound
 	})
-	return child
+	return user
 }
 
 // chooseSession picks the session to resume when no SESSION was given:
@@ -70,7 +74,7 @@ func chooseSession(a *app, home, project string, r resumeFlags) (journal.Session
 	}
 	var cands []journal.SessionFile
 	for _, f := range files {
-		if isSubagent(f.Path) {
+		if !usersSession(f.Path) {
 			continue // resumed with its parent, never on its own
 		}
 		if r.all || sessionCwd(f.Path) == project {
