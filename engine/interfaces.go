@@ -172,7 +172,8 @@ var ErrNoDecision = errors.New("no decision available")
 // An Answer's Decision MUST be one of the events.ReviewDecision values
 // other than TimedOut (the engine's own), and its Source says who decided;
 // only an answer that really came from a person may carry SourceUser or
-// SourceTerminal, because unsandboxed runs are justified by it. Amendment is
+// SourceTerminal (or, through an MCP client, SourceMCPElicitation), because
+// unsandboxed runs are justified by it. Amendment is
 // read only with ApprovedExecpolicyAmendment.
 type Approver interface {
 	Decide(ctx context.Context, req ApprovalRequest) (Answer, error)

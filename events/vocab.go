@@ -45,7 +45,10 @@ func (p Phase) String() string { return string(p) }
 // DecisionSource says who or what gave a decision.
 type DecisionSource string
 
-// Decision sources. Only SourceUser and SourceTerminal are a person.
+// Decision sources. SourceUser and SourceTerminal are a person;
+// SourceMCPElicitation is an MCP client's answer to an elicitation (its
+// user's, as far as the client says: the session's mcp_client setting names
+// the client).
 const (
 	SourceUser      DecisionSource = "user"
 	SourceFlag      DecisionSource = "decisions_flag"
@@ -55,6 +58,9 @@ const (
 	SourceNoAnswer  DecisionSource = "no_approver"
 	SourceTerminal  DecisionSource = "terminal"
 	SourceCancelled DecisionSource = "cancelled"
+	// SourceMCPElicitation: docket mcp-server asked the MCP client through
+	// elicitation and the client answered.
+	SourceMCPElicitation DecisionSource = "mcp_elicitation"
 )
 
 // String returns the source's spelling.

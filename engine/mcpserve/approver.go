@@ -63,9 +63,9 @@ func (a elicitApprover) Decide(ctx context.Context, req engine.ApprovalRequest) 
 		if s, ok := res.Content["decision"].(string); ok && s != "" {
 			d = events.ReviewDecision(s)
 		}
-		return engine.Answer{Decision: d, Source: events.SourceUser}, nil
+		return engine.Answer{Decision: d, Source: events.SourceMCPElicitation}, nil
 	case "decline":
-		return engine.Answer{Decision: events.Denied, Source: events.SourceUser, Feedback: "the MCP client's user declined"}, nil
+		return engine.Answer{Decision: events.Denied, Source: events.SourceMCPElicitation, Feedback: "the MCP client's user declined"}, nil
 	}
 	// cancel: dismissed without a choice.
 	return engine.Answer{}, engine.ErrNoDecision

@@ -152,8 +152,8 @@ func TestElicitApproverActions(t *testing.T) {
 				if !errors.Is(err, engine.ErrNoDecision) {
 					t.Fatalf("Decide = %+v, %v; want ErrNoDecision", ans, err)
 				}
-			} else if err != nil || ans.Decision != tc.want || ans.Source != events.SourceUser {
-				t.Fatalf("Decide = %+v, %v; want %s from the user", ans, err, tc.want)
+			} else if err != nil || ans.Decision != tc.want || ans.Source != events.SourceMCPElicitation {
+				t.Fatalf("Decide = %+v, %v; want %s through MCP elicitation", ans, err, tc.want)
 			}
 			if tc.noElict && asked != 0 {
 				t.Error("a client without elicitation was asked")

@@ -28,7 +28,10 @@ type client struct {
 	path   string
 	calls  int
 	parked []string
-	ended  bool
+	// answered are the parked calls that docket resume answered, whose
+	// outcome the next call's result carries (the client never saw it).
+	answered []string
+	ended    bool
 }
 
 // open returns the client's Docket session, opening it on the first call.
@@ -53,7 +56,7 @@ func (c *client) open(ctx context.Context) (Session, error) {
 		if err != nil {
 			return nil, &parkedError{id: c.id, calls: c.parked, cause: err}
 		}
-		c.sess, c.parked = sess, nil
+		c.sess, c.answered, c.parked = sess, c.parked, nil
 		return sess, nil
 	}
 	sess, err := c.srv.opener.Open(octx, req)
@@ -123,6 +126,9 @@ type CallResult struct {
 	Output    string `json:"output"`
 	// Journal is the session's journal file.
 	Journal string `json:"journal"`
+	// Answered is, on the first call after a park, the outcome of the
+	// parked calls docket resume answered and ran since.
+	Answered []AnsweredCall `json:"answered,omitempty"`
 }
 
 // call runs one client tool call as one turn of the session.
@@ -136,20 +142,34 @@ func (c *client) call(ctx context.Context, name string, args json.RawMessage) (*
 	c.mu.Lock()
 	c.calls++
 	callID := fmt.Sprintf("mcp_%d", c.calls)
+	answeredIDs := c.answered
+	c.answered = nil
 	c.mu.Unlock()
+	var answered []AnsweredCall
+	if len(answeredIDs) > 0 {
+		// Read before the turn: the records are docket resume's, and the
+		// result of this call, whatever it is, carries them.
+		recs, rerr := sess.Records()
+		if rerr == nil {
+			answered, rerr = answeredCalls(recs, answeredIDs)
+		}
+		if rerr != nil {
+			answered = []AnsweredCall{{CallID: strings.Join(answeredIDs, ","), Output: fmt.Sprintf("reading the answered calls' outcome: %v (docket audit shows it)", rerr)}}
+		}
+	}
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
 	prompt, err := ToolCall{CallID: callID, Name: name, Arguments: args}.Prompt()
 	if err != nil {
-		return toolError(err.Error(), nil), nil
+		return withAnswered(toolError(err.Error(), nil), answered), nil
 	}
 	c.obs.begin(callID)
 	res, err := sess.Turn(ctx, prompt)
 	done, parked := c.obs.end()
-	out := CallResult{SessionID: sess.ID(), CallID: callID, Journal: sess.JournalPath()}
+	out := CallResult{SessionID: sess.ID(), CallID: callID, Journal: sess.JournalPath(), Answered: answered}
 	if err != nil {
-		return toolError(fmt.Sprintf("call %s of session %s: %v", callID, sess.ID(), err), out), nil
+		return withAnswered(toolError(fmt.Sprintf("call %s of session %s: %v", callID, sess.ID(), err), out), answered), nil
 	}
 	switch res.Status {
 	case events.TurnParked:
@@ -169,10 +189,10 @@ func (c *client) call(ctx context.Context, name string, args json.RawMessage) (*
 			msg += fmt.Sprintf(" (closing the session failed: %v)", cerr)
 		}
 		out.Status, out.Output = "parked", msg
-		return toolError(msg, out), nil
+		return withAnswered(toolError(msg, out), answered), nil
 	case events.TurnCompleted:
 	default:
-		return toolError(fmt.Sprintf("call %s of session %s: turn %s: %s", callID, sess.ID(), res.Status, res.Message), out), nil
+		return withAnswered(toolError(fmt.Sprintf("call %s of session %s: turn %s: %s", callID, sess.ID(), res.Status, res.Message), out), answered), nil
 	}
 	out.Output = res.Message
 	out.Status = string(done.Status)
@@ -189,7 +209,16 @@ func (c *client) call(ctx context.Context, name string, args json.RawMessage) (*
 	}
 	r := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: out.Output}}, StructuredContent: out}
 	r.IsError = out.Status != "completed"
-	return r, nil
+	return withAnswered(r, answered), nil
+}
+
+// withAnswered adds the answered parked calls' outcomes to a result's text,
+// after the call's own (its structured result lists them in Answered).
+func withAnswered(r *mcp.CallToolResult, answered []AnsweredCall) *mcp.CallToolResult {
+	if len(answered) > 0 {
+		r.Content = append(r.Content, &mcp.TextContent{Text: answeredText(answered)})
+	}
+	return r
 }
 
 func toolError(msg string, out any) *mcp.CallToolResult {

@@ -48,6 +48,9 @@ type auditor struct {
 	// netAnswers says who answered about each proxied connection that
 	// was asked about, for the connection record that follows.
 	netAnswers map[netKey]string
+	// mcpClient names the MCP client of a docket mcp-server session, whose
+	// elicited answers the decisions record.
+	mcpClient string
 }
 
 // grant is a session grant and who gave it.
@@ -166,7 +169,7 @@ func (a *auditor) feed(r events.Record) error {
 	case *events.ApprovalRequested:
 		t.approvalRequested(r, v)
 	case *events.Decision:
-		t.decision(r, v)
+		t.decision(r, v, a.mcpClient)
 	case *events.ExecStarted:
 		a.execStarted(t, r, v)
 	case *events.ExecOutcome:
@@ -194,8 +197,11 @@ func (a *auditor) sessionStarted(v *events.SessionStarted) {
 	a.head.Policy = Policy{ApprovalPolicy: c.ApprovalPolicy, SandboxMode: c.SandboxMode, NetworkAccess: c.NetworkAccess, EgressProxy: v.Plan.Egress,
 		WritableRoots: c.WritableRoots, RequireProtectedPaths: c.RequireProtectedPaths}
 	for _, s := range v.Settings {
-		if s.Key == BypassSetting {
+		switch s.Key {
+		case BypassSetting:
 			a.head.Policy.Bypassed = true
+		case MCPClientSetting:
+			a.mcpClient = s.Value
 		}
 	}
 	for _, s := range v.Rules {

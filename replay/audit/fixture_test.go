@@ -33,6 +33,13 @@ type writer struct {
 
 func newWriter(tb testing.TB, id string, cfg events.SessionConfig) *writer {
 	tb.Helper()
+	return newWriterWith(tb, id, cfg, nil)
+}
+
+// newWriterWith starts a journal whose session_started record carries
+// settings.
+func newWriterWith(tb testing.TB, id string, cfg events.SessionConfig, settings []events.Setting) *writer {
+	tb.Helper()
 	home := tb.TempDir()
 	j, err := journal.Create(home, id, t0)
 	if err != nil {
@@ -42,7 +49,7 @@ func newWriter(tb testing.TB, id string, cfg events.SessionConfig) *writer {
 	plan := events.SandboxPlan{Mode: events.SandboxMode(cfg.SandboxMode), WritableRoots: []string{fixtureCwd, "/tmp"}, ReadOnlySubpaths: []string{fixtureCwd + "/.git"}, Network: cfg.NetworkAccess}
 	w.durable("", events.SessionStarted{
 		Version: events.FormatVersion, SessionID: id, DocketVersion: "0.1.0-test", StartedAt: t0.UnixNano(), Cwd: fixtureCwd,
-		Config: cfg, Plan: plan,
+		Config: cfg, Plan: plan, Settings: settings,
 		Rules: []events.RuleSource{{Path: fixtureRules, Text: "# house rules\n" +
 			"prefix_rule(pattern=[\"git\", \"status\"], decision=\"allow\")\n" +
 			"prefix_rule(pattern=[\"git\", \"push\"], decision=\"allow\", justification=\"pushes are fine here\")\n"}},

@@ -171,7 +171,7 @@ func timeline(c *Call) []item {
 		out = append(out, item{r.Seq, r.At, "request", fmt.Sprintf("approval requested (%s, %s): %s", esc(r.Phase.String()), esc(r.Kind.String()), esc(orDash(r.Reason)))})
 	}
 	for _, d := range c.Decisions {
-		out = append(out, item{d.Seq, d.At, "decision", fmt.Sprintf("<b>%s</b> by %s (%s phase)", esc(d.Decision.String()), esc(who(d.Source)), esc(d.Phase.String()))})
+		out = append(out, item{d.Seq, d.At, "decision", fmt.Sprintf("<b>%s</b> by %s (%s phase)", esc(d.Decision.String()), esc(whoDecided(&d)), esc(d.Phase.String()))})
 	}
 	for _, h := range c.Hooks {
 		text := fmt.Sprintf("%s hook <code>%s</code>: <b>%s</b>", esc(h.Stage), esc(h.Name), esc(h.Decision))

@@ -78,7 +78,7 @@ func (a *auditor) networkDecision(r events.Record, v *events.NetworkDecision) {
 	if a.netAnswers == nil {
 		a.netAnswers = map[netKey]string{}
 	}
-	by := decisionBy(v)
+	by := decisionBy(v, a.mcpClient)
 	a.netAnswers[netKey{id, v.Conn}] = by
 	if !a.wanted(id) {
 		return
@@ -119,7 +119,7 @@ func (a *auditor) networkEntry(e NetworkEntry) {
 
 // decisionBy names who answered a network question: the approval policy
 // when nobody could be asked, else who answered and what.
-func decisionBy(v *events.NetworkDecision) string {
+func decisionBy(v *events.NetworkDecision, client string) string {
 	if v.Source == events.SourceNoAnswer {
 		return ByPolicyNever
 	}
@@ -132,7 +132,7 @@ func decisionBy(v *events.NetworkDecision) string {
 	case events.NetworkAllowAlways:
 		by = ByUserAlways
 	}
-	if w := who(v.Source); w != "user" {
+	if w := who(v.Source, client); w != "user" {
 		by = w + strings.TrimPrefix(by, "user")
 	}
 	return by

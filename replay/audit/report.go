@@ -170,7 +170,15 @@ type Decision struct {
 	Amendment []string              `json:"amendment,omitempty"`
 	// Feedback is what the user typed with a denial, for the model.
 	Feedback string `json:"feedback,omitempty"`
+	// Client names the MCP client (its clientInfo name and version, the
+	// session's mcp_client setting) that answered, for a decision whose
+	// source is mcp_elicitation.
+	Client string `json:"client,omitempty"`
 }
+
+// MCPClientSetting is the session setting in which docket mcp-server
+// records the MCP client (its clientInfo name and version).
+const MCPClientSetting = "mcp_client"
 
 // Request is one approval request that went out for the call.
 type Request struct {

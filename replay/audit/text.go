@@ -121,7 +121,7 @@ func (t *textWriter) approvals(c *Call) {
 		lines = append(lines, line{r.Seq, fmt.Sprintf("asked     %-7s %s (%s)", r.Phase, r.At, orDash(r.Reason))})
 	}
 	for _, d := range c.Decisions {
-		text := fmt.Sprintf("answered  %-7s %s: %s by %s", d.Phase, d.At, d.Decision, who(d.Source))
+		text := fmt.Sprintf("answered  %-7s %s: %s by %s", d.Phase, d.At, d.Decision, whoDecided(&d))
 		if len(d.Amendment) > 0 {
 			text += ", rule prefix " + tokens(d.Amendment)
 		}

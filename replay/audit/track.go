@@ -209,12 +209,17 @@ func (t *tracker) execOutcome(r events.Record, v *events.ExecOutcome) {
 	}
 }
 
-func (t *tracker) decision(r events.Record, v *events.Decision) {
+// decision records an answer; client names the MCP client, for an answer
+// given through elicitation.
+func (t *tracker) decision(r events.Record, v *events.Decision, client string) {
 	at := v.At
 	if at == 0 {
 		at = r.At
 	}
 	d := Decision{Seq: r.Seq, Phase: v.Phase, Decision: v.Decision, Source: v.Source, At: fmtTime(at), Amendment: v.Amendment, Feedback: v.Feedback}
+	if v.Source == events.SourceMCPElicitation {
+		d.Client = client
+	}
 	t.c.Decisions = append(t.c.Decisions, d)
 	vc := *v
 	t.last = &vc
@@ -254,10 +259,11 @@ func (t *tracker) toolOutput(v *events.ToolOutput) {
 }
 
 // userSource reports whether a decision's source is a person's answer: at
-// the terminal, through --decisions, or through a client's approver.
+// the terminal, through --decisions, through a client's approver, or
+// through an MCP client's elicitation.
 func userSource(source events.DecisionSource) bool {
 	switch source {
-	case events.SourceUser, events.SourceTerminal, events.SourceFlag, events.SourceApprover:
+	case events.SourceUser, events.SourceTerminal, events.SourceFlag, events.SourceApprover, events.SourceMCPElicitation:
 		return true
 	}
 	return false

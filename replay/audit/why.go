@@ -30,15 +30,15 @@ func (a *auditor) why(t *tracker) string {
 			return fmt.Sprintf("cause %s, but no approving decision is recorded", u.cause)
 		}
 		if u.phase == events.PhaseRetry {
-			return "sandbox denied it (" + denialSummary(u.denial) + "); " + who(d.Source) + " " + verb(d.Decision, " the retry") + " at " + d.At
+			return "sandbox denied it (" + denialSummary(u.denial) + "); " + whoDecided(d) + " " + verb(d.Decision, " the retry") + " at " + d.At
 		}
 		if u.askCause == string(states.CauseHookAsk) {
-			return "a pre_tool hook asked for approval" + paren(u.askReason) + "; " + who(d.Source) + " " + verb(d.Decision, " it") + " at " + d.At
+			return "a pre_tool hook asked for approval" + paren(u.askReason) + "; " + whoDecided(d) + " " + verb(d.Decision, " it") + " at " + d.At
 		}
 		if u.askCause == string(states.CauseEscalationRequested) {
-			return "the model requested escalation" + paren(u.askReason) + "; " + who(d.Source) + " " + verb(d.Decision, "") + " at " + d.At
+			return "the model requested escalation" + paren(u.askReason) + "; " + whoDecided(d) + " " + verb(d.Decision, "") + " at " + d.At
 		}
-		s := who(d.Source) + " " + verb(d.Decision, " it") + " at " + d.At + paren(u.askReason)
+		s := whoDecided(d) + " " + verb(d.Decision, " it") + " at " + d.At + paren(u.askReason)
 		if m := policy.SandboxMode(pol.SandboxMode); m == policy.DangerFullAccess || m == policy.ExternalSandbox {
 			s += "; sandbox mode " + m.String() + " runs every call without a sandbox"
 		}
@@ -51,7 +51,7 @@ func (a *auditor) why(t *tracker) string {
 		if u.initial == nil {
 			return s + "retried without the sandbox as already approved, but no approval is recorded"
 		}
-		return s + who(u.initial.Source) + " had " + verb(u.initial.Decision, " the call") + " at " + u.initial.At + ", so the retry ran without asking again"
+		return s + whoDecided(u.initial) + " had " + verb(u.initial.Decision, " the call") + " at " + u.initial.At + ", so the retry ran without asking again"
 	case states.CauseSessionGrant:
 		return a.grantWhy(t, u)
 	case states.CauseRuleAllow:
@@ -65,7 +65,7 @@ func (a *auditor) why(t *tracker) string {
 		return "approval policy " + orDash(pol.ApprovalPolicy) + " with sandbox external-sandbox (docket runs inside an outer sandbox)"
 	case states.CauseOutOfProcess:
 		if d := u.decision; d != nil {
-			return "MCP tool runs out of process; " + verb(d.Decision, "") + " by " + who(d.Source) + " at " + d.At
+			return "MCP tool runs out of process; " + verb(d.Decision, "") + " by " + whoDecided(d) + " at " + d.At
 		}
 		return "MCP tool runs out of process; no approval needed under approval policy " + orDash(pol.ApprovalPolicy)
 	}
@@ -83,7 +83,7 @@ func (a *auditor) grantWhy(t *tracker, u *unsandboxedRun) string {
 		if g.by == nil {
 			return "session grant given for call " + g.callID
 		}
-		return "approved for the session by " + who(g.by.Source) + " at " + g.by.At + " (call " + g.callID + ")"
+		return "approved for the session by " + whoDecided(g.by) + " at " + g.by.At + " (call " + g.callID + ")"
 	}
 	return "a session grant the user gave earlier" + paren(u.reason)
 }
@@ -176,9 +176,18 @@ func denialSummary(d *events.DenialEvidence) string {
 	return orDash(d.Message)
 }
 
-// who names the source of a decision for a sentence.
-func who(source events.DecisionSource) string {
+// whoDecided names who gave decision d, for a sentence.
+func whoDecided(d *Decision) string { return who(d.Source, d.Client) }
+
+// who names the source of a decision for a sentence; client names the MCP
+// client for an answer given through elicitation.
+func who(source events.DecisionSource, client string) string {
 	switch source {
+	case events.SourceMCPElicitation:
+		if client == "" {
+			return "an unnamed MCP client through elicitation"
+		}
+		return fmt.Sprintf("MCP client %q through elicitation", client)
 	case events.SourceUser, events.SourceTerminal:
 		return "user"
 	case events.SourceFlag:

@@ -213,7 +213,7 @@ func TestMCPServerStdio(t *testing.T) {
 		t.Logf("close: %v", err)
 	}
 	waitUnlocked(t, e, id)
-	auditSays(t, e, id, "call mcp_1", "call mcp_2", "call mcp_3", "call mcp_4", "call mcp_5", "UNSANDBOXED because sandbox denied it", "user approved the retry")
+	auditSays(t, e, id, "call mcp_1", "call mcp_2", "call mcp_3", "call mcp_4", "call mcp_5", "UNSANDBOXED because sandbox denied it", `MCP client "docket-e2e 1" through elicitation approved the retry`, `approved by MCP client "docket-e2e 1" through elicitation`)
 	un := docket(t, nil, "audit", "--home", e.home, "--unsandboxed", id)
 	if !strings.Contains(un.stdout, "mcp_2") || strings.Contains(un.stdout, "mcp_1") {
 		t.Errorf("audit --unsandboxed should list mcp_2 only:\n%s", un.stdout)
@@ -240,12 +240,15 @@ func waitUnlocked(t *testing.T, e mcpServerEnv, id string) {
 // TestMCPServerParksWithoutElicitation: a client that cannot be asked gets
 // a parked call whose result names the session and call; its calls are
 // refused until docket resume answers, then go on in the same session, and
-// the audit shows the approval and why it ran unsandboxed.
+// the audit shows the approval and why it ran unsandboxed. The first call
+// after the answer carries the parked call's outcome, which the client
+// would otherwise never see.
 func TestMCPServerParksWithoutElicitation(t *testing.T) {
 	e := newMCPServerEnv(t)
 	cs := stdioClient(t, e, nil)
 	defer cs.Close()
-	text, sc, isErr := callTool(t, cs, "shell", writeOutside(e, "parked.txt"))
+	parkedCmd := map[string]any{"command": []string{"bash", "-c", "echo escaped > " + filepath.Join(e.outside, "parked.txt") + " && echo parked-call-ran"}}
+	text, sc, isErr := callTool(t, cs, "shell", parkedCmd)
 	if !isErr || sc["status"] != "parked" || sc["call_id"] != "mcp_1" {
 		t.Fatalf("want a parked result for mcp_1: error=%v %v\n%s", isErr, sc, text)
 	}
@@ -277,11 +280,28 @@ func TestMCPServerParksWithoutElicitation(t *testing.T) {
 	if isErr || sc["session_id"] != id || sc["call_id"] != "mcp_2" {
 		t.Fatalf("the call after the answer should run in session %s as mcp_2 (the refused call took no id): error=%v %v %s", id, isErr, sc, text)
 	}
+	answered, _ := sc["answered"].([]any)
+	if len(answered) != 1 {
+		t.Fatalf("the call after the answer should carry the parked call's outcome: answered = %v", sc["answered"])
+	}
+	a, _ := answered[0].(map[string]any)
+	if a["call_id"] != "mcp_1" || a["decision"] != "approved" || a["source"] != "decisions_flag" || a["status"] != "completed" ||
+		a["exit_code"] != float64(0) || !strings.Contains(a["output"].(string), "parked-call-ran") {
+		t.Errorf("answered[0] = %v, want mcp_1 approved by decisions_flag, completed, exit 0, its output", a)
+	}
+	if !strings.Contains(text, "Parked call mcp_1 was answered with docket resume: approved by decisions_flag, completed (exit 0)") ||
+		!strings.Contains(text, "parked-call-ran") {
+		t.Errorf("the result's text does not tell the parked call's outcome:\n%s", text)
+	}
+	_, sc, _ = callTool(t, cs, "shell", map[string]any{"command": []string{"true"}})
+	if sc["answered"] != nil {
+		t.Errorf("only the first call after the answer carries it: %v", sc["answered"])
+	}
 	if err := cs.Close(); err != nil {
 		t.Logf("close: %v", err)
 	}
 	waitUnlocked(t, e, id)
-	auditSays(t, e, id, "call mcp_1", "UNSANDBOXED because sandbox denied it", "approved", "call mcp_2")
+	auditSays(t, e, id, "call mcp_1", "UNSANDBOXED because sandbox denied it", "user (--decisions) approved the retry", "call mcp_2")
 	if r := docket(t, nil, "replay", "--home", e.home, id); r.code != 0 {
 		t.Errorf("docket replay %s: exit %d\n%s%s", id, r.code, r.stdout, r.stderr)
 	}
@@ -408,7 +428,7 @@ func TestMCPServerHTTP(t *testing.T) {
 		t.Logf("close: %v", err)
 	}
 	waitUnlocked(t, e, id)
-	auditSays(t, e, id, "call mcp_2", "UNSANDBOXED because sandbox denied it", "user approved the retry")
+	auditSays(t, e, id, "call mcp_2", "UNSANDBOXED because sandbox denied it", `MCP client "docket-e2e-http 1" through elicitation approved the retry`, `approved by MCP client "docket-e2e-http 1" through elicitation`)
 }
 
 // TestMCPServerUsageErrors: a non-loopback address unless forced, the
