@@ -255,3 +255,44 @@ func TestRecordedNetworkRulesOfOlderAndBadJournals(t *testing.T) {
 		}
 	}
 }
+
+// TestASubagentGetsTheProxyRulesInForce: a subagent spawned after a
+// /permissions switch to a network profile runs its own proxy by that
+// profile's rules (its session_started records them), not by the
+// configuration the parent started with, which had no proxy.
+func TestASubagentGetsTheProxyRulesInForce(t *testing.T) {
+	t.Parallel()
+	lines := strings.Join([]string{
+		`{"output":[{"type":"function_call","call_id":"p1","name":"spawn_agent","arguments":{"prompt":"a","name":"a"}}]}`,
+		`{"output":[{"type":"message","content":"done"}]}`,
+		`{"agent":"a","output":[{"type":"message","content":"a done"}]}`,
+	}, "\n")
+	sm, err := script.Parse("egress.jsonl", []byte(lines))
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := &memHost{logs: map[string]*enginetest.MemLog{}, script: sm}
+	s, err := engine.Start(engine.Config{SessionID: "01a213dd-3096-70c1-ad19-4f6160183b53", Cwd: t.TempDir(),
+		Session: events.SessionConfig{ApprovalPolicy: "never", SandboxMode: "workspace-write"},
+		Plan:    events.SandboxPlan{Mode: events.SandboxWorkspaceWrite},
+		Model:   sm, Approver: &netApprover{decide: answer(events.Denied)}, Runner: &enginetest.FakeRunner{}, Agents: host,
+		Tools: []engine.Tool{engine.ShellTool{}, engine.SpawnAgentTool{}}}, &enginetest.MemLog{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eg := &engine.Egress{Profile: "q", Network: permissions.Network{Enabled: true, Mode: permissions.ModeLimited,
+		Domains: []permissions.DomainRule{{Host: "localhost", Action: permissions.Allow}}}}
+	ch := events.PermissionsChange{Profile: "q", Previous: ":workspace", SandboxMode: "workspace-write",
+		Plan: events.SandboxPlan{Mode: events.SandboxWorkspaceWrite, Egress: true}}
+	if err := s.SetPermissions(ch, eg, events.SourceUser); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := s.Turn(context.Background(), "go"); err != nil || res.Status != events.TurnCompleted {
+		t.Fatalf("%+v %v", res, err)
+	}
+	recs := host.child(t, "a")
+	if !recordsRules(t, recs[:1], "q", "localhost") {
+		b, _ := recs[0].Decode()
+		t.Errorf("the child's session_started does not record q's rules: %+v", b.(*events.SessionStarted).Network)
+	}
+}
