@@ -116,14 +116,14 @@ func TestAResumedSessionServesTheRecordedNetworkRules(t *testing.T) {
 					Model:   sm, Approver: &netApprover{decide: answer(events.Denied)}, Runner: &enginetest.FakeRunner{}}
 				eg := &engine.Egress{Network: recorded, Profile: "q", Resolver: loopbackNames{}}
 				log := &enginetest.MemLog{}
-				var s *engine.Session
 				if how == "started under the profile" {
 					cfg.Plan, cfg.Egress = egressPlan, eg
-					if s, err = engine.Start(cfg, log); err != nil {
+					if _, err := engine.Start(cfg, log); err != nil {
 						t.Fatal(err)
 					}
 				} else {
-					if s, err = engine.Start(cfg, log); err != nil {
+					s, err := engine.Start(cfg, log)
+					if err != nil {
 						t.Fatal(err)
 					}
 					ch := events.PermissionsChange{Profile: "q", Previous: ":workspace", SandboxMode: "workspace-write", Plan: egressPlan}
