@@ -255,6 +255,13 @@ func (s *Session) childConfig(start events.ExecStarted, mdl model.Model, appr Ap
 	// A risk assessment asks the session's model; a child's would take the
 	// parent's (scripted) answers, so children go without.
 	c.Risk = nil
+	// The child's proxy has the rules in force now: those of a profile
+	// switched to with /permissions, or recorded in the journal a resumed
+	// parent was restored from, not the configuration's.
+	c.Egress = nil
+	if start.Sandbox.Egress {
+		_, c.Egress = s.egress.current()
+	}
 	c.Parent = &events.ParentLink{SessionID: s.cfg.SessionID, CallID: start.CallID, Name: sp.Name, Depth: sp.Depth,
 		Grants: s.decider.store.Keys(), AllowRules: s.decider.AllowRules()}
 	return c

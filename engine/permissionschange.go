@@ -31,6 +31,9 @@ func (s *Session) SetPermissions(ch events.PermissionsChange, eg *Egress, source
 	case !ch.Plan.Egress:
 		eg = nil
 	}
+	// The record carries the proxy's rules: resume and replay rebuild the
+	// proxy from it, whatever the configuration names then.
+	ch.Network = networkRecord(eg)
 	if s.pending != nil {
 		return ErrPolicyTurnPending
 	}
@@ -54,11 +57,31 @@ func sandboxOfChange(ch events.PermissionsChange) (policy.SandboxPolicy, error) 
 		ExcludeTmpdirEnvVar: ch.ExcludeTmpdirEnvVar, ExcludeSlashTmp: ch.ExcludeSlashTmp}, nil
 }
 
+// egressOfChange is the egress proxy's configuration a recorded switch
+// stands for (resume, replay): its recorded rules (ch.Network). A record
+// from before they were recorded has none: the proxy then follows
+// Config.Egress if that names the same profile, and otherwise has no
+// rules, so a call under the plan is refused rather than sent out under
+// another profile's.
+func (s *Session) egressOfChange(ch *events.PermissionsChange) (*Egress, error) {
+	switch {
+	case !ch.Plan.Egress:
+		return nil, nil
+	case ch.Network != nil:
+		eg, err := egressOfRecord(ch.Network, s.cfg.Egress)
+		if err != nil {
+			return nil, fmt.Errorf("engine: permission profile %s: %w", ch.Profile, err)
+		}
+		return eg, nil
+	case s.cfg.Egress != nil && s.cfg.Egress.Profile == ch.Profile:
+		return s.cfg.Egress, nil
+	}
+	return nil, nil
+}
+
 // applySandboxChange puts a profile switch in force, with eg the egress
-// proxy's rules for it. A recorded switch (resume, replay) passes nil: the
-// proxy then follows Config.Egress if that names the same profile, and
-// otherwise has no rules, so a call under the plan is refused rather than
-// sent out under another profile's.
+// proxy's rules for it; a recorded switch (resume, replay) passes nil and
+// gets the proxy its record stands for (egressOfChange).
 func (s *Session) applySandboxChange(ch *events.PermissionsChange, eg *Egress) error {
 	if ch == nil {
 		return nil
@@ -67,10 +90,12 @@ func (s *Session) applySandboxChange(ch *events.PermissionsChange, eg *Egress) e
 	if err != nil {
 		return err
 	}
-	s.decider.setSandbox(ch.Profile, sp, ch.Plan)
-	if eg == nil && ch.Plan.Egress && s.cfg.Egress != nil && s.cfg.Egress.Profile == ch.Profile {
-		eg = s.cfg.Egress
+	if eg == nil {
+		if eg, err = s.egressOfChange(ch); err != nil {
+			return err
+		}
 	}
+	s.decider.setSandbox(ch.Profile, sp, ch.Plan)
 	if !ch.Plan.Egress {
 		eg = nil
 	}

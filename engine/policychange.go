@@ -66,6 +66,9 @@ func (s *Session) applyPolicyChange(ap policy.ApprovalPolicy, rec events.PolicyC
 		if _, err := sandboxOfChange(*rec.Permissions); err != nil {
 			return err
 		}
+		if _, err := s.egressOfChange(rec.Permissions); err != nil {
+			return err
+		}
 	}
 	if _, err := s.rec.appendDurable("", rec); err != nil {
 		return err

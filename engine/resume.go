@@ -72,6 +72,16 @@ func Restore(cfg Config, log Log, records []events.Record) (*Session, error) {
 	if ss.Parent != nil {
 		cfg.Parent = ss.Parent
 	}
+	if ss.Network != nil {
+		// The proxy serves the rules the session started under, not the
+		// configuration's now; a journal from before they were recorded
+		// keeps the configuration's (cfg.Egress).
+		eg, err := egressOfRecord(ss.Network, cfg.Egress)
+		if err != nil {
+			return nil, fmt.Errorf("engine: session_started: %w", err)
+		}
+		cfg.Egress = eg
+	}
 	s, err := build(cfg, log)
 	if err != nil {
 		return nil, err

@@ -260,6 +260,11 @@ func Start(cfg Config, log Log) (*Session, error) {
 		Rules: cfg.Rules, RulesDigest: RulesDigest(cfg.Rules), Instructions: cfg.Instructions, Plan: cfg.Plan,
 		Tools: s.registry.Infos(), Parent: cfg.Parent,
 	}
+	if cfg.Plan.Egress {
+		// The proxy's rules, so that resume and replay serve these and
+		// not whatever the configuration says then.
+		ss.Network = networkRecord(cfg.Egress)
+	}
 	if _, err := s.rec.appendDurable("", ss); err != nil {
 		return nil, err
 	}

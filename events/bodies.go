@@ -69,6 +69,10 @@ type SessionStarted struct {
 	Tools []ToolInfo `msgpack:"tools,omitempty"`
 	// Parent is set for a subagent: the session and call that started it.
 	Parent *ParentLink `msgpack:"parent,omitempty"`
+	// Network are the egress proxy's rules when Plan.Egress: the start
+	// profile's network rules, which a resumed session serves whatever its
+	// configuration says now. Nil without a proxy, and in older journals.
+	Network *NetworkRules `msgpack:"network,omitempty"`
 }
 
 // ToolInfo records one tool offered to the model and where it routes.
@@ -143,6 +147,11 @@ type PermissionsChange struct {
 	ExcludeTmpdirEnvVar bool        `msgpack:"exclude_tmpdir_env_var,omitempty"`
 	ExcludeSlashTmp     bool        `msgpack:"exclude_slash_tmp,omitempty"`
 	Plan                SandboxPlan `msgpack:"plan"`
+	// Network are the egress proxy's rules for the calls that follow when
+	// Plan.Egress: the switched profile's network rules, which resume and
+	// replay put back without the configuration. Nil without a proxy, and
+	// in older journals.
+	Network *NetworkRules `msgpack:"network,omitempty"`
 }
 
 // UserTurn records a prompt from the user that starts a turn.
