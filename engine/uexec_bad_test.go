@@ -49,8 +49,11 @@ func TestAFloodIsBoundedToTheCallsBudget(t *testing.T) {
 }
 
 func TestAProcessThatNeverYieldsStaysRunningAndDiesWithTheSession(t *testing.T) {
+	// Looked for host-wide: a word of this run's own (see
+	// TestStartsPastTheLimitEndTheOldest).
+	word := fmt.Sprint(4_000_000 + os.Getpid())
 	f, procs := uexecFixture(t, "read-only", strings.Join([]string{
-		execLine("c1", `{"cmd":"yes 4242421","max_output_tokens":50,"yield_time_ms":300}`),
+		execLine("c1", `{"cmd":"yes `+word+`","max_output_tokens":50,"yield_time_ms":300}`),
 		writeLine("c2", `{"session_id":1000,"yield_time_ms":0,"max_output_tokens":50}`),
 		done}, "\n"))
 	f.turn("never yields")
@@ -61,14 +64,14 @@ func TestAProcessThatNeverYieldsStaysRunningAndDiesWithTheSession(t *testing.T) 
 		}
 	}
 	// However slow the start, the 5 s poll sees the flood.
-	if !strings.Contains(out["c1"]+out["c2"], "4242421") {
+	if !strings.Contains(out["c1"]+out["c2"], word) {
 		t.Fatalf("no output reached the model: %.300q", out["c2"])
 	}
-	if len(processesWith(t, "yes", "4242421")) == 0 {
+	if len(processesWith(t, "yes", word)) == 0 {
 		t.Fatal("the process is not running between calls")
 	}
 	procs.Close()
-	if p := processesWith(t, "yes", "4242421"); len(p) != 0 {
+	if p := processesWith(t, "yes", word); len(p) != 0 {
 		t.Fatalf("the session ended but %v run on", p)
 	}
 }
@@ -107,9 +110,13 @@ func TestAPtyEchoingEscapeSequencesIsJournaledAsIsAndRenderedHarmless(t *testing
 
 // Past the limit, a new process ends the oldest, journaled before the start.
 func TestStartsPastTheLimitEndTheOldest(t *testing.T) {
+	// The sleeps are counted host-wide: a length of this run's own, so
+	// that another run of this test (a second checkout, CI beside a
+	// developer) is not counted.
+	secs := fmt.Sprint(5_000_000 + os.Getpid())
 	var lines []string
 	for i := 0; i < 18; i++ {
-		lines = append(lines, execLine(fmt.Sprintf("c%d", i), `{"cmd":"sleep 5550001","yield_time_ms":0}`))
+		lines = append(lines, execLine(fmt.Sprintf("c%d", i), `{"cmd":"sleep `+secs+`","yield_time_ms":0}`))
 	}
 	lines = append(lines, writeLine("w", `{"session_id":1000}`), done)
 	f, procs := uexecFixture(t, "read-only", strings.Join(lines, "\n"))
@@ -119,10 +126,10 @@ func TestStartsPastTheLimitEndTheOldest(t *testing.T) {
 	}
 	// The newest may still be in its login shell: wait (bounded) until
 	// its sleep runs, then there must be exactly 16.
-	for i := 0; i < 600 && len(processesWith(t, "sleep", "5550001")) < 16; i++ {
+	for i := 0; i < 600 && len(processesWith(t, "sleep", secs)) < 16; i++ {
 		time.Sleep(50 * time.Millisecond)
 	}
-	if n := len(processesWith(t, "sleep", "5550001")); n != 16 {
+	if n := len(processesWith(t, "sleep", secs)); n != 16 {
 		t.Fatalf("%d sleeps running, want 16", n)
 	}
 	recs, _ := f.j.All()
