@@ -11,7 +11,11 @@ func Within(p, root string) bool {
 	if root == "/" {
 		return strings.HasPrefix(p, "/")
 	}
-	return p == root || strings.HasPrefix(p, root+"/")
+	// Compared in place rather than against root+"/": the kept walk
+	// (sandbox/gitwalk) tests every path it did not see against every
+	// directory an inotify event names, and the concatenation allocated
+	// on each test (most of a session's call under a busy /tmp).
+	return strings.HasPrefix(p, root) && (len(p) == len(root) || p[len(root)] == '/')
 }
 
 // WithinAny reports whether p is within one of roots.
