@@ -57,17 +57,13 @@ func TestGitWalkCacheProtectsARepositoryMadeBetweenCalls(t *testing.T) {
 	if out.ExitCode == 0 {
 		t.Errorf("the write reported success: %+v", out)
 	}
-	if c.Walks() != 1 {
-		t.Errorf("walks = %d, want 1 (the new repository is added to the kept walk)", c.Walks())
-	}
+	wantWalks(t, c, 1, "the new repository is added to the kept walk")
 	// With nothing changed since, the third call uses the kept walk and
 	// still protects the repository.
 	if out := run(plan, "sh", "-c", "echo evil > "+hook("late")); out.ExitCode == 0 || exists(hook("late")) {
 		t.Errorf("third call: the hook was planted (exit %d)", out.ExitCode)
 	}
-	if c.Walks() != 1 {
-		t.Errorf("walks = %d after an unchanged call, want 1", c.Walks())
-	}
+	wantWalks(t, c, 1, "after an unchanged call")
 }
 
 func TestGitWalkCacheProtectsARepositoryMountedBetweenCalls(t *testing.T) {
@@ -192,9 +188,7 @@ func TestSessionWalkCatchesARepositoryMadeDeepInTmpWithoutWalkingAgain(t *testin
 				if out.ExitCode == 0 {
 					t.Errorf("the write reported success: %+v", out)
 				}
-				if walks.Walks() != 1 {
-					t.Errorf("walks = %d, want 1: the kept walk brought up to date, not /tmp walked again", walks.Walks())
-				}
+				wantWalks(t, walks, 1, "the kept walk brought up to date, not /tmp walked again")
 				set := gitwalk.Find(roots, ws, walks)
 				switch {
 				case slices.Contains(set.Found, dotGit):
@@ -211,4 +205,24 @@ func TestSessionWalkCatchesARepositoryMadeDeepInTmpWithoutWalkingAgain(t *testin
 			})
 		}
 	}
+}
+
+// wantWalks fails t unless c did want whole walks. More are allowed only
+// for a reason of the host's, which a shared machine gives (other tests
+// churning /tmp past inotify's queue, using up its instances or watches,
+// or mounting): what the cache must never do is walk again for a change
+// it could have applied.
+func wantWalks(t *testing.T, c *gitwalk.Cache, want int, what string) {
+	t.Helper()
+	got, why := c.Walks(), c.LastRewalk()
+	if got == want {
+		return
+	}
+	for _, host := range []string{"overflowed", "inotify", "mount table", "more events queued"} {
+		if got > want && strings.Contains(why, host) {
+			t.Logf("walks = %d, want %d (%s): walked again for a reason of the host's: %s", got, want, what, why)
+			return
+		}
+	}
+	t.Errorf("walks = %d, want %d (%s); the last walk again was because: %q", got, want, what, why)
 }

@@ -3,6 +3,7 @@ package gitwalk
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -87,6 +88,8 @@ type Cache struct {
 	mounts   *os.File         // /proc/self/mountinfo, opened before the walk
 	kept     bool             // whether found may be used again
 	walks    int              // walks done (for tests)
+	why      string           // why the last walk was done again (LastRewalk)
+	lostWhy  string           // why the last walk could not be kept
 	// budget is the entry bound of the kept walk, MaxEntries when 0
 	// (tests make it small).
 	budget int
@@ -145,6 +148,12 @@ func (c *Cache) walk(order, roots []string) (found, unseen []string, complete bo
 		}
 		return slices.Clone(c.found), slices.Clone(c.coarse), c.complete
 	}
+	switch {
+	case c.kept && c.key != key:
+		c.why = "other roots"
+	case !c.kept && c.walks > 0:
+		c.why = c.lostWhy
+	}
 	c.drop(true)
 	c.walks++
 	// Everything that can report a change is in place before the walk
@@ -153,6 +162,14 @@ func (c *Cache) walk(order, roots []string) (found, unseen []string, complete bo
 	mounts, merr := mounttable.Open()
 	ids, ok := rootIDs(order)
 	c.ino, c.dirs, c.entries, c.used, c.lost = ino, map[int32]string{}, map[int32]int{}, 0, err != nil || merr != nil || !ok
+	switch {
+	case err != nil:
+		c.lostWhy = fmt.Sprintf("inotify could not be started: %v", err)
+	case merr != nil:
+		c.lostWhy = fmt.Sprintf("the mount table could not be read: %v", merr)
+	case !ok:
+		c.lostWhy = "a root is missing"
+	}
 	unseen, complete = walkWatched(order, roots, func(p string, target bool) {
 		if !target {
 			found = append(found, p)
@@ -182,7 +199,7 @@ func (c *Cache) watch(dir string, fd int) func(int) {
 	}
 	wd, err := unix.InotifyAddWatch(c.ino, "/proc/self/fd/"+strconv.Itoa(fd), gitWatchMask)
 	if err != nil {
-		c.lost = true
+		c.lost, c.lostWhy = true, fmt.Sprintf("an inotify watch could not be added: %v", err)
 		return nil
 	}
 	c.dirs[int32(wd)] = dir
@@ -227,9 +244,11 @@ func rootIDs(order []string) ([]fileID, bool) {
 func (c *Cache) update(order, roots []string) bool {
 	ids, ok := rootIDs(order)
 	if !ok || !slices.Equal(ids, c.roots) {
+		c.why = "a root was replaced or is missing"
 		return false
 	}
 	if mounttable.Changed(c.mounts) {
+		c.why = "the mount table changed"
 		return false
 	}
 	buf := make([]byte, 64<<10)
@@ -241,10 +260,15 @@ func (c *Cache) update(order, roots []string) bool {
 		if errors.Is(err, unix.EINTR) {
 			continue
 		}
-		if err != nil || n <= 0 || !c.apply(buf[:n], roots) {
+		if err != nil || n <= 0 {
+			c.why = fmt.Sprintf("reading the events: %d bytes, %v", n, err)
+			return false
+		}
+		if !c.apply(buf[:n], roots) {
 			return false
 		}
 	}
+	c.why = "more events queued than one check reads"
 	return false
 }
 
@@ -258,10 +282,22 @@ func (c *Cache) apply(b []byte, roots []string) bool {
 			name = name[:i]
 		}
 		off += unix.SizeofInotifyEvent + int(ev.Len)
-		if ev.Mask&(unix.IN_Q_OVERFLOW|unix.IN_UNMOUNT) != 0 {
+		if ev.Mask&unix.IN_Q_OVERFLOW != 0 {
+			c.why = "the event queue overflowed"
+			return false
+		}
+		if ev.Mask&unix.IN_UNMOUNT != 0 {
+			c.why = "a watched directory was unmounted"
 			return false
 		}
 		if ev.Mask&unix.IN_IGNORED != 0 {
+			if slices.Contains(roots, c.dirs[ev.Wd]) {
+				// A root is gone: one made again at its path may have
+				// the same inode (rootIDs cannot tell) and has no watch,
+				// so nothing made in it would be seen.
+				c.why = "a root was removed"
+				return false
+			}
 			// The directory is gone (its watch with it): what the walk
 			// read there goes back to the budget (see resume).
 			if n := c.entries[ev.Wd]; n > 0 {
@@ -279,6 +315,7 @@ func (c *Cache) apply(b []byte, roots []string) bool {
 		}
 		dir, ok := c.dirs[ev.Wd]
 		if !ok {
+			c.why = "an event for a directory not watched"
 			return false
 		}
 		p := filepath.Join(dir, string(name))
@@ -308,6 +345,7 @@ func (c *Cache) apply(b []byte, roots []string) bool {
 			}
 		}, c.watch, c.maxEntries(), time.Now().Add(MaxTime))
 		if c.lost {
+			c.why = c.lostWhy
 			return false
 		}
 		// p is looked at now (one unreadable before may be readable):
@@ -358,6 +396,7 @@ func (c *Cache) resume(roots []string) bool {
 		}
 	}, c.watch, c.maxEntries()-c.used, time.Now().Add(MaxTime))
 	if c.lost {
+		c.why = c.lostWhy
 		return false
 	}
 	c.setUnseen(unseen)
@@ -386,6 +425,16 @@ func inOrderOutermost(paths []string) []string {
 		}
 	}
 	return out
+}
+
+// LastRewalk says why the last whole walk after the first was done (the
+// kept walk could not be used or brought up to date): "" when none was.
+// Tests tell a walk done again for a reason of the host's (an overflowed
+// queue, inotify's limits, a mount) from one the cache should not need.
+func (c *Cache) LastRewalk() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.why
 }
 
 // Walks reports how many whole walks the cache has done: a kept walk used

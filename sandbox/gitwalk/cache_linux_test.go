@@ -395,3 +395,38 @@ func TestCacheKeepsEveryDirectoryWatchedOrUnseenThroughRandomChanges(t *testing.
 	}
 	t.Logf("walks %d", c.Walks())
 }
+
+// TestLastRewalkSaysWhy: a whole walk done again names its cause, so that
+// a test on a shared machine can tell the host's reasons from the cache's.
+func TestLastRewalkSaysWhy(t *testing.T) {
+	ws, other := t.TempDir(), t.TempDir()
+	c := &Cache{}
+	defer func() { _ = c.Close() }()
+	Find([]string{ws}, ws, c)
+	if why := c.LastRewalk(); why != "" {
+		t.Fatalf("after the first walk: %q, want nothing", why)
+	}
+	Find([]string{ws}, ws, c)
+	if c.Walks() != 1 || c.LastRewalk() != "" {
+		t.Fatalf("an unchanged kept walk: walks %d, why %q", c.Walks(), c.LastRewalk())
+	}
+	Find([]string{ws, other}, ws, c)
+	if why := c.LastRewalk(); c.Walks() != 2 || why != "other roots" {
+		t.Errorf("other roots: walks %d, why %q", c.Walks(), why)
+	}
+	if err := os.Remove(other); err != nil {
+		t.Fatal(err)
+	}
+	mkdirs(t, other)
+	Find([]string{ws, other}, ws, c)
+	// The new directory may have the old one's inode number: the removal
+	// itself must make the walk start again, or a repository made in the
+	// new one (which no watch covers) would go unseen.
+	if why := c.LastRewalk(); c.Walks() != 3 || (why != "a root was removed" && why != "a root was replaced or is missing") {
+		t.Errorf("a replaced root: walks %d, why %q", c.Walks(), why)
+	}
+	mkdirs(t, filepath.Join(other, "repo", ".git"))
+	if got := Find([]string{ws, other}, ws, c); !slices.Contains(got.Found, filepath.Join(other, "repo", ".git")) {
+		t.Errorf("a repository made in the replaced root is not found: %+v", got)
+	}
+}
