@@ -6,7 +6,8 @@ import (
 
 // findSession is journal.Find, except that "last" means the newest session
 // a user started: a child's id sorts with its parent's, and a journal a
-// crash left without records is nobody's session to go on with.
+// crash left without records (a subagent's child, say) is taken only when
+// there is no other, so that its resume can say nothing ran.
 func findSession(home, ref string) (journal.SessionFile, error) {
 	if ref != "last" && ref != "--last" {
 		return journal.Find(home, ref)
@@ -17,10 +18,17 @@ func findSession(home, ref string) (journal.SessionFile, error) {
 	if err != nil {
 		return journal.SessionFile{}, err
 	}
+	var empty []journal.SessionFile
 	for _, f := range files {
-		if usersSession(f.Path) {
+		switch kindOf(f.Path) {
+		case usersJournal:
 			return f, nil
+		case emptyJournal:
+			empty = append(empty, f)
 		}
+	}
+	if len(empty) > 0 {
+		return empty[0], nil // its resume says nothing ran
 	}
 	return journal.Find(home, ref)
 }

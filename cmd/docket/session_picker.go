@@ -38,24 +38,33 @@ func sessionCwd(path string) string {
 	return cwd
 }
 
-// usersSession reports whether the journal at path is a session a user
-// started: it begins with session_started and has no parent. A subagent's
-// journal is not one, nor a journal with no record at all (a crash inside
-// its creation: a subagent's whose parent remakes it on resume, or a
-// session that never began), which "last" must not pick.
-func usersSession(path string) bool {
-	user := false
+// journalKind says what the journal at path holds: a session a user
+// started, a subagent's (resumed with its parent, never on its own), or
+// no record at all (a crash inside its creation: a session that never
+// began, whose resume says nothing ran, or a subagent's child whose
+// parent remakes it).
+type journalKind int
+
+const (
+	usersJournal journalKind = iota
+	childJournal
+	emptyJournal
+)
+
+func kindOf(path string) journalKind {
+	kind := emptyJournal
 	_ = journal.Scan(path, 1, func(r events.Record) error {
+		kind = usersJournal
 		if r.Kind == events.KindSessionStarted {
 			if b, err := r.Decode(); err == nil {
-				if ss, ok := b.(*events.SessionStarted); ok {
-					user = ss.Parent == nil
+				if ss, ok := b.(*events.SessionStarted); ok && ss.Parent != nil {
+					kind = childJournal
 				}
 			}
 		}
 		return errFound
 	})
-	return user
+	return kind
 }
 
 // chooseSession picks the session to resume when no SESSION was given:
@@ -72,10 +81,18 @@ func chooseSession(a *app, home, project string, r resumeFlags) (journal.Session
 	if r.all {
 		where = "in any project"
 	}
-	var cands []journal.SessionFile
+	var cands, empty []journal.SessionFile
 	for _, f := range files {
-		if !usersSession(f.Path) {
+		switch kindOf(f.Path) {
+		case childJournal:
 			continue // resumed with its parent, never on its own
+		case emptyJournal:
+			// --last prefers a session that began over a newer file a
+			// crash left empty (a subagent's child sorts newest).
+			if r.all && r.last {
+				empty = append(empty, f)
+				continue
+			}
 		}
 		if r.all || sessionCwd(f.Path) == project {
 			cands = append(cands, f)
@@ -83,6 +100,9 @@ func chooseSession(a *app, home, project string, r resumeFlags) (journal.Session
 				break
 			}
 		}
+	}
+	if len(cands) == 0 {
+		cands = empty
 	}
 	if len(cands) == 0 {
 		hint := ""
