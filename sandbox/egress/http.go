@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"golang.org/x/net/http/httpguts"
 )
 
 // maxHeaderBytes caps a request's header.
@@ -107,6 +109,12 @@ func (p *Proxy) handleHTTP(ctx context.Context, id uint64, w http.ResponseWriter
 	req.Port = port
 	if p.opts.Limited && r.Method != http.MethodGet && r.Method != http.MethodHead && r.Method != http.MethodOptions {
 		refused(http.StatusForbidden, "mode = \"limited\": "+r.Method+" is refused (only GET, HEAD and OPTIONS)")
+		return
+	}
+	if p.opts.Limited && httpguts.HeaderValuesContainsToken(r.Header["Connection"], "Upgrade") {
+		// ReverseProxy relays a 101 both ways: a GET that upgrades (a
+		// WebSocket) would carry anything, as CONNECT does.
+		refused(http.StatusForbidden, "mode = \"limited\": a protocol upgrade ("+r.Header.Get("Upgrade")+") is refused (only GET, HEAD and OPTIONS)")
 		return
 	}
 	h, err := hostOf(req.Host)

@@ -116,6 +116,30 @@ func TestLimitedModeLetsOnlyReadingMethodsThrough(t *testing.T) {
 	}
 }
 
+// A GET that asks for a protocol upgrade (a WebSocket) would become a
+// tunnel both ways: limited mode refuses it before the upstream sees it.
+func TestLimitedModeRefusesAnUpgrade(t *testing.T) {
+	_, port, hits := upstream(t)
+	h := startProxy(t, "limited", nil)
+	req, err := http.NewRequest(http.MethodGet, "http://allowed.test:"+port+"/", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Connection", "Upgrade")
+	req.Header.Set("Upgrade", "websocket")
+	resp, err := h.client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 403 || hits.Load() != 0 {
+		t.Fatalf("upgrade in limited mode: %d, upstream hits %d", resp.StatusCode, hits.Load())
+	}
+	if ev := h.rec.nth(t, 1); ev.Allowed || !strings.Contains(ev.Rule, "upgrade") {
+		t.Fatalf("event = %+v", ev)
+	}
+}
+
 func TestAnsweringForTheSessionAsksOnce(t *testing.T) {
 	_, port, _ := upstream(t)
 	h := startProxy(t, "full", nil)

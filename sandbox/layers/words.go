@@ -285,7 +285,7 @@ func Explain(plan events.SandboxPlan, layers []string) Explanation {
 			}
 		}
 		if base := Base(l); base == Landlock {
-			words += landlockExtras(landlockABI([]string{l}), plan.Network, plan.Egress && plan.LocalBinding)
+			words += landlockExtras(landlockABI([]string{l}), plan.Network, plan.Egress, plan.Egress && plan.LocalBinding)
 		}
 		e.InForce = append(e.InForce, Line{Layer: l, Words: words})
 	}
@@ -335,13 +335,18 @@ func wanted(layer string, plan events.SandboxPlan, abi int) bool {
 }
 
 // landlockExtras adds what this ABI stops beyond the file rules.
-func landlockExtras(abi int, network, localBinding bool) string {
+// Under an egress plan Landlock leaves TCP connect to the bridge's port
+// (to any address: the empty network namespace has only its loopback).
+func landlockExtras(abi int, network, egress, localBinding bool) string {
 	var s string
 	switch {
 	case abi >= 4 && !network && localBinding:
 		s += "; with the network off, TCP connect (binding and listening on the command's own loopback stay allowed: allow_local_binding)"
 	case abi >= 4 && !network:
 		s += "; with the network off, TCP connect and bind"
+	}
+	if abi >= 4 && !network && egress {
+		s += ", but for connect to port 3128 (the egress bridge)"
 	}
 	if abi >= 6 {
 		s += "; refuses abstract unix sockets and signals to processes outside the sandbox"
