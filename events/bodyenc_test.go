@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -123,4 +124,38 @@ func TestBodyEncoderToolOutputFastPath(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The fast paths write a fixed list of fields: a field added to Transition
+// or ToolOutput must fail here rather than go silently unencoded. Any
+// strings (invalid UTF-8, control bytes, every header length the fuzzer
+// reaches) give the reflecting encoder's bytes.
+func FuzzBodyEncoderFastPaths(f *testing.F) {
+	for v, fields := range map[any]int{events.Transition{}: 6, events.ToolOutput{}: 4} {
+		if n := reflect.TypeOf(v).NumField(); n != fields {
+			f.Fatalf("%T has %d fields, not %d: the hand-written encoding in bodyenc_fast.go no longer covers them all", v, n, fields)
+		}
+	}
+	f.Add("c1", "wantsApproval", "approve", "approved", "policy", "auto", true)
+	f.Add("", "", "", "", "", "\xff\x00é", false)
+	f.Add(strings.Repeat("x", 31), strings.Repeat("x", 32), strings.Repeat("x", 255), strings.Repeat("x", 256), "", strings.Repeat("x", 65536), true)
+	var enc events.BodyEncoder
+	f.Fuzz(func(t *testing.T, a, b, c, d, e, g string, ok bool) {
+		for _, body := range []any{
+			events.Transition{CallID: a, From: b, Event: c, To: d, Cause: e, Reason: g},
+			events.ToolOutput{CallID: a, Type: b, Output: g, Success: ok},
+		} {
+			want, err := events.EncodeBody(body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := enc.Encode(body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("%T: fast path wrote %x, the reflecting encoder %x", body, got, want)
+			}
+		}
+	})
 }

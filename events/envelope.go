@@ -51,14 +51,15 @@ func Checksum(seq uint64, kind RecordKind, at int64, callID string, body []byte)
 	var hdr [16]byte
 	binary.BigEndian.PutUint64(hdr[:8], seq)
 	binary.BigEndian.PutUint64(hdr[8:], uint64(at))
-	c := crc32.Update(0, castagnoli(), hdr[:])
-	c = crc32.Update(c, castagnoli(), []byte{byte(len(kind))})
-	c = crc32.Update(c, castagnoli(), []byte(kind))
+	tab := castagnoli()
+	c := crc32.Update(0, tab, hdr[:])
+	c = crc32.Update(c, tab, []byte{byte(len(kind))})
+	c = crc32.Update(c, tab, []byte(kind))
 	var l [4]byte
 	binary.BigEndian.PutUint32(l[:], uint32(len(callID)))
-	c = crc32.Update(c, castagnoli(), l[:])
-	c = crc32.Update(c, castagnoli(), []byte(callID))
-	return crc32.Update(c, castagnoli(), body)
+	c = crc32.Update(c, tab, l[:])
+	c = crc32.Update(c, tab, []byte(callID))
+	return crc32.Update(c, tab, body)
 }
 
 // NewRecord encodes body and seals it in an envelope with its checksum.

@@ -47,6 +47,14 @@ func TestRemakeTakesOverOnlyWhatACrashedCreateLeaves(t *testing.T) {
 			boltFile(t, path, nil)
 			return nil
 		}},
+		{name: "a file of something else (no bbolt meta page, not zeros)", make: func(t *testing.T, _, path, _ string) func() {
+			put(t, path, append(make([]byte, 8192), "notes kept here"...))
+			return nil
+		}, refusal: "holds data"},
+		{name: "zeros past what a crashed create can leave", make: func(t *testing.T, _, path, _ string) func() {
+			put(t, path, make([]byte, 1<<20+1))
+			return nil
+		}, refusal: "holds data"},
 		{name: "a bbolt database with a bucket", make: func(t *testing.T, _, path, _ string) func() {
 			boltFile(t, path, func(tx *bolt.Tx) error { _, err := tx.CreateBucket([]byte("mine")); return err })
 			return nil

@@ -84,7 +84,7 @@ func (a *auditor) networkDecision(r events.Record, v *events.NetworkDecision) {
 		return
 	}
 	e := NetworkEntry{Seq: r.Seq, At: fmtTime(r.At), Kind: NetworkKindDecision, CallID: id, Conn: v.Conn, Protocol: v.Protocol,
-		Method: v.Method, Host: v.Host, Port: v.Port, Allowed: v.Answer != events.NetworkDeny, Rule: string(v.Answer), DecidedBy: by,
+		Method: v.Method, Host: v.Host, Port: v.Port, Allowed: answerAllows(v.Answer), Rule: string(v.Answer), DecidedBy: by,
 		Answer: string(v.Answer), Source: string(v.Source), Profile: v.Profile, RuleWritten: v.RuleWritten}
 	a.networkEntry(e)
 }
@@ -115,6 +115,18 @@ func (a *auditor) networkEntry(e NetworkEntry) {
 		e.Command = []string{}
 	}
 	a.head.Network = append(a.head.Network, e)
+}
+
+// answerAllows reports whether a recorded answer let the host through:
+// one of the three allow answers. Any other (deny, or a value a damaged
+// journal holds) is not shown as allowed, as decisionBy does not name it
+// an allow either.
+func answerAllows(a events.NetworkAnswer) bool {
+	switch a {
+	case events.NetworkAllowOnce, events.NetworkAllowSession, events.NetworkAllowAlways:
+		return true
+	}
+	return false
 }
 
 // decisionBy names who answered a network question: the approval policy

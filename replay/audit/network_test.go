@@ -181,3 +181,17 @@ func TestNetworkRenderingsParse(t *testing.T) {
 		t.Errorf("HTML network table: %d rows, want 10", rows)
 	}
 }
+
+// A decision whose answer is none of the recorded answers (a damaged
+// journal) is not shown as allowed while its "decided by" says denied.
+func TestNetworkDecisionUnknownAnswerIsNotAllowed(t *testing.T) {
+	for a, want := range map[events.NetworkAnswer]bool{events.NetworkAllowOnce: true, events.NetworkAllowSession: true,
+		events.NetworkAllowAlways: true, events.NetworkDeny: false, "": false, "allow_forever": false} {
+		if got := answerAllows(a); got != want {
+			t.Errorf("answerAllows(%q) = %v, want %v", a, got, want)
+		}
+		if by := decisionBy(&events.NetworkDecision{Answer: a, Source: events.SourceUser}, ""); !want && by != ByUserDeny {
+			t.Errorf("answer %q: decided by %q, want %q to match the verdict", a, by, ByUserDeny)
+		}
+	}
+}
