@@ -146,11 +146,18 @@ type callBridge struct {
 }
 
 // Serve attributes the listener's connections to the call and serves them
-// until the call's run ends.
+// until the call's run ends. The proxy's Serve waits for the call's
+// connections, so no question about the call comes after it: the call's
+// entry goes with it, not kept for the session's lifetime.
 func (b callBridge) Serve(ctx context.Context, ln net.Listener) error {
 	b.e.mu.Lock()
 	b.e.calls[b.id] = b.call
 	b.e.mu.Unlock()
+	defer func() {
+		b.e.mu.Lock()
+		delete(b.e.calls, b.id)
+		b.e.mu.Unlock()
+	}()
 	return egress.CallBridge{Proxy: b.proxy, CallID: b.id}.Serve(ctx, ln)
 }
 
