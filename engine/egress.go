@@ -91,7 +91,7 @@ func (e *sessionEgress) set(cfg *Egress) {
 		return
 	}
 	j := recorderJournal{s: e.s}
-	asker := &egress.JournalingAsker{Person: networkPerson{e: e}, Journal: j, Now: e.s.rec.now, Profile: cfg.Profile, Persist: cfg.Persist}
+	asker := &egress.JournalingAsker{Person: networkPerson{e: e, profile: cfg.Profile}, Journal: j, Now: e.s.rec.now, Profile: cfg.Profile, Persist: cfg.Persist}
 	opts := egress.ProfileOptions(cfg.Network, asker)
 	opts.Record, opts.Resolver = egress.RecordTo(j, e.s.rec.now), cfg.Resolver
 	e.decider, _ = opts.Decider.(*egress.ProfileDecider)
@@ -146,11 +146,18 @@ type callBridge struct {
 }
 
 // Serve attributes the listener's connections to the call and serves them
-// until the call's run ends.
+// until the call's run ends. The proxy's Serve waits for the call's
+// connections, so no question about the call comes after it: the call's
+// entry goes with it, not kept for the session's lifetime.
 func (b callBridge) Serve(ctx context.Context, ln net.Listener) error {
 	b.e.mu.Lock()
 	b.e.calls[b.id] = b.call
 	b.e.mu.Unlock()
+	defer func() {
+		b.e.mu.Lock()
+		delete(b.e.calls, b.id)
+		b.e.mu.Unlock()
+	}()
 	return egress.CallBridge{Proxy: b.proxy, CallID: b.id}.Serve(ctx, ln)
 }
 
@@ -205,7 +212,13 @@ func (s *Session) noticeNetwork(r events.Record, body any) {
 // as a request of kind network. Under the approval policy never nobody
 // is asked; an approver with no answer to give (no terminal, the saved
 // answers used up) or no answer in approval_timeout_sec denies.
-type networkPerson struct{ e *sessionEgress }
+// It names the profile of the proxy that asks, the one its answer is
+// journaled under: a call served before a /permissions switch keeps that
+// proxy, and its question is not about the profile switched to.
+type networkPerson struct {
+	e       *sessionEgress
+	profile string
+}
 
 func (p networkPerson) Ask(ctx context.Context, req egress.Request) (egress.Answer, error) {
 	a, _, err := p.AskSourced(ctx, req)
@@ -221,7 +234,7 @@ func (p networkPerson) AskSourced(ctx context.Context, req egress.Request) (egre
 		return egress.DenyHost, "", egress.ErrNoAnswer
 	}
 	c := p.e.call(req.CallID)
-	q := &NetworkQuestion{Host: req.Host, Port: req.Port, Protocol: string(req.Protocol), Method: req.Method, Profile: p.profile()}
+	q := &NetworkQuestion{Host: req.Host, Port: req.Port, Protocol: string(req.Protocol), Method: req.Method, Profile: p.profile}
 	areq := ApprovalRequest{ApprovalRequested: events.ApprovalRequested{
 		CallID: req.CallID, TurnID: c.turnID, RequestID: fmt.Sprintf("%s/network/%d", req.CallID, req.Conn), Phase: events.PhaseInitial,
 		Kind: events.ApprovalNetwork, Command: c.command, Cwd: c.cwd,
@@ -251,8 +264,6 @@ func (p networkPerson) AskSourced(ctx context.Context, req egress.Request) (egre
 	}
 	return egress.DenyHost, ans.Source, nil
 }
-
-func (p networkPerson) profile() string { return p.e.profile() }
 
 // profile names the permission profile whose rules are in force.
 func (e *sessionEgress) profile() string {
