@@ -15,6 +15,22 @@ import (
 	"github.com/docket-engine/docket/journal"
 )
 
+// answeredChatDirs makes a workspace, a Docket home and a model script
+// that answers "Answered." once, for a chat started on a screen.
+func answeredChatDirs(t *testing.T) (ws, home, script string) {
+	t.Helper()
+	dir := t.TempDir()
+	ws, home = filepath.Join(dir, "ws"), filepath.Join(dir, "home")
+	if err := os.Mkdir(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script = filepath.Join(dir, "script.jsonl")
+	if err := os.WriteFile(script, []byte(`{"output":[{"type":"message","content":"Answered."}]}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return ws, home, script
+}
+
 // startChatScreen runs docket chat on a pty whose far side is a vtScreen
 // of rows x cols; answer says whether it answers the terminal queries.
 func startChatScreen(t *testing.T, bin string, rows, cols int, answer bool, args ...string) (*exec.Cmd, *os.File, *vtScreen) {
@@ -205,15 +221,7 @@ func TestChatScreenAsAPersonSeesIt(t *testing.T) {
 // Ctrl-C quits.
 func TestChatScreenWithATerminalThatAnswersNothing(t *testing.T) {
 	bin := cliBinary(t)
-	dir := t.TempDir()
-	ws, home := filepath.Join(dir, "ws"), filepath.Join(dir, "home")
-	if err := os.Mkdir(ws, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	sp := filepath.Join(dir, "script.jsonl")
-	if err := os.WriteFile(sp, []byte(`{"output":[{"type":"message","content":"Answered."}]}`+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	ws, home, sp := answeredChatDirs(t)
 	cmd, f, scr := startChatScreen(t, bin, 24, 80, false, "chat", "--skip-git-repo-check", "--home", home, "-C", ws,
 		"-a", "never", "-s", "workspace-write", "--model-script", sp)
 	// Typed at once, before the UI is up: none of it may be lost.
@@ -255,15 +263,7 @@ func TestChatAsksToTrustAFolderOutsideGit(t *testing.T) {
 		opens  bool
 	}{{"y", true}, {"n", false}} {
 		t.Run(tc.answer, func(t *testing.T) {
-			dir := t.TempDir()
-			ws, home := filepath.Join(dir, "ws"), filepath.Join(dir, "home")
-			if err := os.Mkdir(ws, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			sp := filepath.Join(dir, "script.jsonl")
-			if err := os.WriteFile(sp, []byte(`{"output":[{"type":"message","content":"Answered."}]}`+"\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			ws, home, sp := answeredChatDirs(t)
 			cmd, f, scr := startChatScreen(t, bin, 24, 100, true, "chat", "--home", home, "-C", ws, "-a", "never", "-s", "workspace-write", "--model-script", sp)
 			scr.waitFor(t, "Do you trust the files in this folder")
 			typeKeys(t, f, tc.answer+"\r")
@@ -291,15 +291,7 @@ func TestChatAsksToTrustAFolderOutsideGit(t *testing.T) {
 // not again under its old copy.
 func TestChatNarrowedWindowShowsOnePrompt(t *testing.T) {
 	bin := cliBinary(t)
-	dir := t.TempDir()
-	ws, home := filepath.Join(dir, "ws"), filepath.Join(dir, "home")
-	if err := os.Mkdir(ws, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	sp := filepath.Join(dir, "script.jsonl")
-	if err := os.WriteFile(sp, []byte(`{"output":[{"type":"message","content":"Answered."}]}`+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	ws, home, sp := answeredChatDirs(t)
 	cmd, f, scr := startChatScreen(t, bin, 24, 120, true, "chat", "--skip-git-repo-check", "--home", home, "-C", ws,
 		"-a", "never", "-s", "workspace-write", "--model-script", sp)
 	scr.waitFor(t, "Enter s")
@@ -326,15 +318,7 @@ func TestChatNarrowedWindowShowsOnePrompt(t *testing.T) {
 // top, leaving no copy of the prompt above it (issue 30).
 func TestChatNarrowedWindowShowsAWideLiveLineOnce(t *testing.T) {
 	bin := cliBinary(t)
-	dir := t.TempDir()
-	ws, home := filepath.Join(dir, "ws"), filepath.Join(dir, "home")
-	if err := os.Mkdir(ws, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	sp := filepath.Join(dir, "script.jsonl")
-	if err := os.WriteFile(sp, []byte(`{"output":[{"type":"message","content":"Answered."}]}`+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	ws, home, sp := answeredChatDirs(t)
 	cmd, f, scr := startChatScreen(t, bin, 24, 120, true, "chat", "--skip-git-repo-check", "--home", home, "-C", ws,
 		"-a", "never", "-s", "workspace-write", "--model-script", sp)
 	scr.waitFor(t, "Enter s")

@@ -16,7 +16,13 @@ var updateGolden = flag.Bool("update", false, "rewrite the golden files in testd
 
 func goldenFile(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", "explain", name)
+	checkGolden(t, filepath.Join("testdata", "explain", name), got)
+}
+
+// checkGolden compares got with the file at path; go test -update
+// rewrites it.
+func checkGolden(t *testing.T, path string, got []byte) {
+	t.Helper()
 	if *updateGolden {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
@@ -31,7 +37,7 @@ func goldenFile(t *testing.T, name string, got []byte) {
 		t.Fatalf("%v (go test -update creates it)", err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (go test -update rewrites it)\n--- got ---\n%s", name, got)
+		t.Errorf("%s differs from the golden file (go test -update rewrites it)\n--- got ---\n%s", path, got)
 	}
 }
 

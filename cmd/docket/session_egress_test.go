@@ -16,7 +16,6 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/docket-engine/docket/events"
-	"github.com/docket-engine/docket/journal"
 )
 
 // egressConfig has two profiles: net allows localhost and denies
@@ -107,26 +106,9 @@ func outputOf(t *testing.T, out, callID string) string {
 // networkRecords reads a session's network records from its journal.
 func networkRecords(t *testing.T, home, id string) ([]events.NetworkDecision, []events.NetworkConnection) {
 	t.Helper()
-	paths, _ := filepath.Glob(filepath.Join(home, "sessions", "*", "*", "*", id+".docket"))
-	if len(paths) != 1 {
-		t.Fatalf("journal of %s: %v", id, paths)
-	}
-	j, err := journal.OpenReadOnly(paths[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j.Close()
-	recs, err := j.All()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var ds []events.NetworkDecision
 	var cs []events.NetworkConnection
-	for _, r := range recs {
-		b, err := r.Decode()
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, b := range journalBodies(t, home, id) {
 		switch v := b.(type) {
 		case *events.NetworkDecision:
 			ds = append(ds, *v)

@@ -59,18 +59,22 @@ func highlightGo(src string) string {
 			continue
 		}
 		b.WriteString(src[last:off])
-		// Line by line: a raw string or a comment may span lines, and
-		// each line is indented and shown on its own.
-		for i, part := range strings.Split(text, "\n") {
-			if i > 0 {
-				b.WriteString("\n")
-			}
-			if part != "" {
-				b.WriteString(st.Render(part))
-			}
-		}
+		renderByLine(&b, st, text)
 		last = off + len(text)
 	}
 	b.WriteString(src[last:])
 	return b.String()
+}
+
+// renderByLine writes text in style st line by line: a string or a
+// comment may span lines, and each line is indented and shown on its own.
+func renderByLine(b *strings.Builder, st *lipgloss.Style, text string) {
+	for i, part := range strings.Split(text, "\n") {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		if part != "" {
+			b.WriteString(st.Render(part))
+		}
+	}
 }

@@ -55,16 +55,7 @@ func highlightCode(lang, src string) (out string, ok bool) {
 			b.WriteString(tok.Value)
 			continue
 		}
-		// Line by line: a string or a comment may span lines, and each
-		// line is indented and shown on its own.
-		for i, part := range strings.Split(tok.Value, "\n") {
-			if i > 0 {
-				b.WriteString("\n")
-			}
-			if part != "" {
-				b.WriteString(st.Render(part))
-			}
-		}
+		renderByLine(&b, st, tok.Value)
 	}
 	if shown != len(src) {
 		// A lexer that lost or added text (it ensures a final newline)

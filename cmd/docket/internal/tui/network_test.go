@@ -37,3 +37,16 @@ func TestANetworkQuestionInTheOverlay(t *testing.T) {
 		t.Fatal("no answer was sent")
 	}
 }
+
+// The /permissions picker names the paths the profile hides: a file's
+// name, which a sandboxed command may have chosen, reaches the terminal
+// with its escapes shown, not sent.
+func TestThePermissionsPickerShowsAHiddenPathSafe(t *testing.T) {
+	m := newTestModel(newFake())
+	_, printed, _ := runAll(m.permissionsPicker(permissionsMsg{Profile: "dev", Why: "w", SandboxMode: "workspace-write",
+		Hidden: []string{"/w/\x1b]52;c;eA==\a.pem"}, Profiles: []string{"dev"}}))
+	out := strings.Join(printed, "\n")
+	if strings.Contains(out, "\x1b]52") || !strings.Contains(out, `hides /w/\e]52;c;eA==`) {
+		t.Errorf("the hidden path is not shown safe: %q", out)
+	}
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/docket-engine/docket/engine"
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/events/safetext"
 )
 
 // permissionsMsg opens the /permissions picker with what is in force.
@@ -50,6 +51,11 @@ func (m *Model) permissionsPicker(info permissionsMsg) tea.Cmd {
 	lines := []string{"permission profile: " + now, "  " + info.Why, "  sandbox " + info.SandboxMode}
 	for _, h := range info.Hidden {
 		lines = append(lines, "  hides "+h)
+	}
+	// A hidden path is a file's name, which a sandboxed command may have
+	// chosen: each line is shown safe, as the transcript's text is.
+	for i, l := range lines {
+		lines[i] = safetext.Line(l)
 	}
 	if len(info.Profiles) == 0 {
 		return m.print(m.renderError("no permission profile to switch to"))
