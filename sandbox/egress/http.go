@@ -111,6 +111,12 @@ func (p *Proxy) handleHTTP(ctx context.Context, id uint64, w http.ResponseWriter
 		refused(http.StatusForbidden, "mode = \"limited\": "+r.Method+" is refused (only GET, HEAD and OPTIONS)")
 		return
 	}
+	if p.opts.Limited && (r.ContentLength != 0 || len(r.TransferEncoding) > 0) {
+		// A reading method with a body carries data out as a POST does:
+		// Content-Length > 0, or chunked (length -1).
+		refused(http.StatusForbidden, "mode = \"limited\": a "+r.Method+" with a body is refused (only reading requests, without a body)")
+		return
+	}
 	if p.opts.Limited && httpguts.HeaderValuesContainsToken(r.Header["Connection"], "Upgrade") {
 		// ReverseProxy relays a 101 both ways: a GET that upgrades (a
 		// WebSocket) would carry anything, as CONNECT does.

@@ -41,8 +41,9 @@ type Options struct {
 	// Dial defaults to a net.Dialer with DialTimeout.
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 	// Limited is the profile's mode = "limited": only GET, HEAD and
-	// OPTIONS in plain HTTP; CONNECT and SOCKS are refused (Docket never
-	// terminates TLS, so it cannot see the methods inside).
+	// OPTIONS in plain HTTP, without a body or an upgrade; CONNECT and
+	// SOCKS are refused (Docket never terminates TLS, so it cannot see the
+	// methods inside).
 	Limited bool
 	// NoSOCKS5 refuses SOCKS5 clients (enable_socks5 = false).
 	NoSOCKS5 bool
