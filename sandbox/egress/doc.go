@@ -23,8 +23,9 @@
 // outcome is handed to a Recorder before a byte is forwarded, so the
 // journal says what a command reached and why.
 //
-// Bounds: at most Options.MaxConns connections are served at once (the
-// rest wait in the kernel's accept queue, costing the proxy nothing), a
+// Bounds: at most Options.MaxConns connections of one call (one Serve)
+// and Options.MaxSessionConns of all calls are served at once (the rest
+// wait in the kernel's accept queue, costing the proxy nothing), a
 // client has Options.HandshakeTimeout to say where it wants to go, and a
 // request header is capped at maxHeaderBytes.
 package egress

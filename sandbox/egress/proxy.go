@@ -47,8 +47,14 @@ type Options struct {
 	Limited bool
 	// NoSOCKS5 refuses SOCKS5 clients (enable_socks5 = false).
 	NoSOCKS5 bool
-	// MaxConns bounds the connections served at once (default 64).
+	// MaxConns bounds the connections one Serve (one call's listener)
+	// serves at once (default 64): a call that holds its maximum, idle
+	// tunnels included, leaves the other calls theirs.
 	MaxConns int
+	// MaxSessionConns bounds the connections all of the proxy's Serves
+	// serve at once (default 1024, sixteen calls at their maximum): a
+	// backstop for the descriptors of docket's process, not a share.
+	MaxSessionConns int
 	// HandshakeTimeout bounds how long a client may take to say where it
 	// goes, and to send its first bytes after a CONNECT (default 10 s).
 	HandshakeTimeout time.Duration
@@ -81,6 +87,9 @@ func New(opts Options) *Proxy {
 	if opts.MaxConns <= 0 {
 		opts.MaxConns = 64
 	}
+	if opts.MaxSessionConns <= 0 {
+		opts.MaxSessionConns = 1024
+	}
 	if opts.HandshakeTimeout <= 0 {
 		opts.HandshakeTimeout = 10 * time.Second
 	}
@@ -91,7 +100,7 @@ func New(opts Options) *Proxy {
 		d := &net.Dialer{Timeout: opts.DialTimeout}
 		opts.Dial = d.DialContext
 	}
-	return &Proxy{opts: opts, sem: make(chan struct{}, opts.MaxConns)}
+	return &Proxy{opts: opts, sem: make(chan struct{}, opts.MaxSessionConns)}
 }
 
 // Active is the number of client connections being served now.
@@ -100,9 +109,12 @@ func (p *Proxy) Active() int { return int(p.active.Load()) }
 // Serve accepts clients on ln until ctx ends or ln fails, then closes ln
 // and every connection it accepted and returns. It returns nil when ctx
 // ended it. Serve may run on several listeners at once (one per call of a
-// session); they share the MaxConns bound.
+// session): each has its own MaxConns bound, and they share the
+// MaxSessionConns bound.
 func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
 	var wg sync.WaitGroup
+	own := make(chan struct{}, p.opts.MaxConns)
+	release := func() { <-p.sem; <-own }
 	set := &served{conns: map[net.Conn]struct{}{}}
 	stop := context.AfterFunc(ctx, func() {
 		_ = ln.Close()
@@ -116,17 +128,26 @@ func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
 	defer stop()
 	defer wg.Wait()
 	for {
-		// The slot is taken before Accept: under a flood the surplus waits
-		// in the kernel's queue, not in goroutines here.
+		// The slots are taken before Accept: under a flood the surplus
+		// waits in the kernel's queue, not in goroutines here. The call's
+		// own slot first, so a call at its maximum holds no session slot
+		// while it waits.
+		select {
+		case own <- struct{}{}:
+		case <-ctx.Done():
+			_ = ln.Close()
+			return nil
+		}
 		select {
 		case p.sem <- struct{}{}:
 		case <-ctx.Done():
+			<-own
 			_ = ln.Close()
 			return nil
 		}
 		c, err := ln.Accept()
 		if err != nil {
-			<-p.sem
+			release()
 			if ctx.Err() != nil {
 				return nil
 			}
@@ -138,13 +159,13 @@ func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
 		}
 		if !p.track(set, c) {
 			_ = c.Close()
-			<-p.sem
+			release()
 			return nil
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer func() { <-p.sem }()
+			defer release()
 			defer p.untrack(set, c)
 			p.serveConn(ctx, c)
 		}()
