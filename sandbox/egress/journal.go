@@ -119,7 +119,7 @@ func RecordTo(j Journal, now func() time.Time) func(Event) {
 // ConnectionRecord is an event as the journal keeps it.
 func ConnectionRecord(ev Event) events.NetworkConnection {
 	return events.NetworkConnection{CallID: ev.CallID, Conn: ev.Conn, Protocol: string(ev.Protocol), Host: ev.Host, Port: ev.Port,
-		Method: ev.Method, Allowed: ev.Allowed, Rule: ev.Rule, Addr: ev.Addr, SNI: ev.SNI}
+		Method: ev.Method, Allowed: ev.Allowed, Rule: ev.Rule, Addr: ev.Addr, SNI: ev.SNI, Refusals: ev.Refusals}
 }
 
 // RecordedAsker answers from a journal's network decisions and asks

@@ -28,6 +28,10 @@ type Event struct {
 	Addr string
 	// SNI is the server name of the client's TLS ClientHello, if any.
 	SNI string
+	// Refusals, on a summary, is how many refusals of Host (or, with no
+	// Host, of other hosts) the event stands for: past a call's first
+	// Options.RefusalsInFull they are counted, not recorded one by one.
+	Refusals int
 }
 
 // Options configure a Proxy. Decider is required.
@@ -55,6 +59,13 @@ type Options struct {
 	// serve at once (default 1024, sixteen calls at their maximum): a
 	// backstop for the descriptors of docket's process, not a share.
 	MaxSessionConns int
+	// RefusalsInFull is how many refusals of one call (one Serve) are
+	// recorded one by one (default 32); the rest are counted per host and
+	// recorded as summaries (Event.Refusals): every 1000 of a host, and
+	// what remains when the Serve ends. A command refused in a loop does
+	// not grow the journal without bound, and the journal still says how
+	// many refusals there were.
+	RefusalsInFull int
 	// HandshakeTimeout bounds how long a client may take to say where it
 	// goes, and to send its first bytes after a CONNECT (default 10 s).
 	HandshakeTimeout time.Duration
@@ -90,6 +101,9 @@ func New(opts Options) *Proxy {
 	if opts.MaxSessionConns <= 0 {
 		opts.MaxSessionConns = 1024
 	}
+	if opts.RefusalsInFull <= 0 {
+		opts.RefusalsInFull = 32
+	}
 	if opts.HandshakeTimeout <= 0 {
 		opts.HandshakeTimeout = 10 * time.Second
 	}
@@ -115,6 +129,17 @@ func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
 	var wg sync.WaitGroup
 	own := make(chan struct{}, p.opts.MaxConns)
 	release := func() { <-p.sem; <-own }
+	lim := &refusals{inFull: p.opts.RefusalsInFull}
+	ctx = context.WithValue(ctx, refusalsKey{}, lim)
+	// After every connection is done (wg.Wait runs first): the refusals
+	// counted and not yet recorded.
+	defer func() {
+		if p.opts.Record != nil {
+			for _, ev := range lim.drain(callIDOf(ctx)) {
+				p.opts.Record(ev)
+			}
+		}
+	}()
 	set := &served{conns: map[net.Conn]struct{}{}}
 	stop := context.AfterFunc(ctx, func() {
 		_ = ln.Close()
@@ -220,8 +245,18 @@ func (p *Proxy) serveConn(ctx context.Context, c net.Conn) {
 	p.serveHTTP(ctx, id, br)
 }
 
-func (p *Proxy) record(ev Event) {
-	if p.opts.Record != nil {
-		p.opts.Record(ev)
+// record hands ev to Options.Record; a refusal past the call's first
+// Options.RefusalsInFull is counted instead (refusals.go).
+func (p *Proxy) record(ctx context.Context, ev Event) {
+	if p.opts.Record == nil {
+		return
 	}
+	if lim, _ := ctx.Value(refusalsKey{}).(*refusals); lim != nil && !ev.Allowed {
+		summary := lim.admit(ev)
+		if summary == nil {
+			return
+		}
+		ev = *summary
+	}
+	p.opts.Record(ev)
 }
