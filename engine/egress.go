@@ -28,10 +28,12 @@ type Egress struct {
 	Network permissions.Network
 	// Profile names the permission profile, for the records.
 	Profile string
-	// Persist writes an allow rule for host into the profile's domains
-	// (the "always" answer) and returns its key; nil or a failed write
-	// keeps the answer for the session only, and the record says so.
-	Persist func(host string) (string, error)
+	// Persist prepares an allow rule for host in the profile's domains
+	// (the "always" answer): its key, and the write that adds it, run once
+	// the answer naming the key is durable (egress.JournalingAsker.Persist).
+	// Nil or an error keeps the answer for the session only, and the
+	// record says so.
+	Persist func(host string) (key string, write func() error, err error)
 	// Resolver, when set, replaces the proxy's resolver (tests).
 	Resolver egress.Resolver
 }

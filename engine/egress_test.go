@@ -91,7 +91,9 @@ func TestANetworkQuestionGoesToTheSessionsApprover(t *testing.T) {
 			appr := &netApprover{decide: tc.decide}
 			eg := &engine.Egress{Network: permissions.Network{Enabled: true, Mode: permissions.ModeFull, Socks5: true}, Profile: "p", Resolver: loopbackNames{}}
 			if tc.persist {
-				eg.Persist = func(host string) (string, error) { return "permissions.p.network.domains." + host, nil }
+				eg.Persist = func(host string) (string, func() error, error) {
+					return "permissions.p.network.domains." + host, func() error { return nil }, nil
+				}
 			}
 			log := &enginetest.MemLog{}
 			s, err := engine.Start(engine.Config{SessionID: "01a213dd-3096-70c1-ad19-4f6160183b4f", Cwd: t.TempDir(),

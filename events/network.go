@@ -56,4 +56,8 @@ type NetworkConnection struct {
 	// Addr is the address dialled, SNI the TLS server name the client sent.
 	Addr string `msgpack:"addr,omitempty"`
 	SNI  string `msgpack:"sni,omitempty"`
+	// Refusals, set on a summary, is how many refusals of Host (no Host:
+	// of other hosts) the record stands for: past a call's first refusals
+	// the proxy counts them instead of recording each (Allowed is false).
+	Refusals int `msgpack:"refusals,omitempty"`
 }

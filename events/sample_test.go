@@ -143,7 +143,7 @@ func populatedBodies() []any {
 		NetworkDecision{CallID: "call_1", Conn: 3, Host: "pypi.org", Port: 443, Protocol: "http-connect", Method: "GET",
 			Answer: NetworkAllowAlways, Source: SourceUser, Profile: "dev", RuleWritten: `permissions.dev.network.domains."pypi.org"`},
 		NetworkConnection{CallID: "call_1", Conn: 3, Protocol: "http-connect", Host: "pypi.org", Port: 443, Method: "GET", Allowed: true,
-			Rule: "user: allow_always", Addr: "151.101.0.223:443", SNI: "pypi.org"},
+			Rule: "user: allow_always", Addr: "151.101.0.223:443", SNI: "pypi.org", Refusals: 2},
 	}
 }
 

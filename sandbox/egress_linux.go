@@ -68,7 +68,7 @@ func (b *bridgeChannel) serve(ctx context.Context, proxy Bridge) {
 	if !ok {
 		return
 	}
-	ln, err := bridge.ReceiveListener(uc)
+	ln, err := bridge.ReceiveListener(ctx, uc)
 	if err != nil {
 		return
 	}

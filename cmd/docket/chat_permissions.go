@@ -87,15 +87,9 @@ func (b *chatBackend) SetPermissions(name string) (string, error) {
 	if plan, err = adjustPlan(plan, cfg); err != nil {
 		return "", err
 	}
-	// As at a session's start (session.Open): a profile whose network is
-	// on sends a sandboxed plan's network through the session's egress
-	// proxy, which follows this profile's rules from now on.
-	eg := sessionEgress(cfg)
-	if eg != nil && plan.Sandboxed() {
-		plan.Network, plan.Egress = false, true
-	} else {
-		eg = nil
-	}
+	// As at a session's start: the proxy follows this profile's rules
+	// from now on.
+	plan, eg := session.RouteNetwork(plan, sessionEgress(cfg))
 	prev := s.PermissionProfile()
 	if prev == "" {
 		prev = b.cfg.PermissionsSelection.Profile

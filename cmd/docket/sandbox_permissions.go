@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/docket-engine/docket/cmd/docket/internal/config"
+	"github.com/docket-engine/docket/engine/session"
 	ws "github.com/docket-engine/docket/engine/workspace"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/sandbox"
@@ -38,7 +39,9 @@ func sandboxPlanFromProfile(name, dir string, protect bool) (events.SandboxPlan,
 	plan := ws.SandboxPlan(sp, cwd, getenv("TMPDIR"), protect)
 	if plan.Sandboxed() {
 		plan.Network = ww.NetworkAccess
-		plan.Egress = cfg.Egress
+		if cfg.Egress {
+			plan = session.ProxiedPlan(plan)
+		}
 		if profile := cfg.PermissionProfile; profile != nil && plan.Egress {
 			plan.LocalBinding = profile.Network.AllowLocalBinding
 		}

@@ -70,13 +70,7 @@ func Open(ctx context.Context, o Options) (*Session, error) {
 			return nil, err
 		}
 	}
-	if o.Egress != nil {
-		if plan.Sandboxed() {
-			plan.Network, plan.Egress = false, true
-		} else {
-			o.Egress = nil // nothing sandboxed has a proxy to go through
-		}
-	}
+	plan, o.Egress = RouteNetwork(plan, o.Egress)
 	rules := o.Rules
 	if rules == nil {
 		if rules, err = rulesfile.InForce(ctx, o.Home, o.RulesProject); err != nil {
@@ -161,6 +155,31 @@ func (e *RulesError) Error() string { return e.Err.Error() }
 
 // Unwrap returns the cause.
 func (e *RulesError) Unwrap() error { return e.Err }
+
+// RouteNetwork is the one place the rule lives that a profile whose
+// network is on (eg set) sends a sandboxed plan's network through the
+// session's egress proxy: the plan gets an empty network namespace with a
+// bridge (Network off, Egress on). An unsandboxed plan has no namespace to
+// bridge, so nothing goes through a proxy and eg comes back nil. A
+// session's start and a /permissions switch both call it.
+func RouteNetwork(plan events.SandboxPlan, eg *engine.Egress) (events.SandboxPlan, *engine.Egress) {
+	if eg == nil || !plan.Sandboxed() {
+		return plan, nil
+	}
+	return ProxiedPlan(plan), eg
+}
+
+// ProxiedPlan is a sandboxed plan whose network goes through the egress
+// proxy: the command's network off (an empty namespace, Landlock and
+// seccomp as for no network) but for the bridge. An unsandboxed plan is
+// returned as it is. `docket sandbox --permissions` uses it too, so a
+// profile's command is confined alike wherever it runs.
+func ProxiedPlan(plan events.SandboxPlan) events.SandboxPlan {
+	if plan.Sandboxed() {
+		plan.Network, plan.Egress = false, true
+	}
+	return plan
+}
 
 // Plan is the sandbox plan a session with policy p in workspace cwd
 // records: the policy's writable roots and protected paths, Docket's home

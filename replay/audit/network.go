@@ -64,6 +64,9 @@ type NetworkEntry struct {
 	// Addr is the address dialled; SNI the TLS server name the client sent.
 	Addr string `json:"addr,omitempty"`
 	SNI  string `json:"sni,omitempty"`
+	// Refusals, on a connection summary, is how many refusals the entry
+	// stands for (the proxy counts a call's refusals past its first ones).
+	Refusals int `json:"refusals,omitempty"`
 }
 
 // netKey names one proxied connection of one call.
@@ -100,7 +103,7 @@ func (a *auditor) networkConnection(r events.Record, v *events.NetworkConnection
 		by = ruleBy(v.Rule)
 	}
 	e := NetworkEntry{Seq: r.Seq, At: fmtTime(r.At), Kind: NetworkKindConnection, CallID: id, Conn: v.Conn, Protocol: v.Protocol,
-		Method: v.Method, Host: v.Host, Port: v.Port, Allowed: v.Allowed, Rule: v.Rule, DecidedBy: by, Addr: v.Addr, SNI: v.SNI}
+		Method: v.Method, Host: v.Host, Port: v.Port, Allowed: v.Allowed, Rule: v.Rule, DecidedBy: by, Addr: v.Addr, SNI: v.SNI, Refusals: v.Refusals}
 	a.networkEntry(e)
 }
 

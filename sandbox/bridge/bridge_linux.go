@@ -1,11 +1,13 @@
 package bridge
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
 	"os"
 	"runtime"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -139,12 +141,20 @@ func SendListener(uc *net.UnixConn, f *os.File) error {
 
 // ReceiveListener takes the listener SendListener passed. Exactly one
 // descriptor, a listening TCP socket, is accepted; anything else is
-// closed and refused.
-func ReceiveListener(uc *net.UnixConn) (net.Listener, error) {
+// closed and refused. It waits until the listener comes, the other end
+// closes, or ctx ends (the error then wraps ctx's cause).
+func ReceiveListener(ctx context.Context, uc *net.UnixConn) (net.Listener, error) {
 	buf := make([]byte, 1)
 	oob := make([]byte, unix.CmsgSpace(4*4))
+	// A helper that neither sends nor exits would hold the read forever:
+	// the end of ctx (the call's run) ends the wait.
+	stop := context.AfterFunc(ctx, func() { _ = uc.SetReadDeadline(time.Unix(1, 0)) })
 	n, oobn, _, _, err := uc.ReadMsgUnix(buf, oob)
+	stop()
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("bridge: receiving the listener: %w", context.Cause(ctx))
+		}
 		return nil, fmt.Errorf("bridge: receiving the listener: %w", err)
 	}
 	msgs, err := unix.ParseSocketControlMessage(oob[:oobn])

@@ -17,16 +17,11 @@ func (r *refusal) Error() string { return r.reason }
 
 func refuse(format string, a ...any) error { return &refusal{reason: fmt.Sprintf(format, a...)} }
 
-// cgnat is 100.64.0.0/10, shared address space, as private as 10/8.
-var cgnat = netip.MustParsePrefix("100.64.0.0/10")
-
 // publicAddr reports whether an address is one a name may lead to without
-// a rule saying so: not loopback, link-local, private, unspecified,
-// multicast or shared.
-func publicAddr(a netip.Addr) bool {
-	a = a.Unmap()
-	return a.IsValid() && a.IsGlobalUnicast() && !a.IsPrivate() && !a.IsLoopback() && !a.IsLinkLocalUnicast() && !cgnat.Contains(a)
-}
+// a rule saying so: it reaches neither this host nor a private network,
+// and is routed on the internet, whatever IPv4 address it embeds
+// (classify).
+func publicAddr(a netip.Addr) bool { return classify(a) == classPublic }
 
 // hostOf normalises the host a client sent: lower case, brackets and a
 // trailing dot dropped. It refuses an IP literal: rules are by name.
@@ -73,7 +68,7 @@ func (p *Proxy) vet(ctx context.Context, req Request) (Decision, []netip.Addr, e
 		}
 	}
 	if len(ok) == 0 {
-		return dec, nil, refuse("%s resolves only to loopback, link-local or private addresses (%v), which only an exact allow rule for the name may reach", req.Host, addrs)
+		return dec, nil, refuse("%s resolves only to loopback, private or reserved addresses (%s), which only an exact allow rule for the name may reach", req.Host, describeAddrs(addrs))
 	}
 	return dec, ok, nil
 }
@@ -89,4 +84,15 @@ func (p *Proxy) dial(ctx context.Context, addrs []netip.Addr, port int) (net.Con
 		errs = append(errs, err)
 	}
 	return nil, errors.Join(errs...)
+}
+
+// describeAddrs names each address with its class, for a refusal: an
+// address embedding another says what it reaches (64:ff9b::7f00:1 is
+// loopback).
+func describeAddrs(addrs []netip.Addr) string {
+	parts := make([]string, len(addrs))
+	for i, a := range addrs {
+		parts[i] = a.String() + " " + classify(a).String()
+	}
+	return strings.Join(parts, ", ")
 }

@@ -3,6 +3,7 @@ package egress
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/docket-engine/docket/sandbox/bridge"
 )
@@ -108,7 +110,7 @@ func TestABridgeHandedOutFromInsideTheNamespace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := bridge.ReceiveListener(c.(*net.UnixConn))
+	ln, err := bridge.ReceiveListener(context.Background(), c.(*net.UnixConn))
 	c.Close()
 	if err != nil {
 		_ = cmd.Wait()
@@ -167,7 +169,7 @@ func TestReceiveListenerRefusesWhatIsNotAListener(t *testing.T) {
 	if err := bridge.SendListener(a, f); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := bridge.ReceiveListener(b); err == nil || !strings.Contains(err.Error(), "not a listening socket") {
+	if _, err := bridge.ReceiveListener(context.Background(), b); err == nil || !strings.Contains(err.Error(), "not a listening socket") {
 		t.Fatalf("a file passed as the listener: %v", err)
 	}
 }
@@ -190,4 +192,41 @@ func socketPair(t *testing.T) (*net.UnixConn, *net.UnixConn) {
 		t.Cleanup(func() { c.Close() })
 	}
 	return conns[0], conns[1]
+}
+
+// A helper that holds its end of the channel open and never sends kept
+// ReceiveListener, and the call's bridge with it, waiting past the run's
+// end: the end of ctx must end the wait.
+func TestReceiveListenerEndsWithItsContext(t *testing.T) {
+	cases := []struct {
+		name   string
+		cancel func(context.CancelFunc)
+	}{
+		{"cancelled before", func(c context.CancelFunc) { c() }},
+		{"cancelled while waiting", func(c context.CancelFunc) { go c() }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, b := socketPair(t) // the sender stays open and silent
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			done := make(chan error, 1)
+			go func() {
+				ln, err := bridge.ReceiveListener(ctx, b)
+				if ln != nil {
+					ln.Close()
+				}
+				done <- err
+			}()
+			tc.cancel(cancel)
+			select {
+			case err := <-done:
+				if !errors.Is(err, context.Canceled) {
+					t.Fatalf("ReceiveListener after its context ended: %v, want context.Canceled", err)
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatal("ReceiveListener still waits 30 s after its context ended")
+			}
+		})
+	}
 }

@@ -32,10 +32,11 @@ func (n names) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, err
 
 var loop = []netip.Addr{netip.MustParseAddr("127.0.0.1")}
 
-// public is a documentation address (TEST-NET-1) standing for a host on
-// the internet; dialPublic carries it to loopback, where the real test
-// servers listen, and fails every other non-loopback address.
-var public = netip.MustParseAddr("192.0.2.10")
+// public is a public address standing for a host on the internet (a
+// documentation address is not public: the proxy refuses it); dialPublic
+// carries it to loopback, where the real test servers listen, and fails
+// every other non-loopback address, so nothing leaves the machine.
+var public = netip.MustParseAddr("1.1.1.10")
 
 func dialPublic(ctx context.Context, network, addr string) (net.Conn, error) {
 	ap, err := netip.ParseAddrPort(addr)

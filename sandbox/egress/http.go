@@ -89,7 +89,7 @@ func (p *Proxy) handleHTTP(ctx context.Context, id uint64, w http.ResponseWriter
 		return
 	}
 	refused := func(status int, why string) {
-		p.record(Event{Request: req, Rule: why})
+		p.record(ctx, Event{Request: req, Rule: why})
 		http.Error(w, "docket egress proxy: refused: "+why, status)
 	}
 	req.Host = r.URL.Hostname()
@@ -111,6 +111,12 @@ func (p *Proxy) handleHTTP(ctx context.Context, id uint64, w http.ResponseWriter
 		refused(http.StatusForbidden, "mode = \"limited\": "+r.Method+" is refused (only GET, HEAD and OPTIONS)")
 		return
 	}
+	if p.opts.Limited && (r.ContentLength != 0 || len(r.TransferEncoding) > 0) {
+		// A reading method with a body carries data out as a POST does:
+		// Content-Length > 0, or chunked (length -1).
+		refused(http.StatusForbidden, "mode = \"limited\": a "+r.Method+" with a body is refused (only reading requests, without a body)")
+		return
+	}
 	if p.opts.Limited && httpguts.HeaderValuesContainsToken(r.Header["Connection"], "Upgrade") {
 		// ReverseProxy relays a 101 both ways: a GET that upgrades (a
 		// WebSocket) would carry anything, as CONNECT does.
@@ -130,7 +136,7 @@ func (p *Proxy) handleHTTP(ctx context.Context, id uint64, w http.ResponseWriter
 	}
 	var once sync.Once
 	v := &vetted{addrs: addrs, port: port, connected: func(addr string) {
-		once.Do(func() { p.record(Event{Request: req, Allowed: true, Rule: dec.Rule, Addr: addr}) })
+		once.Do(func() { p.record(ctx, Event{Request: req, Allowed: true, Rule: dec.Rule, Addr: addr}) })
 	}}
 	rp := &httputil.ReverseProxy{
 		Transport: t,
@@ -146,7 +152,7 @@ func (p *Proxy) handleHTTP(ctx context.Context, id uint64, w http.ResponseWriter
 		},
 		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, err error) {
 			once.Do(func() {
-				p.record(Event{Request: req, Rule: "allowed by " + dec.Rule + ", but the upstream failed: " + err.Error()})
+				p.record(ctx, Event{Request: req, Rule: "allowed by " + dec.Rule + ", but the upstream failed: " + err.Error()})
 			})
 			http.Error(w, "docket egress proxy: upstream: "+err.Error(), http.StatusBadGateway)
 		},
@@ -157,7 +163,7 @@ func (p *Proxy) handleHTTP(ctx context.Context, id uint64, w http.ResponseWriter
 // connect answers a CONNECT: refused with 403, or hijacked into a tunnel.
 func (p *Proxy) connect(ctx context.Context, req Request, portText string, w http.ResponseWriter, done func()) {
 	refused := func(why string) {
-		p.record(Event{Request: req, Rule: why})
+		p.record(ctx, Event{Request: req, Rule: why})
 		http.Error(w, "docket egress proxy: refused: "+why, http.StatusForbidden)
 	}
 	port, err := splitPort(portText)

@@ -4,9 +4,12 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -198,5 +201,66 @@ func TestTheRecordIsWrittenBeforeAByteIsForwarded(t *testing.T) {
 	}
 	if len(atRecord) != 1 || atRecord[0] != 0 {
 		t.Fatalf("upstream hits when each event was recorded: %v, want [0]", atRecord)
+	}
+}
+
+// A GET, HEAD or OPTIONS may carry a body, and an upstream may read it:
+// limited mode's reading methods would carry data out as a POST does.
+func TestLimitedModeRefusesAReadingMethodWithABody(t *testing.T) {
+	cases := []struct {
+		name, method, framing string
+		wantBody              bool
+	}{
+		{"a GET without a body goes through", "GET", "", false},
+		{"a GET with Content-Length", "GET", "Content-Length: 6\r\n", true},
+		{"a GET with a chunked body", "GET", "Transfer-Encoding: chunked\r\n", true},
+		{"a HEAD with Content-Length", "HEAD", "Content-Length: 6\r\n", true},
+		{"an OPTIONS with a chunked body", "OPTIONS", "Transfer-Encoding: chunked\r\n", true},
+	}
+	for _, mode := range []string{"full", "limited"} {
+		for _, tc := range cases {
+			t.Run(mode+"/"+tc.name, func(t *testing.T) {
+				var got atomic.Value
+				got.Store("")
+				srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					b, _ := io.ReadAll(r.Body)
+					got.Store(string(b))
+				}))
+				defer srv.Close()
+				_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+				h := startProxy(t, mode, nil)
+				conn, err := net.Dial("tcp", h.addr)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer conn.Close()
+				body := ""
+				switch {
+				case strings.HasPrefix(tc.framing, "Content-Length"):
+					body = "secret"
+				case tc.framing != "":
+					body = "6\r\nsecret\r\n0\r\n\r\n"
+				}
+				fmt.Fprintf(conn, "%s http://allowed.test:%s/ HTTP/1.1\r\nHost: allowed.test\r\n%sConnection: close\r\n\r\n%s", tc.method, port, tc.framing, body)
+				resp, err := http.ReadResponse(bufio.NewReader(conn), &http.Request{Method: tc.method})
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
+				// Full mode forwards the body: the leak limited mode must stop.
+				refused := mode == "limited" && tc.wantBody
+				if refused != (resp.StatusCode == http.StatusForbidden) {
+					t.Fatalf("%s: status %d, want refused = %v", tc.name, resp.StatusCode, refused)
+				}
+				if leaked := got.Load() == "secret"; leaked != (tc.wantBody && !refused) {
+					t.Fatalf("upstream read body %q", got.Load())
+				}
+				if refused {
+					if ev := h.rec.nth(t, 1); ev.Allowed || !strings.Contains(ev.Rule, "with a body") {
+						t.Fatalf("event = %+v, want a refusal naming the body", ev)
+					}
+				}
+			})
+		}
 	}
 }

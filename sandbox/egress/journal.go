@@ -29,11 +29,14 @@ type JournalingAsker struct {
 	Now     func() time.Time
 	// Profile names the permission profile, for the record.
 	Profile string
-	// Persist writes an allow rule for host to the profile's domains in
-	// the user's config (an allow_always answer) and returns its key. Nil,
-	// or a write that fails, turns the answer into allow_session: the
-	// record says which one held.
-	Persist func(host string) (string, error)
+	// Persist prepares an allow rule for host in the profile's domains (an
+	// allow_always answer): it returns the rule's key and the write that
+	// adds it, which runs only once the answer naming the key is durable,
+	// so the config never holds a rule the journal does not name. Nil, or
+	// an error (nowhere the profile may be widened, a file that cannot
+	// take the rule), turns the answer into allow_session: the record says
+	// which one held.
+	Persist func(host string) (key string, write func() error, err error)
 }
 
 // ErrNoAnswer is what a Person returns when nobody can answer now (no
@@ -76,11 +79,12 @@ func (a *JournalingAsker) AskSourced(ctx context.Context, req Request) (Answer, 
 		}
 	}
 	var written string
+	var write func() error
 	if answer == AllowAlways {
 		answer = AllowSession
 		if a.Persist != nil {
-			if key, err := a.Persist(req.Host); err == nil {
-				answer, written = AllowAlways, key
+			if key, w, err := a.Persist(req.Host); err == nil && w != nil {
+				answer, written, write = AllowAlways, key, w
 			}
 		}
 	}
@@ -88,6 +92,12 @@ func (a *JournalingAsker) AskSourced(ctx context.Context, req Request) (Answer, 
 		Method: req.Method, Answer: events.NetworkAnswer(answer), Source: source, Profile: a.Profile, RuleWritten: written}
 	if _, err := a.Journal.AppendDurable(a.Now(), req.CallID, rec); err != nil {
 		return DenyHost, "", fmt.Errorf("journaling the answer about %s: %w", req.Host, err)
+	}
+	if write != nil {
+		// Journal first: a write that fails now (a full disk, a crash in
+		// between) leaves the file narrower than the record, never wider.
+		// The answer holds for the session either way.
+		_ = write()
 	}
 	return answer, source, nil
 }
@@ -119,7 +129,7 @@ func RecordTo(j Journal, now func() time.Time) func(Event) {
 // ConnectionRecord is an event as the journal keeps it.
 func ConnectionRecord(ev Event) events.NetworkConnection {
 	return events.NetworkConnection{CallID: ev.CallID, Conn: ev.Conn, Protocol: string(ev.Protocol), Host: ev.Host, Port: ev.Port,
-		Method: ev.Method, Allowed: ev.Allowed, Rule: ev.Rule, Addr: ev.Addr, SNI: ev.SNI}
+		Method: ev.Method, Allowed: ev.Allowed, Rule: ev.Rule, Addr: ev.Addr, SNI: ev.SNI, Refusals: ev.Refusals}
 }
 
 // RecordedAsker answers from a journal's network decisions and asks

@@ -3,6 +3,8 @@ package egress
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -149,12 +151,16 @@ func TestUnderNeverTheDenialIsJournaled(t *testing.T) {
 func TestAnAlwaysAnswerIsWrittenOrSaysItWasNot(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		persist func(string) (string, error)
+		persist func(string) (string, func() error, error)
 		want    events.NetworkAnswer
 		written string
 	}{
-		{"written", func(h string) (string, error) { return "permissions.p.network.domains." + h, nil }, events.NetworkAllowAlways, "permissions.p.network.domains.ask.test"},
-		{"the write failed", func(string) (string, error) { return "", errors.New("read-only file system") }, events.NetworkAllowSession, ""},
+		{"written", func(h string) (string, func() error, error) {
+			return "permissions.p.network.domains." + h, func() error { return nil }, nil
+		}, events.NetworkAllowAlways, "permissions.p.network.domains.ask.test"},
+		{"the rule cannot be written", func(string) (string, func() error, error) {
+			return "", nil, errors.New("read-only file system")
+		}, events.NetworkAllowSession, ""},
 		{"nowhere to write", nil, events.NetworkAllowSession, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -174,6 +180,73 @@ func TestAnAlwaysAnswerIsWrittenOrSaysItWasNot(t *testing.T) {
 			}
 			if d := b.(*events.NetworkDecision); d.Answer != tc.want || d.RuleWritten != tc.written {
 				t.Fatalf("record = %+v, want %s written %q", d, tc.want, tc.written)
+			}
+		})
+	}
+}
+
+// The "always" rule is written only once the answer naming it is
+// durable: a journal that cannot be written leaves the config as it was,
+// and the write never comes before the record.
+func TestAnAlwaysRuleIsWrittenOnlyAfterItsAnswerIsDurable(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		journalFail bool
+	}{
+		{"the journal is written: the rule follows the record", false},
+		{"the journal fails: nothing is written", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			j, err := journal.Create(t.TempDir(), "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5f", time.Unix(1_763_000_000, 0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := j.Path()
+			if tc.journalFail {
+				if err := j.Close(); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				defer j.Close()
+			}
+			config := filepath.Join(t.TempDir(), "config.toml")
+			if err := os.WriteFile(config, []byte("# mine\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			var onDiskAtWrite []events.Record
+			persist := func(h string) (string, func() error, error) {
+				return "permissions.p.network.domains." + h, func() error {
+					onDiskAtWrite = committedKinds(t, path)
+					return os.WriteFile(config, []byte("# mine\n[permissions.p.network.domains]\n\""+h+"\" = \"allow\"\n"), 0o600)
+				}, nil
+			}
+			dec := &ProfileDecider{Network: testNetwork(t, "full"), Asker: &JournalingAsker{Person: &asker{answer: AllowAlways}, Journal: j, Now: time.Now, Persist: persist}}
+			got, err := dec.Decide(context.Background(), Request{CallID: "call_1", Host: "ask.test", Port: 443})
+			data, rerr := os.ReadFile(config)
+			if rerr != nil {
+				t.Fatal(rerr)
+			}
+			if tc.journalFail {
+				if err == nil || got.Allow {
+					t.Fatalf("decision %+v %v, want an error (nothing journaled, nothing allowed)", got, err)
+				}
+				if string(data) != "# mine\n" || onDiskAtWrite != nil {
+					t.Fatalf("the config was written though the answer was not journaled:\n%s", data)
+				}
+				return
+			}
+			if err != nil || !got.Allow || !strings.Contains(string(data), "ask.test") {
+				t.Fatalf("decision %+v %v; config:\n%s", got, err, data)
+			}
+			if n := len(onDiskAtWrite); n == 0 || onDiskAtWrite[n-1].Kind != events.KindNetworkDecision {
+				t.Fatalf("on disk when the rule was written: %+v, want the answer last", onDiskAtWrite)
+			}
+			b, err := onDiskAtWrite[len(onDiskAtWrite)-1].Decode()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := b.(*events.NetworkDecision); d.Answer != events.NetworkAllowAlways || d.RuleWritten != "permissions.p.network.domains.ask.test" {
+				t.Fatalf("the durable answer = %+v", d)
 			}
 		})
 	}

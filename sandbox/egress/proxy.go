@@ -28,6 +28,10 @@ type Event struct {
 	Addr string
 	// SNI is the server name of the client's TLS ClientHello, if any.
 	SNI string
+	// Refusals, on a summary, is how many refusals of Host (or, with no
+	// Host, of other hosts) the event stands for: past a call's first
+	// Options.RefusalsInFull they are counted, not recorded one by one.
+	Refusals int
 }
 
 // Options configure a Proxy. Decider is required.
@@ -41,13 +45,27 @@ type Options struct {
 	// Dial defaults to a net.Dialer with DialTimeout.
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 	// Limited is the profile's mode = "limited": only GET, HEAD and
-	// OPTIONS in plain HTTP; CONNECT and SOCKS are refused (Docket never
-	// terminates TLS, so it cannot see the methods inside).
+	// OPTIONS in plain HTTP, without a body or an upgrade; CONNECT and
+	// SOCKS are refused (Docket never terminates TLS, so it cannot see the
+	// methods inside).
 	Limited bool
 	// NoSOCKS5 refuses SOCKS5 clients (enable_socks5 = false).
 	NoSOCKS5 bool
-	// MaxConns bounds the connections served at once (default 64).
+	// MaxConns bounds the connections one Serve (one call's listener)
+	// serves at once (default 64): a call that holds its maximum, idle
+	// tunnels included, leaves the other calls theirs.
 	MaxConns int
+	// MaxSessionConns bounds the connections all of the proxy's Serves
+	// serve at once (default 1024, sixteen calls at their maximum): a
+	// backstop for the descriptors of docket's process, not a share.
+	MaxSessionConns int
+	// RefusalsInFull is how many refusals of one call (one Serve) are
+	// recorded one by one (default 32); the rest are counted per host and
+	// recorded as summaries (Event.Refusals): every 1000 of a host, and
+	// what remains when the Serve ends. A command refused in a loop does
+	// not grow the journal without bound, and the journal still says how
+	// many refusals there were.
+	RefusalsInFull int
 	// HandshakeTimeout bounds how long a client may take to say where it
 	// goes, and to send its first bytes after a CONNECT (default 10 s).
 	HandshakeTimeout time.Duration
@@ -80,6 +98,12 @@ func New(opts Options) *Proxy {
 	if opts.MaxConns <= 0 {
 		opts.MaxConns = 64
 	}
+	if opts.MaxSessionConns <= 0 {
+		opts.MaxSessionConns = 1024
+	}
+	if opts.RefusalsInFull <= 0 {
+		opts.RefusalsInFull = 32
+	}
 	if opts.HandshakeTimeout <= 0 {
 		opts.HandshakeTimeout = 10 * time.Second
 	}
@@ -90,7 +114,7 @@ func New(opts Options) *Proxy {
 		d := &net.Dialer{Timeout: opts.DialTimeout}
 		opts.Dial = d.DialContext
 	}
-	return &Proxy{opts: opts, sem: make(chan struct{}, opts.MaxConns)}
+	return &Proxy{opts: opts, sem: make(chan struct{}, opts.MaxSessionConns)}
 }
 
 // Active is the number of client connections being served now.
@@ -99,9 +123,23 @@ func (p *Proxy) Active() int { return int(p.active.Load()) }
 // Serve accepts clients on ln until ctx ends or ln fails, then closes ln
 // and every connection it accepted and returns. It returns nil when ctx
 // ended it. Serve may run on several listeners at once (one per call of a
-// session); they share the MaxConns bound.
+// session): each has its own MaxConns bound, and they share the
+// MaxSessionConns bound.
 func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
 	var wg sync.WaitGroup
+	own := make(chan struct{}, p.opts.MaxConns)
+	release := func() { <-p.sem; <-own }
+	lim := &refusals{inFull: p.opts.RefusalsInFull}
+	ctx = context.WithValue(ctx, refusalsKey{}, lim)
+	// After every connection is done (wg.Wait runs first): the refusals
+	// counted and not yet recorded.
+	defer func() {
+		if p.opts.Record != nil {
+			for _, ev := range lim.drain(callIDOf(ctx)) {
+				p.opts.Record(ev)
+			}
+		}
+	}()
 	set := &served{conns: map[net.Conn]struct{}{}}
 	stop := context.AfterFunc(ctx, func() {
 		_ = ln.Close()
@@ -115,17 +153,26 @@ func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
 	defer stop()
 	defer wg.Wait()
 	for {
-		// The slot is taken before Accept: under a flood the surplus waits
-		// in the kernel's queue, not in goroutines here.
+		// The slots are taken before Accept: under a flood the surplus
+		// waits in the kernel's queue, not in goroutines here. The call's
+		// own slot first, so a call at its maximum holds no session slot
+		// while it waits.
+		select {
+		case own <- struct{}{}:
+		case <-ctx.Done():
+			_ = ln.Close()
+			return nil
+		}
 		select {
 		case p.sem <- struct{}{}:
 		case <-ctx.Done():
+			<-own
 			_ = ln.Close()
 			return nil
 		}
 		c, err := ln.Accept()
 		if err != nil {
-			<-p.sem
+			release()
 			if ctx.Err() != nil {
 				return nil
 			}
@@ -137,13 +184,13 @@ func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
 		}
 		if !p.track(set, c) {
 			_ = c.Close()
-			<-p.sem
+			release()
 			return nil
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer func() { <-p.sem }()
+			defer release()
 			defer p.untrack(set, c)
 			p.serveConn(ctx, c)
 		}()
@@ -198,8 +245,18 @@ func (p *Proxy) serveConn(ctx context.Context, c net.Conn) {
 	p.serveHTTP(ctx, id, br)
 }
 
-func (p *Proxy) record(ev Event) {
-	if p.opts.Record != nil {
-		p.opts.Record(ev)
+// record hands ev to Options.Record; a refusal past the call's first
+// Options.RefusalsInFull is counted instead (refusals.go).
+func (p *Proxy) record(ctx context.Context, ev Event) {
+	if p.opts.Record == nil {
+		return
 	}
+	if lim, _ := ctx.Value(refusalsKey{}).(*refusals); lim != nil && !ev.Allowed {
+		summary := lim.admit(ev)
+		if summary == nil {
+			return
+		}
+		ev = *summary
+	}
+	p.opts.Record(ev)
 }

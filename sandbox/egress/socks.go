@@ -32,7 +32,7 @@ func (p *Proxy) serveSOCKS5(ctx context.Context, id uint64, c *bufConn) {
 	}
 	if p.opts.NoSOCKS5 {
 		_, _ = c.Write([]byte{5, 0xff})
-		p.record(Event{Request: req, Rule: "SOCKS5 is off (enable_socks5 = false)"})
+		p.record(ctx, Event{Request: req, Rule: "SOCKS5 is off (enable_socks5 = false)"})
 		return
 	}
 	noAuth := false
@@ -62,7 +62,7 @@ func (p *Proxy) serveSOCKS5(ctx context.Context, id uint64, c *bufConn) {
 	req.Host, req.Port = host, int(binary.BigEndian.Uint16(port[:]))
 	refused := func(code byte, why string) {
 		reply(c, code)
-		p.record(Event{Request: req, Rule: why})
+		p.record(ctx, Event{Request: req, Rule: why})
 	}
 	switch {
 	case rq[1] != 1:

@@ -20,20 +20,20 @@ func (p *Proxy) tunnel(ctx context.Context, req Request, dec Decision, addrs []n
 	}
 	if err != nil {
 		ev.Rule = err.Error()
-		p.record(ev)
+		p.record(ctx, ev)
 		return
 	}
 	up, err := p.dial(ctx, addrs, req.Port)
 	if err != nil {
 		ev.Rule = "allowed by " + dec.Rule + ", but the upstream did not answer: " + err.Error()
-		p.record(ev)
+		p.record(ctx, ev)
 		return
 	}
 	defer func() { _ = up.Close() }()
 	stop := context.AfterFunc(ctx, func() { _ = up.Close() })
 	defer stop()
 	ev.Allowed, ev.Rule, ev.Addr = true, dec.Rule, up.RemoteAddr().String()
-	p.record(ev)
+	p.record(ctx, ev)
 	if len(first) > 0 {
 		if _, err := up.Write(first); err != nil {
 			return

@@ -20,18 +20,29 @@ import (
 // parses to the same document plus that one key, else it leaves the file
 // to be edited by hand.
 func AddAllowedDomain(text, profile, host string) (string, string, error) {
+	if strings.HasPrefix(profile, ":") {
+		return "", "", fmt.Errorf("the built-in profile %s has no domains of its own to add to; define a profile under [permissions]", profile)
+	}
+	return addAllowedDomainAt(text, domainsTable(nil, profile), host)
+}
+
+// domainsTable is the key of a permission profile's domains table under
+// prefix (nil: the file's top level; [profiles NAME]: a Codex profile's
+// table).
+func domainsTable(prefix []string, profile string) []string {
+	return append(append([]string(nil), prefix...), "permissions", profile, "network", "domains")
+}
+
+// addAllowedDomainAt is AddAllowedDomain for the domains table want.
+func addAllowedDomainAt(text string, want []string, host string) (string, string, error) {
 	h, err := permissions.NormaliseHost(host)
 	if err != nil {
 		return "", "", fmt.Errorf("%q is not a host name: %w", host, err)
-	}
-	if strings.HasPrefix(profile, ":") {
-		return "", "", fmt.Errorf("the built-in profile %s has no domains of its own to add to; define a profile under [permissions]", profile)
 	}
 	var before map[string]any
 	if err := toml.Unmarshal([]byte(text), &before); err != nil {
 		return "", "", fmt.Errorf("the config is not valid TOML; fix it first: %w", err)
 	}
-	want := []string{"permissions", profile, "network", "domains"}
 	key := joinKey(append(want, h))
 	lines := strings.Split(text, "\n")
 	entry := strconv.Quote(h) + ` = "allow"`
@@ -66,6 +77,14 @@ func AddAllowedDomain(text, profile, host string) (string, string, error) {
 // AllowDomainAlways writes host as allowed into the profile's domains in
 // the config file at path, under a lock, atomically; it returns the key.
 func AllowDomainAlways(path, profile, host string) (string, error) {
+	if strings.HasPrefix(profile, ":") {
+		return "", fmt.Errorf("the built-in profile %s has no domains of its own to add to; define a profile under [permissions]", profile)
+	}
+	return allowDomainAt(path, domainsTable(nil, profile), host)
+}
+
+// allowDomainAt is AllowDomainAlways for the domains table want.
+func allowDomainAt(path string, want []string, host string) (string, error) {
 	unlock, err := LockFile(path)
 	if err != nil {
 		return "", err
@@ -75,7 +94,7 @@ func AllowDomainAlways(path, profile, host string) (string, error) {
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return "", err
 	}
-	text, key, err := AddAllowedDomain(string(data), profile, host)
+	text, key, err := addAllowedDomainAt(string(data), want, host)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", path, err)
 	}

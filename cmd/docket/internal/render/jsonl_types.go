@@ -271,6 +271,9 @@ type networkConnectionEvent struct {
 	Rule     string `json:"rule"`
 	Addr     string `json:"addr"`
 	SNI      string `json:"sni"`
+	// Refusals is how many refusals a summary stands for (0: one
+	// connection).
+	Refusals int `json:"refusals"`
 }
 
 // networkOf is a network notice as its event; ok is false for a notice
@@ -283,7 +286,7 @@ func networkOf(n engine.Notice) (any, bool) {
 	}
 	if c := n.NetworkConnection; c != nil {
 		return networkConnectionEvent{Type: EventNetworkConnection, CallID: orDefault(c.CallID, n.CallID), Seq: n.Seq, Conn: c.Conn,
-			Host: c.Host, Port: c.Port, Protocol: c.Protocol, Method: c.Method, Allowed: c.Allowed, Rule: c.Rule, Addr: c.Addr, SNI: c.SNI}, true
+			Host: c.Host, Port: c.Port, Protocol: c.Protocol, Method: c.Method, Allowed: c.Allowed, Rule: c.Rule, Addr: c.Addr, SNI: c.SNI, Refusals: c.Refusals}, true
 	}
 	return nil, false
 }
