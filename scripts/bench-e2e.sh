@@ -58,7 +58,7 @@ docket="${DOCKET:-}"
 if [[ -z "$docket" ]]; then
 	echo "building docket and docket-sandbox-helper..." >&2
 	mkdir -p "$work/now"
-	(cd "$root" && go build -o "$work/now/docket" ./cmd/docket &&
+	(cd "$root" && go build -tags grpcnotrace -o "$work/now/docket" ./cmd/docket &&
 		CGO_ENABLED=0 go build -o "$work/now/docket-sandbox-helper" ./sandbox/cmd/docket-sandbox-helper)
 	docket="$work/now/docket"
 fi

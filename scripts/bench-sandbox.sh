@@ -66,7 +66,7 @@ docket="${DOCKET:-}"
 if [[ -z "$docket" ]]; then
 	echo "building docket..." >&2
 	docket="$work/docket"
-	(cd "$root" && go build -o "$docket" ./cmd/docket)
+	(cd "$root" && go build -tags grpcnotrace -o "$docket" ./cmd/docket)
 fi
 helper="${HELPER:-}"
 if [[ -z "$helper" ]]; then

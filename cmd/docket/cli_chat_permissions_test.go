@@ -22,7 +22,7 @@ func faultCLIBinary(t testing.TB) string {
 	cliBinary(t) // makes built.dir, which TestMain removes
 	builtFault.once.Do(func() {
 		builtFault.bin = filepath.Join(built.dir, "docket-fault")
-		if out, err := exec.Command("go", "build", "-tags", "docketfault", "-o", builtFault.bin, ".").CombinedOutput(); err != nil {
+		if out, err := exec.Command("go", "build", "-tags", "docketfault,grpcnotrace", "-o", builtFault.bin, ".").CombinedOutput(); err != nil {
 			builtFault.err = fmt.Errorf("build docket -tags docketfault: %w\n%s", err, out)
 		}
 	})

@@ -32,7 +32,7 @@ func cliBinary(t testing.TB) string {
 		}
 		built.dir = dir
 		built.bin = filepath.Join(dir, "docket")
-		if out, err := exec.Command("go", "build", "-o", built.bin, ".").CombinedOutput(); err != nil {
+		if out, err := exec.Command("go", "build", "-tags", "grpcnotrace", "-o", built.bin, ".").CombinedOutput(); err != nil {
 			built.err = fmt.Errorf("build docket: %w\n%s", err, out)
 		}
 	})

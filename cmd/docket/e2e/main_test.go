@@ -28,7 +28,7 @@ func TestMain(m *testing.M) {
 		path  *string
 		name  string
 		flags []string
-	}{{&docketBin, "docket", nil}, {&faultBin, "docket-fault", []string{"-tags", "docketfault"}}} {
+	}{{&docketBin, "docket", []string{"-tags", "grpcnotrace"}}, {&faultBin, "docket-fault", []string{"-tags", "docketfault,grpcnotrace"}}} {
 		if *b.path != "" {
 			continue
 		}

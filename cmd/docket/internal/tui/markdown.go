@@ -6,10 +6,9 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/extension"
 	east "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 )
 
@@ -17,14 +16,17 @@ import (
 // parses, and this walks the tree into styled, wrapped lines. (glamour
 // was tried first: its syntax highlighter registers every lexer and style
 // at start-up, which added ~40 ms and 14 MiB to every docket command, the
-// sandbox's included.)
+// sandbox's included.) Only goldmark's parser is linked: its HTML
+// renderer is not used, and its GFM extensions package is replaced by the
+// two extensions in markdown_gfm.go (that package's initialisers cost every
+// docket start about 0.5 ms).
 type markdown struct {
-	color bool
-	md    goldmark.Markdown
+	color  bool
+	parser parser.Parser
 }
 
 func newMarkdown(color bool) *markdown {
-	return &markdown{color: color, md: goldmark.New(goldmark.WithExtensions(extension.Strikethrough, extension.Table))}
+	return &markdown{color: color, parser: parser.NewParser(gfmParserOptions()...)}
 }
 
 // Styles of the markdown renderer (applied only with colour).
@@ -45,7 +47,7 @@ const maxMarkdownDepth = 32
 func (md *markdown) render(src string, width int) string {
 	width = max(width-2, 20)
 	r := &mdRender{md: md, src: []byte(src), width: width}
-	doc := md.md.Parser().Parse(text.NewReader(r.src))
+	doc := md.parser.Parse(text.NewReader(r.src))
 	var blocks []string
 	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
 		blocks = append(blocks, r.block(n, width, 0))
