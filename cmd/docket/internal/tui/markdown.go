@@ -6,9 +6,10 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
 	east "github.com/yuin/goldmark/extension/ast"
-	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 )
 
@@ -16,17 +17,14 @@ import (
 // parses, and this walks the tree into styled, wrapped lines. (glamour
 // was tried first: its syntax highlighter registers every lexer and style
 // at start-up, which added ~40 ms and 14 MiB to every docket command, the
-// sandbox's included.) Only goldmark's parser is linked: its HTML
-// renderer is not used, and its GFM extensions package is replaced by the
-// two extensions in markdown_gfm.go (that package's initialisers cost every
-// docket start about 0.5 ms).
+// sandbox's included.)
 type markdown struct {
-	color  bool
-	parser parser.Parser
+	color bool
+	md    goldmark.Markdown
 }
 
 func newMarkdown(color bool) *markdown {
-	return &markdown{color: color, parser: parser.NewParser(gfmParserOptions()...)}
+	return &markdown{color: color, md: goldmark.New(goldmark.WithExtensions(extension.Strikethrough, extension.Table))}
 }
 
 // Styles of the markdown renderer (applied only with colour).
@@ -47,7 +45,7 @@ const maxMarkdownDepth = 32
 func (md *markdown) render(src string, width int) string {
 	width = max(width-2, 20)
 	r := &mdRender{md: md, src: []byte(src), width: width}
-	doc := md.parser.Parse(text.NewReader(r.src))
+	doc := md.md.Parser().Parse(text.NewReader(r.src))
 	var blocks []string
 	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
 		blocks = append(blocks, r.block(n, width, 0))
