@@ -82,10 +82,8 @@ func TestDocketsOwnPackageInitialisersStayCheap(t *testing.T) {
 // its binary (docs/decisions.md, "Docket's start-up: library
 // initialisers"), with what replaces them.
 var unlinkedForStartUp = map[string]string{
-	"github.com/yuin/goldmark/extension":     "compiles Linkify's URL regexps (about 230 KB) at every start; the renderer's tables and strikethrough are tui/markdown_gfm.go",
-	"github.com/yuin/goldmark/renderer/html": "the renderer uses goldmark's parser only",
-	"golang.org/x/net/trace":                 "gRPC's request tracing, off in docket: build with -tags grpcnotrace (make build does)",
-	"html/template":                          "linked only through golang.org/x/net/trace",
+	"golang.org/x/net/trace": "gRPC's request tracing, off in docket: build with -tags grpcnotrace (make build does)",
+	"html/template":          "linked only through golang.org/x/net/trace",
 }
 
 // TestLibraryInitialisersStayCheap: the libraries' initialisers are most
@@ -93,13 +91,13 @@ var unlinkedForStartUp = map[string]string{
 // "Docket's start-up"). Those cut out of the binary must not come back
 // through a new import, and all of them together must not grow
 // unnoticed: the bound on their allocated bytes (load-independent, unlike
-// their clock) is about 14% over what they allocate now (1.43 MB, of
-// which openai-go 0.27 MB, chroma's lexer registry 0.33 MB, goldmark's
-// parser 0.25 MB). A new dependency whose initialisers push past it
+// their clock) is about 14% over what they allocate now (1.73 MB, of
+// which goldmark's extension and parser 0.55 MB, chroma's lexer registry
+// 0.33 MB, openai-go 0.27 MB). A new dependency whose initialisers push past it
 // should be a decision: a sub-package that avoids them, or the bound
 // raised with the figure in the commit.
 func TestLibraryInitialisersStayCheap(t *testing.T) {
-	const bound = 1600 << 10
+	const bound = 1920 << 10
 	inits := docketInitTrace(t)
 	total := 0
 	for _, in := range inits {
