@@ -3,6 +3,7 @@ package engine
 import (
 	"crypto/sha256"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/docket-engine/docket/events"
@@ -31,6 +32,30 @@ func TestItemHasherMatchesMarshalChain(t *testing.T) {
 		got = x.next(got, &it)
 		if got != want {
 			t.Fatalf("item %d: reused hasher %x, Marshal chain %x", i, got, want)
+		}
+	}
+}
+
+// TestItemHasherLetsALargeBufferGo: after a large item the hasher keeps no
+// buffer past maxKeptHashBuf, and the chain goes on as Marshal's.
+func TestItemHasherLetsALargeBufferGo(t *testing.T) {
+	items := []events.Item{
+		{Type: "function_call_output", CallID: "c1", Output: strings.Repeat("x", 4<<20)},
+		{Type: "message", Role: "user", Text: "after"},
+	}
+	var x itemHasher
+	var got, want [32]byte
+	for i, it := range items {
+		b, err := json.Marshal(it)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = sha256.Sum256(append(want[:], b...))
+		if got = x.next(got, &it); got != want {
+			t.Fatalf("item %d: %x, Marshal chain %x", i, got, want)
+		}
+		if c := x.buf.Cap(); c > maxKeptHashBuf {
+			t.Fatalf("after item %d the hasher keeps a %d-byte buffer (bound %d)", i, c, maxKeptHashBuf)
 		}
 	}
 }
