@@ -38,17 +38,9 @@ enabled = true
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(config), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	env := []string{"DOCKET_HOME=" + home, "HOME=" + home, "PATH=/usr/bin:/bin"}
 	run := func(args ...string) (int, string) {
-		cmd := exec.Command(bin, append([]string{"sandbox", "-C", work}, args...)...)
-		cmd.Env = []string{"DOCKET_HOME=" + home, "HOME=" + home, "PATH=/usr/bin:/bin"}
-		out, err := cmd.CombinedOutput()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return code, string(out)
+		return runBinary(t, bin, env, append([]string{"sandbox", "-C", work}, args...)...)
 	}
 	exists := func(name string) bool {
 		_, err := os.Stat(filepath.Join(work, name))
@@ -128,10 +120,7 @@ enabled = true
 		t.Fatal(err)
 	}
 	session := func(profile string) (int, string) {
-		cmd := exec.Command(bin, "exec", "--skip-git-repo-check", "--json", "-a", "never", "-C", work, "--permissions", profile, "--model-script", script, "read")
-		cmd.Env = []string{"DOCKET_HOME=" + home, "HOME=" + home, "PATH=/usr/bin:/bin"}
-		out, _ := cmd.CombinedOutput()
-		return cmd.ProcessState.ExitCode(), string(out)
+		return runBinary(t, bin, env, "exec", "--skip-git-repo-check", "--json", "-a", "never", "-C", work, "--permissions", profile, "--model-script", script, "read")
 	}
 	if code, out := session(":workspace"); code != 0 || !strings.Contains(out, "ENV-SECRET") || !strings.Contains(out, "KEY-SECRET") {
 		t.Fatalf("a session under :workspace reads the secrets: exit %d %s", code, out)
@@ -176,17 +165,7 @@ max_file_size_mb = 3
 	}
 	// No Docket home: the Codex home's config is the one in force.
 	env := []string{"HOME=" + work, "CODEX_HOME=" + codexHome, "PATH=/usr/bin:/bin"}
-	run := func(args ...string) (int, string) {
-		cmd := exec.Command(bin, args...)
-		cmd.Env = env
-		out, err := cmd.CombinedOutput()
-		if ee, ok := err.(*exec.ExitError); ok {
-			return ee.ExitCode(), string(out)
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return 0, string(out)
-	}
+	run := func(args ...string) (int, string) { return runBinary(t, bin, env, args...) }
 	written := func(name string) bool {
 		_, err := os.Stat(filepath.Join(codexHome, name))
 		return err == nil
@@ -216,4 +195,19 @@ max_file_size_mb = 3
 	if code, out := run("exec", "--skip-git-repo-check", "--json", "-a", "never", "-C", work, "--permissions", "w", "--model-script", script, "write"); code != 0 || written("session") {
 		t.Fatalf("a session under the profile: exit %d, wrote the Codex home %t: %s", code, written("session"), out)
 	}
+}
+
+// runBinary runs the built docket with env and args, and returns its exit
+// code and combined output; a command that cannot start fails the test.
+func runBinary(t *testing.T, bin string, env []string, args ...string) (int, string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode(), string(out)
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return 0, string(out)
 }
