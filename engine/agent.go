@@ -33,9 +33,10 @@ type AgentHost interface {
 	// its records. When there is none it returns an error wrapping
 	// fs.ErrNotExist (the child never got as far as its journal).
 	OpenLog(childID string) (ChildLog, []events.Record, error)
-	// Model returns the model of the child called name; responsesSeen
-	// responses are already in its journal (a scripted model skips them).
-	Model(name string, responsesSeen int) (model.Model, error)
+	// Model returns the model of the child called name; used is what its
+	// journal already took from a scripted model (ScriptLinesUsed: a
+	// scripted model skips past it, as a resumed session's does).
+	Model(name string, used ScriptUse) (model.Model, error)
 }
 
 // ErrAgentParked is wrapped by the error a spawn_agent run returns when the
@@ -185,13 +186,7 @@ func (s *Session) runChild(ctx context.Context, start events.ExecStarted, resume
 			err = fmt.Errorf("subagent %s: close its journal: %w", sp.Name, cerr)
 		}
 	}()
-	seen := 0
-	for _, r := range recs {
-		if r.Kind == events.KindModelResponse {
-			seen++
-		}
-	}
-	mdl, err := host.Model(sp.Name, seen)
+	mdl, err := host.Model(sp.Name, ScriptLinesUsed(recs))
 	if err != nil {
 		return out, fmt.Errorf("subagent %s: model: %w", sp.Name, err)
 	}

@@ -103,9 +103,10 @@ func (h *memHost) OpenLog(id string) (engine.ChildLog, []events.Record, error) {
 	return memChild{l}, l.Records(), nil
 }
 
-func (h *memHost) Model(name string, seen int) (model.Model, error) {
+func (h *memHost) Model(name string, used engine.ScriptUse) (model.Model, error) {
 	m := h.script.ForAgent(name)
-	m.Skip(seen)
+	m.Skip(used.Responses)
+	m.SkipCompactions(used.Compactions)
 	return m, nil
 }
 

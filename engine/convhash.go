@@ -14,6 +14,10 @@ import (
 // encoder and digest between items; a fresh Marshal, digest and sum per
 // item were three allocations for every item of every turn (issue 31).
 // Not safe for concurrent use: the session's mutex guards it.
+//
+// The buffer grows to the largest item hashed (an image, a tool's whole
+// output): past maxKeptHashBuf it is let go after the item, so one large
+// item does not stay held for the session's life.
 type itemHasher struct {
 	buf bytes.Buffer
 	enc *json.Encoder
@@ -38,5 +42,13 @@ func (x *itemHasher) next(prev [32]byte, it *events.Item) [32]byte {
 	x.sum = x.h.Sum(x.sum[:0]) // into the hasher's buffer: a local array would escape
 	var out [32]byte
 	copy(out[:], x.sum)
+	if x.buf.Cap() > maxKeptHashBuf {
+		// The encoder writes to &x.buf, which stays where it is.
+		x.buf = bytes.Buffer{}
+	}
 	return out
 }
+
+// maxKeptHashBuf is the largest buffer an itemHasher keeps between items:
+// most items (messages, calls, short outputs) fit.
+const maxKeptHashBuf = 64 << 10

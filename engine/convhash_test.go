@@ -3,6 +3,7 @@ package engine
 import (
 	"crypto/sha256"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/docket-engine/docket/events"
@@ -21,6 +22,13 @@ func TestItemHasherMatchesMarshalChain(t *testing.T) {
 		{Type: "message"},
 	}
 	var x itemHasher
+	checkChain(t, &x, items, nil)
+}
+
+// checkChain hashes items with x and fails at the first digest that is not
+// the Marshal chain's; after, when set, runs after each item.
+func checkChain(t *testing.T, x *itemHasher, items []events.Item, after func(i int)) {
+	t.Helper()
 	var got, want [32]byte
 	for i, it := range items {
 		b, err := json.Marshal(it)
@@ -28,9 +36,26 @@ func TestItemHasherMatchesMarshalChain(t *testing.T) {
 			t.Fatal(err)
 		}
 		want = sha256.Sum256(append(want[:], b...))
-		got = x.next(got, &it)
-		if got != want {
+		if got = x.next(got, &it); got != want {
 			t.Fatalf("item %d: reused hasher %x, Marshal chain %x", i, got, want)
 		}
+		if after != nil {
+			after(i)
+		}
 	}
+}
+
+// TestItemHasherLetsALargeBufferGo: after a large item the hasher keeps no
+// buffer past maxKeptHashBuf, and the chain goes on as Marshal's.
+func TestItemHasherLetsALargeBufferGo(t *testing.T) {
+	items := []events.Item{
+		{Type: "function_call_output", CallID: "c1", Output: strings.Repeat("x", 4<<20)},
+		{Type: "message", Role: "user", Text: "after"},
+	}
+	var x itemHasher
+	checkChain(t, &x, items, func(i int) {
+		if c := x.buf.Cap(); c > maxKeptHashBuf {
+			t.Fatalf("after item %d the hasher keeps a %d-byte buffer (bound %d)", i, c, maxKeptHashBuf)
+		}
+	})
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/docket-engine/docket/engine/prompt"
 	"github.com/docket-engine/docket/events"
@@ -112,7 +113,11 @@ func (s *Session) sandboxMode() string {
 // withSandbox is sc with the sandbox keys of sp.
 func withSandbox(sc events.SessionConfig, sp policy.SandboxPolicy) events.SessionConfig {
 	sc.SandboxMode = sp.Mode.String()
-	sc.WritableRoots = append([]string(nil), sp.WritableRoots...)
+	// Shared, not copied on every call's env(): what an Env holds is read,
+	// never changed (narrowConfig and narrowPlan copy what they change, and
+	// Env.Plan's slices were always the decider's). Clipped, so an append
+	// cannot write into the decider's array.
+	sc.WritableRoots = slices.Clip(sp.WritableRoots)
 	sc.NetworkAccess = sp.NetworkAccess
 	sc.ExcludeTmpdirEnvVar, sc.ExcludeSlashTmp = sp.ExcludeTmpdirEnvVar, sp.ExcludeSlashTmp
 	return sc

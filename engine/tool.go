@@ -27,7 +27,9 @@ type PathWriter interface {
 	WritePaths(c Call, cwd string) []string
 }
 
-// Env is what a tool may consult while preparing a call.
+// Env is what a tool may consult while preparing a call. Its slices are
+// the session's own, shared: a tool reads them and copies what it would
+// change.
 type Env struct {
 	Cwd     string
 	Config  events.SessionConfig

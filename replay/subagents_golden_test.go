@@ -51,9 +51,10 @@ func (h fileHost) OpenLog(id string) (engine.ChildLog, []events.Record, error) {
 	return j, recs, nil
 }
 
-func (h fileHost) Model(name string, seen int) (model.Model, error) {
+func (h fileHost) Model(name string, used engine.ScriptUse) (model.Model, error) {
 	m := h.script.ForAgent(name)
-	m.Skip(seen)
+	m.Skip(used.Responses)
+	m.SkipCompactions(used.Compactions)
 	return m, nil
 }
 

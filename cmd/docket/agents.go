@@ -5,9 +5,7 @@ import (
 )
 
 // findSession is journal.Find, except that "last" means the newest session
-// a user started: a child's id sorts with its parent's, and a journal a
-// crash left without records (a subagent's child, say) is taken only when
-// there is no other, so that its resume can say nothing ran.
+// a user started (newestSession).
 func findSession(home, ref string) (journal.SessionFile, error) {
 	if ref != "last" && ref != "--last" {
 		return journal.Find(home, ref)
@@ -18,17 +16,34 @@ func findSession(home, ref string) (journal.SessionFile, error) {
 	if err != nil {
 		return journal.SessionFile{}, err
 	}
+	if f, ok := newestSession(files, nil, true); ok {
+		return f, nil
+	}
+	return journal.Find(home, ref)
+}
+
+// newestSession is what "last" means, for every command that takes it:
+// of files (newest first) the newest session a user began that match
+// accepts (nil: any), else, when empties, the newest journal a crash left
+// without records (its resume says nothing ran). A subagent's journal is
+// never taken: a child's id sorts with its parent's, and it is resumed
+// with its parent, never on its own.
+func newestSession(files []journal.SessionFile, match func(journal.SessionFile) bool, empties bool) (journal.SessionFile, bool) {
 	var empty []journal.SessionFile
 	for _, f := range files {
 		switch kindOf(f.Path) {
 		case usersJournal:
-			return f, nil
+			if match == nil || match(f) {
+				return f, true
+			}
 		case emptyJournal:
-			empty = append(empty, f)
+			if empties {
+				empty = append(empty, f)
+			}
 		}
 	}
 	if len(empty) > 0 {
-		return empty[0], nil // its resume says nothing ran
+		return empty[0], true
 	}
-	return journal.Find(home, ref)
+	return journal.SessionFile{}, false
 }

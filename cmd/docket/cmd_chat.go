@@ -10,7 +10,6 @@ import (
 	"github.com/docket-engine/docket/cmd/docket/internal/config"
 	"github.com/docket-engine/docket/cmd/docket/internal/render"
 	"github.com/docket-engine/docket/cmd/docket/internal/tui"
-	"github.com/docket-engine/docket/states/policy"
 	"github.com/spf13/cobra"
 )
 
@@ -61,13 +60,9 @@ func runChat(c *cobra.Command, a *app, f *chatFlags, args []string) error {
 		// Today's exec behaviour: one turn, JSONL or human output.
 		return runExec(c, a, &f.execFlags, args)
 	}
-	var flags config.Flags
-	if f.bypass {
-		if c.Flags().Changed("ask-for-approval") || c.Flags().Changed("sandbox") {
-			return usageErrorf("--dangerously-bypass-approvals-and-sandbox sets the approval policy and sandbox itself; drop -a/-s")
-		}
-		never, full := policy.Never.String(), policy.DangerFullAccess.String()
-		flags.ApprovalPolicy, flags.SandboxMode = &never, &full
+	flags, err := bypassFlags(c, f.bypass)
+	if err != nil {
+		return err
 	}
 	if f.resume != "" {
 		if err := refuseUnresumableFlags(c); err != nil {

@@ -140,15 +140,28 @@ exec resume does.`,
 	return c
 }
 
-func runExec(c *cobra.Command, a *app, f *execFlags, args []string) (err error) {
+// bypassFlags are the configuration flags --dangerously-bypass-approvals-
+// and-sandbox sets (approval never, sandbox danger-full-access), refused
+// beside -a or -s; none without it.
+func bypassFlags(c *cobra.Command, bypass bool) (config.Flags, error) {
 	var flags config.Flags
-	if f.bypass {
-		if c.Flags().Changed("ask-for-approval") || c.Flags().Changed("sandbox") {
-			return usageErrorf("--dangerously-bypass-approvals-and-sandbox sets the approval policy and sandbox itself; drop -a/-s")
-		}
-		never, full := policy.Never.String(), policy.DangerFullAccess.String()
-		flags.ApprovalPolicy, flags.SandboxMode = &never, &full
-	} else if !c.Flags().Changed("ask-for-approval") && !overridesKey(f.overrides, "approval_policy") {
+	if !bypass {
+		return flags, nil
+	}
+	if c.Flags().Changed("ask-for-approval") || c.Flags().Changed("sandbox") {
+		return flags, usageErrorf("--dangerously-bypass-approvals-and-sandbox sets the approval policy and sandbox itself; drop -a/-s")
+	}
+	never, full := policy.Never.String(), policy.DangerFullAccess.String()
+	flags.ApprovalPolicy, flags.SandboxMode = &never, &full
+	return flags, nil
+}
+
+func runExec(c *cobra.Command, a *app, f *execFlags, args []string) (err error) {
+	flags, err := bypassFlags(c, f.bypass)
+	if err != nil {
+		return err
+	}
+	if !f.bypass && !c.Flags().Changed("ask-for-approval") && !overridesKey(f.overrides, "approval_policy") {
 		// codex exec runs with approval never whatever the config says;
 		// parking is for a policy chosen on the command line.
 		never := policy.Never.String()

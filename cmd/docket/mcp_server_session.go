@@ -24,11 +24,17 @@ type mcpOpener struct {
 	cwd string
 }
 
-// Open implements mcpserve.Opener.
-func (o *mcpOpener) Open(ctx context.Context, req mcpserve.OpenRequest) (_ mcpserve.Session, err error) {
+// wire is the wiring of a session Open and Reopen give a client: the
+// configuration with the client as the model, its observer and approver.
+func (o *mcpOpener) wire(ctx context.Context, req mcpserve.OpenRequest) (*wiring, error) {
 	cfg := *o.cfg
 	cfg.ModelProvider, cfg.Model = mcpserve.Provider, mcpserve.Provider
-	w, err := wire(ctx, o.a, &cfg, o.cwd, wireOptions{observer: req.Observer, approver: req.Approver})
+	return wire(ctx, o.a, &cfg, o.cwd, wireOptions{observer: req.Observer, approver: req.Approver})
+}
+
+// Open implements mcpserve.Opener.
+func (o *mcpOpener) Open(ctx context.Context, req mcpserve.OpenRequest) (_ mcpserve.Session, err error) {
+	w, err := o.wire(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -73,9 +79,7 @@ func (o *mcpOpener) Reopen(ctx context.Context, id string, req mcpserve.OpenRequ
 	}
 	var w *wiring
 	configure := func(session.Recorded) (session.Options, error) {
-		cfg := *o.cfg
-		cfg.ModelProvider, cfg.Model = mcpserve.Provider, mcpserve.Provider
-		if w, err = wire(ctx, o.a, &cfg, o.cwd, wireOptions{observer: req.Observer, approver: req.Approver}); err != nil {
+		if w, err = o.wire(ctx, req); err != nil {
 			return session.Options{}, err
 		}
 		w.opts.RequireAnswered = true

@@ -7,19 +7,21 @@ import (
 	"sync"
 
 	"github.com/docket-engine/docket/cmd/docket/internal/config"
-	"github.com/docket-engine/docket/engine/session"
 	ws "github.com/docket-engine/docket/engine/workspace"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/sandbox"
 	"github.com/docket-engine/docket/sandbox/egress"
 	"github.com/docket-engine/docket/states/permissions"
-	"github.com/docket-engine/docket/states/policy"
 )
 
 // sandboxPlanFromProfile builds the plan of `docket sandbox --permissions
 // NAME`: the configuration is loaded as a session in dir would load it
 // (Docket's home, the trusted project layer, the managed requirements), so
-// a profile is tried exactly as a session would run it, refusals included.
+// a profile is tried exactly as a session would run it, refusals included,
+// and the plan is the session's (sessionPlan): the configured [sandbox]
+// limits, Docket's home and the Codex home read in its place kept
+// read-only, the hidden paths, the network through the egress proxy.
+// --require-protected-paths adds to the configuration's, never removes.
 func sandboxPlanFromProfile(name, dir string, protect bool) (events.SandboxPlan, string, *permissions.Resolved, error) {
 	cwd, err := absDir(dir)
 	if err != nil {
@@ -28,27 +30,14 @@ func sandboxPlanFromProfile(name, dir string, protect bool) (events.SandboxPlan,
 	if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
 		return events.SandboxPlan{}, "", nil, usageErrorf("-C %s: not a directory", cwd)
 	}
-	getenv := os.Getenv
-	cfg, err := config.Load(config.LoadOptions{Env: getenv, Cwd: cwd, Flags: config.Flags{Permissions: &name}})
+	cfg, err := config.Load(config.LoadOptions{Env: os.Getenv, Cwd: cwd, Flags: config.Flags{Permissions: &name}})
 	if err != nil {
 		return events.SandboxPlan{}, "", nil, &exitError{code: exitUsage, err: err}
 	}
-	ww := cfg.SandboxWorkspaceWrite
-	sp := policy.SandboxPolicy{Mode: policy.SandboxMode(cfg.SandboxMode), WritableRoots: ww.WritableRoots, NetworkAccess: ww.NetworkAccess,
-		ExcludeTmpdirEnvVar: ww.ExcludeTmpdirEnvVar, ExcludeSlashTmp: ww.ExcludeSlashTmp}
-	plan := ws.SandboxPlan(sp, cwd, getenv("TMPDIR"), protect)
-	if plan.Sandboxed() {
-		plan.Network = ww.NetworkAccess
-		if cfg.Egress {
-			plan = session.ProxiedPlan(plan)
-		}
-		if profile := cfg.PermissionProfile; profile != nil && plan.Egress {
-			plan.LocalBinding = profile.Network.AllowLocalBinding
-		}
-		plan.Limits = sandbox.DefaultLimits()
-		plan = ws.ProtectHome(plan, cfg.Home)
-	}
-	if plan, err = hidePlan(plan, cfg); err != nil {
+	sc := cfg.SessionConfig()
+	sc.RequireProtectedPaths = sc.RequireProtectedPaths || protect
+	plan, err := sessionPlan(cfg, sc, cwd)
+	if err != nil {
 		return events.SandboxPlan{}, "", nil, err
 	}
 	return plan, cwd, cfg.PermissionProfile, nil

@@ -38,17 +38,9 @@ enabled = true
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(config), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	env := []string{"DOCKET_HOME=" + home, "HOME=" + home, "PATH=/usr/bin:/bin"}
 	run := func(args ...string) (int, string) {
-		cmd := exec.Command(bin, append([]string{"sandbox", "-C", work}, args...)...)
-		cmd.Env = []string{"DOCKET_HOME=" + home, "HOME=" + home, "PATH=/usr/bin:/bin"}
-		out, err := cmd.CombinedOutput()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return code, string(out)
+		return runBinary(t, bin, env, append([]string{"sandbox", "-C", work}, args...)...)
 	}
 	exists := func(name string) bool {
 		_, err := os.Stat(filepath.Join(work, name))
@@ -128,10 +120,7 @@ enabled = true
 		t.Fatal(err)
 	}
 	session := func(profile string) (int, string) {
-		cmd := exec.Command(bin, "exec", "--skip-git-repo-check", "--json", "-a", "never", "-C", work, "--permissions", profile, "--model-script", script, "read")
-		cmd.Env = []string{"DOCKET_HOME=" + home, "HOME=" + home, "PATH=/usr/bin:/bin"}
-		out, _ := cmd.CombinedOutput()
-		return cmd.ProcessState.ExitCode(), string(out)
+		return runBinary(t, bin, env, "exec", "--skip-git-repo-check", "--json", "-a", "never", "-C", work, "--permissions", profile, "--model-script", script, "read")
 	}
 	if code, out := session(":workspace"); code != 0 || !strings.Contains(out, "ENV-SECRET") || !strings.Contains(out, "KEY-SECRET") {
 		t.Fatalf("a session under :workspace reads the secrets: exit %d %s", code, out)
@@ -148,4 +137,77 @@ enabled = true
 	if code, out := run("--permissions", "nope", "--", "true"); code != exitUsage || !strings.Contains(out, `"nope" is not defined`) {
 		t.Fatalf("an unknown profile: exit %d %s", code, out)
 	}
+}
+
+// TestSandboxPermissionsRunsTheSessionsPlan: `docket sandbox --permissions`
+// runs a command under the plan a session under the same profile runs its
+// calls under (session.BuildPlan): the Codex home read in place of
+// Docket's is kept read-only (a session's command cannot rewrite the rules
+// in force, nor can a command tried here), and the configured [sandbox]
+// limits apply, not the built-in ones. Each write refused is first shown
+// to work without a sandbox.
+func TestSandboxPermissionsRunsTheSessionsPlan(t *testing.T) {
+	bin := cliBinary(t)
+	work := t.TempDir()
+	codexHome := filepath.Join(work, "codexhome")
+	if err := os.MkdirAll(codexHome, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	config := `[sandbox]
+max_file_size_mb = 3
+
+[permissions.w.filesystem]
+":root" = "read"
+":project_roots" = { "." = "write" }
+`
+	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// No Docket home: the Codex home's config is the one in force.
+	env := []string{"HOME=" + work, "CODEX_HOME=" + codexHome, "PATH=/usr/bin:/bin"}
+	run := func(args ...string) (int, string) { return runBinary(t, bin, env, args...) }
+	written := func(name string) bool {
+		_, err := os.Stat(filepath.Join(codexHome, name))
+		return err == nil
+	}
+	if code, out := run("sandbox", "-C", work, "--sandbox", "danger-full-access", "--", "sh", "-c", "echo pwned > codexhome/unsandboxed"); code != 0 || !written("unsandboxed") {
+		t.Fatalf("the write without a sandbox: exit %d %s", code, out)
+	}
+	probe := "grep 'Max file size' /proc/self/limits; echo ok > inside; echo pwned > codexhome/rules"
+	code, out := run("sandbox", "-C", work, "--permissions", "w", "--", "sh", "-c", probe)
+	if written("rules") {
+		t.Errorf("docket sandbox --permissions w wrote into the Codex home in force: exit %d %s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(work, "inside")); err != nil {
+		t.Errorf("docket sandbox --permissions w did not write the workspace: exit %d %s", code, out)
+	}
+	if !strings.Contains(out, fmt.Sprint(3<<20)) {
+		t.Errorf("docket sandbox --permissions w did not apply max_file_size_mb = 3 (%d bytes): %s", 3<<20, out)
+	}
+	// A session under the same profile refuses the same write.
+	script := filepath.Join(t.TempDir(), "script.jsonl")
+	calls := `{"output":[{"type":"function_call","call_id":"c1","name":"shell","arguments":{"command":["sh","-c","echo pwned > codexhome/session"],"workdir":"."}}]}
+{"output":[{"type":"message","content":"Done."}]}
+`
+	if err := os.WriteFile(script, []byte(calls), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := run("exec", "--skip-git-repo-check", "--json", "-a", "never", "-C", work, "--permissions", "w", "--model-script", script, "write"); code != 0 || written("session") {
+		t.Fatalf("a session under the profile: exit %d, wrote the Codex home %t: %s", code, written("session"), out)
+	}
+}
+
+// runBinary runs the built docket with env and args, and returns its exit
+// code and combined output; a command that cannot start fails the test.
+func runBinary(t *testing.T, bin string, env []string, args ...string) (int, string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode(), string(out)
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return 0, string(out)
 }

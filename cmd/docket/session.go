@@ -356,6 +356,14 @@ func mcpOptions(cfg *config.Config, cwd string) mcp.Options {
 	}}
 }
 
+// sessionPlan is the plan a session under cfg with policy sc runs its
+// calls in cwd under: session.BuildPlan with what wire gives session.Open
+// (the [sandbox] limits, adjustPlan, the egress proxy of sessionEgress).
+func sessionPlan(cfg *config.Config, sc events.SessionConfig, cwd string) (events.SandboxPlan, error) {
+	adjust := func(plan events.SandboxPlan) (events.SandboxPlan, error) { return adjustPlan(plan, cfg) }
+	return session.BuildPlan(sc, cwd, cfg.Home, cfg.Sandbox.Limits(), adjust, sessionEgress(cfg) != nil)
+}
+
 // adjustPlan is what the configuration adds to a session's plan
 // (session.Options.AdjustPlan, and a /permissions switch): the Codex home
 // read in place of Docket's, which holds the config and rules in force,

@@ -81,28 +81,25 @@ func chooseSession(a *app, home, project string, r resumeFlags) (journal.Session
 	if r.all {
 		where = "in any project"
 	}
-	var cands, empty []journal.SessionFile
-	for _, f := range files {
-		switch kindOf(f.Path) {
-		case childJournal:
-			continue // resumed with its parent, never on its own
-		case emptyJournal:
-			// --last prefers a session that began over a newer file a
-			// crash left empty (a subagent's child sorts newest).
-			if r.all && r.last {
-				empty = append(empty, f)
-				continue
+	inProject := func(f journal.SessionFile) bool { return r.all || sessionCwd(f.Path) == project }
+	var cands []journal.SessionFile
+	if r.last {
+		// With --all, a journal a crash left empty is taken when no
+		// session began (its resume says nothing ran).
+		if f, ok := newestSession(files, inProject, r.all); ok {
+			return f, nil
+		}
+	} else {
+		for _, f := range files {
+			if kindOf(f.Path) == childJournal {
+				continue // resumed with its parent, never on its own
+			}
+			if inProject(f) {
+				if cands = append(cands, f); len(cands) == pickerLimit {
+					break
+				}
 			}
 		}
-		if r.all || sessionCwd(f.Path) == project {
-			cands = append(cands, f)
-			if r.last || len(cands) == pickerLimit {
-				break
-			}
-		}
-	}
-	if len(cands) == 0 {
-		cands = empty
 	}
 	if len(cands) == 0 {
 		hint := ""
@@ -110,9 +107,6 @@ func chooseSession(a *app, home, project string, r resumeFlags) (journal.Session
 			hint = fmt.Sprintf("; %d sessions of other projects: --all considers them, docket sessions lists them", len(files))
 		}
 		return journal.SessionFile{}, usageErrorf("no session %s under %s%s", where, home, hint)
-	}
-	if r.last {
-		return cands[0], nil
 	}
 	rows := make([]sessionSummary, len(cands))
 	for i, f := range cands {

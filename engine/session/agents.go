@@ -67,12 +67,13 @@ func (h *agentHost) OpenLog(childID string) (engine.ChildLog, []events.Record, e
 	return j, recs, nil
 }
 
-func (h *agentHost) Model(name string, seen int) (model.Model, error) {
+func (h *agentHost) Model(name string, used engine.ScriptUse) (model.Model, error) {
 	if h.script == nil {
 		return h.model, nil
 	}
 	m := h.script.ForAgent(name)
-	m.Skip(seen)
+	m.Skip(used.Responses)
+	m.SkipCompactions(used.Compactions)
 	return m, nil
 }
 

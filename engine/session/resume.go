@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/docket-engine/docket/engine"
 	"github.com/docket-engine/docket/engine/model"
@@ -34,9 +33,8 @@ type Recorded struct {
 }
 
 // OwnResponsePrefix starts the id of a model response Docket gave itself
-// (docket agents run's dispatch): no model answered it, so a scripted model
-// is not skipped past it.
-const OwnResponsePrefix = "docket-agents-"
+// (engine.OwnResponsePrefix).
+const OwnResponsePrefix = engine.OwnResponsePrefix
 
 // EmptyJournalError is a journal with no record: its session stopped
 // before its first commit, so nothing ran and there is nothing to resume.
@@ -172,33 +170,9 @@ func readRecorded(j *journal.Journal) (Recorded, error) {
 		return rec, &ParentError{SessionID: ss.SessionID, Parent: *ss.Parent}
 	}
 	rec.Started, rec.Records = ss, recs
-	rec.ModelResponses, rec.Compactions = scriptLinesUsed(recs)
+	used := engine.ScriptLinesUsed(recs)
+	rec.ModelResponses, rec.Compactions = used.Responses, used.Compactions
 	return rec, nil
-}
-
-// scriptLinesUsed counts what a session already took from a scripted
-// model: the model's responses (not Docket's own) and the compactions.
-func scriptLinesUsed(recs []events.Record) (responses, compactions int) {
-	for _, r := range recs {
-		switch r.Kind {
-		case events.KindModelResponse:
-			if !ownResponse(r) {
-				responses++
-			}
-		case events.KindCompaction:
-			compactions++
-		}
-	}
-	return responses, compactions
-}
-
-func ownResponse(r events.Record) bool {
-	body, err := r.Decode()
-	if err != nil {
-		return false
-	}
-	mr, ok := body.(*events.ModelResponse)
-	return ok && strings.HasPrefix(mr.ResponseID, OwnResponsePrefix)
 }
 
 // offeredSpawnAgent says whether the session was offered spawn_agent: a

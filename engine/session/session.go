@@ -61,14 +61,9 @@ func Open(ctx context.Context, o Options) (*Session, error) {
 	if p.SandboxMode == "" {
 		p.SandboxMode = policy.WorkspaceWrite.String()
 	}
-	plan, err := Plan(p, cwd, o.Home, o.Limits)
+	plan, err := BuildPlan(p, cwd, o.Home, o.Limits, o.AdjustPlan, o.Egress != nil)
 	if err != nil {
 		return nil, err
-	}
-	if o.AdjustPlan != nil {
-		if plan, err = o.AdjustPlan(plan); err != nil {
-			return nil, err
-		}
 	}
 	plan, o.Egress = RouteNetwork(plan, o.Egress)
 	rules := o.Rules
@@ -197,6 +192,28 @@ func Plan(p events.SessionConfig, cwd, home string, limits events.ResourceLimits
 	}
 	plan.Limits = limits
 	return ws.ProtectHome(plan, home), nil
+}
+
+// BuildPlan is the plan a session's calls run under, built the one way
+// every caller needs it (a session's start, and `docket sandbox
+// --permissions`, which must try a profile exactly as a session runs it):
+// Plan, then what the caller's configuration adds (adjust, may be nil:
+// Options.AdjustPlan), then, when the session has an egress proxy, a
+// sandboxed plan's network through it (plan.Egress says it is).
+func BuildPlan(p events.SessionConfig, cwd, home string, limits events.ResourceLimits, adjust func(events.SandboxPlan) (events.SandboxPlan, error), egress bool) (events.SandboxPlan, error) {
+	plan, err := Plan(p, cwd, home, limits)
+	if err != nil {
+		return events.SandboxPlan{}, err
+	}
+	if adjust != nil {
+		if plan, err = adjust(plan); err != nil {
+			return events.SandboxPlan{}, err
+		}
+	}
+	if egress {
+		plan = ProxiedPlan(plan)
+	}
+	return plan, nil
 }
 
 // Turn runs one turn with prompt as the user's message.

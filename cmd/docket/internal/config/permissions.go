@@ -6,6 +6,7 @@ import (
 	"path"
 	"slices"
 
+	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/states/permissions"
 	"github.com/docket-engine/docket/states/policy"
 )
@@ -159,7 +160,7 @@ func legacyEquivalent(r *permissions.Resolved, roots, tmpdirs []string, tmpdirEn
 			continue
 		}
 		for _, w := range writes {
-			if rule.Pattern == w || len(rule.Pattern) > len(w) && rule.Pattern[:len(w)+1] == w+"/" {
+			if events.Within(rule.Pattern, w) {
 				return "", ww, unenforced(rule.Key, "a read-only path inside a writable one")
 			}
 		}

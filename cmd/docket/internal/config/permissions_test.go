@@ -132,3 +132,33 @@ func TestAUnixSocketAllowIsSaidToBeNotHonoured(t *testing.T) {
 		t.Errorf("warnings about unix sockets: %q; want one naming /run/agent.sock", said)
 	}
 }
+
+// TestAReadOnlyPathInsideAWritableOneIsRefused: the sandbox cannot keep a
+// path read-only inside a writable root it was not told of, so such a
+// profile is refused; "inside" is by whole path components, so a sibling
+// that shares a prefix (/srv/database beside /srv/data) loads.
+func TestAReadOnlyPathInsideAWritableOneIsRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name, read string
+		refused    bool
+	}{
+		{"below the writable root", `"/srv/data/keep" = "read"`, true},
+		{"below the project", `":project_roots" = { "." = "write", "docs" = "read" }`, true},
+		{"a sibling sharing a prefix", `"/srv/database" = "read"`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			project := `":project_roots" = { "." = "write" }` + "\n"
+			if strings.HasPrefix(tc.read, `":project_roots"`) {
+				project = ""
+			}
+			home := homeWith(t, "default_permissions = \"p\"\n\n[permissions.p.filesystem]\n\":root\" = \"read\"\n"+project+"\"/srv/data\" = \"write\"\n"+tc.read+"\n")
+			_, err := Load(LoadOptions{Home: home, Cwd: "/work/proj"})
+			if refused := err != nil && strings.Contains(err.Error(), "a read-only path inside a writable one"); refused != tc.refused {
+				t.Fatalf("%s: err = %v; want refused %t", tc.read, err, tc.refused)
+			}
+			if !tc.refused && err != nil {
+				t.Fatalf("%s: %v", tc.read, err)
+			}
+		})
+	}
+}

@@ -39,13 +39,31 @@ func loadRequirements(paths []string) ([]permissions.Requirement, error) {
 		}
 		r, err := permissions.ParseRequirement(path, f)
 		if err != nil {
-			var pe *permissions.Error
-			errors.As(err, &pe)
-			return nil, &Error{Source: path, Line: lineIndex(data)[pe.Key], Key: pe.Key, Msg: pe.Msg, Err: err}
+			return nil, requirementError(path, data, err)
 		}
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// requirementError locates a requirement ParseRequirement refused at its
+// key's line; an error of another kind is said as it is, not lost.
+func requirementError(path string, data []byte, err error) *Error {
+	var pe *permissions.Error
+	if !errors.As(err, &pe) {
+		return &Error{Source: path, Msg: err.Error(), Err: err}
+	}
+	return &Error{Source: path, Line: lineIndex(data)[pe.Key], Key: pe.Key, Msg: pe.Msg, Err: err}
+}
+
+// refusedByRequirement names the requirement and the file of a choice
+// permissions.Check refused; an error of another kind is said as it is.
+func refusedByRequirement(err error) *Error {
+	var re *permissions.RequirementError
+	if !errors.As(err, &re) {
+		return &Error{Source: "managed requirements", Msg: err.Error(), Err: err}
+	}
+	return &Error{Source: re.File, Key: re.Key, Msg: re.Msg, Err: err}
 }
 
 func requirementsDecodeError(path string, err error) *Error {
@@ -83,9 +101,7 @@ func applyRequirements(c *Config, paths []string) error {
 	choice := permissions.Choice{ApprovalPolicy: c.ApprovalPolicy, SandboxMode: c.SandboxMode, Profile: c.PermissionsSelection.Profile,
 		ApprovalSource: src("approval_policy"), SandboxSource: src("sandbox_mode"), ProfileSource: src("default_permissions")}
 	if err := permissions.Check(reqs, choice); err != nil {
-		var re *permissions.RequirementError
-		errors.As(err, &re)
-		return &Error{Source: re.File, Key: re.Key, Msg: re.Msg, Err: err}
+		return refusedByRequirement(err)
 	}
 	if c.PermissionProfile != nil {
 		permissions.ApplyManagedNetwork(&c.PermissionProfile.Network, reqs)

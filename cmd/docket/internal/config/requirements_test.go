@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/docket-engine/docket/states/permissions"
 )
 
 func requirementsFile(t *testing.T, text string) string {
@@ -106,4 +108,24 @@ func FuzzRequirementsFile(f *testing.F) {
 			t.Fatalf("error %v does not name the file", err)
 		}
 	})
+}
+
+// TestARequirementErrorOfAnotherKindIsSaidNotDropped: the errors the
+// requirement checks return are typed today; one of another kind (a
+// future check's) is said with its file, not turned into a nil
+// dereference, and stays wrapped.
+func TestARequirementErrorOfAnotherKindIsSaidNotDropped(t *testing.T) {
+	cause := errors.New("an unforeseen refusal")
+	for name, e := range map[string]*Error{
+		"parse": requirementError("/etc/docket/requirements.toml", []byte("x = 1\n"), cause),
+		"check": refusedByRequirement(cause),
+	} {
+		if !errors.Is(e, cause) || !strings.Contains(e.Error(), "an unforeseen refusal") {
+			t.Errorf("%s: %v does not say or wrap %v", name, e, cause)
+		}
+	}
+	typed := requirementError("/etc/docket/requirements.toml", []byte("a = 1\nallowed_sandbox_modes = []\n"), &permissions.Error{Key: "allowed_sandbox_modes", Msg: "empty"})
+	if typed.Line != 2 || typed.Key != "allowed_sandbox_modes" {
+		t.Errorf("a typed error: %+v, want line 2 and its key", typed)
+	}
 }

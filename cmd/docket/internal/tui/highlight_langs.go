@@ -8,24 +8,35 @@ import (
 	"github.com/charmbracelet/lipgloss"
 )
 
-// maxHighlightBytes bounds the code a block is highlighted in: the lexers
-// are regular expressions with backtracking run on the model's text, in
-// the UI's goroutine; a longer block is shown in the plain code style.
-const maxHighlightBytes = 64 << 10
+// The lexers are regular expressions with backtracking (regexp2), run on
+// the model's text in the UI's goroutine. Their cost grows with the square
+// of a line's length on text they do not expect (8 KiB of "1." on one line
+// took 1.5 s in the YAML lexer, 60 KiB two minutes; the same text in
+// 100-byte lines 33 ms), so both a block and a line are bounded, and code
+// past either is shown in the plain code style.
+const (
+	// maxHighlightBytes bounds a block chroma lexes.
+	maxHighlightBytes = 16 << 10
+	// maxHighlightLine bounds each of its lines: longer is seldom code a
+	// person reads (minified text, data) and is where backtracking costs.
+	maxHighlightLine = 256
+)
 
 // highlightCode colours code in the language a fence's info string names:
 // Go with the standard library's scanner (highlightGo), a diff or patch by
 // line as /diff does (colorDiff), any other language chroma knows (by
 // name, alias or file extension: "python", "py", "ts", "sh") by its
-// lexer. ok is false for a language it does not know, or code too long:
-// the caller shows it plain. src is already made safe; only this
+// lexer. ok is false for a language it does not know, or code past the
+// bounds (maxHighlightBytes, maxHighlightLine, and budget: what chroma may
+// still lex in the message, taken from when it does): the caller shows it
+// plain. src is already made safe; only this
 // renderer's own escapes are added.
 //
 // Chroma is v0.10, the last release whose lexers are Go code compiled on
 // first use: registering its 213 lexers costs about 1 ms at start-up, where
 // v2 parses 279 embedded XML lexers in init (about 6 ms and 2.7 MB for
 // every docket command; docs/decisions.md).
-func highlightCode(lang, src string) (out string, ok bool) {
+func highlightCode(lang, src string, budget *int) (out string, ok bool) {
 	lang = strings.ToLower(lang)
 	switch lang {
 	case "":
@@ -35,13 +46,21 @@ func highlightCode(lang, src string) (out string, ok bool) {
 	case "diff", "patch", "udiff":
 		return colorDiff(src), true
 	}
-	if len(src) > maxHighlightBytes {
+	if !lexable(src) || len(src) > *budget {
 		return "", false
 	}
+	*budget -= len(src)
 	lexer := lexers.Get(lang)
 	if lexer == nil {
 		return "", false
 	}
+	// A lexer's mutator panics on a state it does not know: the model's
+	// text must not end the UI; the code is shown plain.
+	defer func() {
+		if recover() != nil {
+			out, ok = "", false
+		}
+	}()
 	it, err := chroma.Coalesce(lexer).Tokenise(nil, src)
 	if err != nil {
 		return "", false
@@ -66,6 +85,19 @@ func highlightCode(lang, src string) (out string, ok bool) {
 		return "", false
 	}
 	return b.String(), true
+}
+
+// lexable reports whether src is within the bounds chroma is run on.
+func lexable(src string) bool {
+	if len(src) > maxHighlightBytes {
+		return false
+	}
+	for line := range strings.Lines(src) {
+		if len(line) > maxHighlightLine+1 { // +1: the newline
+			return false
+		}
+	}
+	return true
 }
 
 // tokenStyle is the colour of a token: the four kinds Go code is

@@ -62,11 +62,43 @@ func TestCodeBlocksAreNotHighlightedWithoutColour(t *testing.T) {
 // Code longer than the bound is shown plain rather than lexed.
 func TestTooLongCodeIsNotLexed(t *testing.T) {
 	withANSI(t)
-	if _, ok := highlightCode("python", strings.Repeat("x = 1\n", maxHighlightBytes/6+1)); ok {
+	if _, ok := highlightCode("python", strings.Repeat("x = 1\n", maxHighlightBytes/6+1), oneBlock()); ok {
 		t.Error("code over maxHighlightBytes was highlighted")
 	}
-	if _, ok := highlightCode("python", "x = 1\n"); !ok {
+	if _, ok := highlightCode("python", "x = 1\n", oneBlock()); !ok {
 		t.Error("short python code was not highlighted")
+	}
+}
+
+// oneBlock is a render's whole lexing budget, for one block.
+func oneBlock() *int {
+	b := maxHighlightBytes
+	return &b
+}
+
+// TestPathologicalCodeIsShownPlain: text a lexer backtracks on is shown in
+// the plain code style, not lexed: 8 KiB of "1." on one line cost the
+// YAML lexer 1.5 s (quadratic in the line), all of it in the UI's
+// goroutine. The same text in short lines is lexed, so it is the line's
+// bound that keeps it plain, and a message's blocks share one budget.
+func TestPathologicalCodeIsShownPlain(t *testing.T) {
+	withANSI(t)
+	md := newMarkdown(true)
+	line := strings.Repeat("1.", 4<<10)
+	plain := md.render("```nosuchlanguage\n"+line+"\n```", 80)
+	if got := md.render("```yaml\n"+line+"\n```", 80); got != plain {
+		t.Errorf("a %d-byte line was lexed:\n%q", len(line), got)
+	}
+	short := strings.TrimSuffix(strings.Repeat(strings.Repeat("1.", 50)+"\n", 10), "\n")
+	if got, ok := highlightCode("yaml", short, oneBlock()); !ok || ansi.Strip(got) != short {
+		t.Errorf("the same text in 100-byte lines was not highlighted (ok %t)", ok)
+	}
+	body := strings.Repeat("x = 1\n", maxHighlightBytes/6-1)
+	block := "```python\n" + body + "```"
+	plainBlock := md.render("```nosuchlanguage\n"+body+"```", 80)
+	first, second, found := strings.Cut(md.render(block+"\n\n"+block, 80), "\n\n")
+	if !found || first == plainBlock || second != plainBlock {
+		t.Errorf("two blocks of %d bytes each: the first is not highlighted or the second is, past the message's budget", maxHighlightBytes-12)
 	}
 }
 
@@ -82,7 +114,7 @@ func FuzzHighlightCodeKeepsText(f *testing.F) {
 			return // the renderer is given text made safe, tabs expanded
 		}
 		for _, lang := range []string{"python", "rust", "sh", "html", "yaml"} {
-			if got, ok := highlightCode(lang, src); ok && ansi.Strip(got) != src {
+			if got, ok := highlightCode(lang, src, oneBlock()); ok && ansi.Strip(got) != src {
 				t.Fatalf("highlightCode(%s, %q) shows %q", lang, src, ansi.Strip(got))
 			}
 		}

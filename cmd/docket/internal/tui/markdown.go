@@ -44,7 +44,7 @@ const maxMarkdownDepth = 32
 // render returns text rendered for the width.
 func (md *markdown) render(src string, width int) string {
 	width = max(width-2, 20)
-	r := &mdRender{md: md, src: []byte(src), width: width}
+	r := &mdRender{md: md, src: []byte(src), width: width, lexBudget: maxHighlightBytes}
 	doc := md.md.Parser().Parse(text.NewReader(r.src))
 	var blocks []string
 	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
@@ -57,6 +57,9 @@ type mdRender struct {
 	md    *markdown
 	src   []byte
 	width int
+	// lexBudget is what chroma may still lex in this render: the bound is
+	// the message's, not each block's (highlightCode).
+	lexBudget int
 }
 
 func (r *mdRender) style(s lipgloss.Style, t string) string {
@@ -95,7 +98,7 @@ func (r *mdRender) block(n ast.Node, width, depth int) string {
 		out := strings.Split(text, "\n")
 		hl, ok := "", false
 		if r.md.color {
-			hl, ok = highlightCode(lang, text)
+			hl, ok = highlightCode(lang, text, &r.lexBudget)
 		}
 		if ok {
 			out = strings.Split(hl, "\n")
