@@ -99,8 +99,11 @@ func Verify(ctx context.Context, recs []events.Record, opts Options) (*Result, e
 	if opts.Config != nil {
 		ss.Config = *opts.Config
 	}
-	in := collect(dec)
 	res := &Result{Records: len(dec)}
+	if d := checkNetworkRecords(dec); d != nil {
+		return res, d
+	}
+	in := collect(dec)
 
 	// Segment boundaries: every session_resumed record.
 	var stops []uint64
