@@ -106,6 +106,12 @@ type Cache struct {
 type updateBound struct {
 	left     int
 	deadline time.Time
+	// skipped are the directories the update did not look into once its
+	// bound was spent, added to the unseen list at its end (flushSkipped):
+	// once each, rather than rewriting the list per directory.
+	skipped []string
+	// watched is the watched directories by path, made when first needed.
+	watched map[string]bool
 }
 
 // updateWork is what one update of a kept walk did: the walks it started
@@ -116,15 +122,44 @@ type updateWork struct {
 	Walks, Entries, Skipped int
 }
 
+// flushSkipped adds the directories the update skipped to the unseen
+// list, each in place of what was unseen below it; one gone again since
+// is left out (if it comes back, that is a new event).
+func (c *Cache) flushSkipped() {
+	if len(c.upd.skipped) == 0 {
+		return
+	}
+	skip := make(map[string]bool, len(c.upd.skipped))
+	var add []string
+	for _, p := range c.upd.skipped {
+		if _, err := os.Lstat(p); err == nil && !skip[p] {
+			skip[p] = true
+			add = append(add, p)
+		}
+	}
+	below := func(u string) bool {
+		for d := u; d != "/" && d != "."; d = filepath.Dir(d) {
+			if skip[d] {
+				return true
+			}
+		}
+		return false
+	}
+	c.upd.skipped = nil
+	c.setUnseen(append(slices.DeleteFunc(c.unseen, below), add...))
+	c.complete = c.complete && len(c.unseen) == 0
+}
+
 // watchedAt reports whether a watch of the kept walk is on the directory
 // at p by that path (a directory moved to p keeps its old one).
 func (c *Cache) watchedAt(p string) bool {
-	for _, d := range c.dirs {
-		if d == p {
-			return true
+	if c.upd.watched == nil {
+		c.upd.watched = make(map[string]bool, len(c.dirs))
+		for _, d := range c.dirs {
+			c.upd.watched[d] = true
 		}
 	}
-	return false
+	return c.upd.watched[p]
 }
 
 // spent reports whether the update's budget or time is used up.
@@ -309,6 +344,7 @@ func (c *Cache) update(order, roots []string) bool {
 	for range maxEventReads {
 		n, err := unix.Read(c.ino, buf)
 		if errors.Is(err, unix.EAGAIN) {
+			c.flushSkipped()
 			return c.resume(roots)
 		}
 		if errors.Is(err, unix.EINTR) {
@@ -400,11 +436,11 @@ func (c *Cache) apply(b []byte, roots []string) bool {
 			// directory watched at this very path was read whole and
 			// reports what is made in it (only its attributes changed):
 			// it needs no walk.
-			if c.watchedAt(p) {
+			if ev.Mask&unix.IN_ATTRIB != 0 && c.watchedAt(p) {
 				continue
 			}
 			c.lastUpdate.Skipped++
-			c.setUnseen(append(slices.DeleteFunc(c.unseen, func(u string) bool { return events.Within(u, p) }), p))
+			c.upd.skipped = append(c.upd.skipped, p)
 			c.complete = false
 			continue
 		}
