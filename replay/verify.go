@@ -171,7 +171,8 @@ func Verify(ctx context.Context, recs []events.Record, opts Options) (*Result, e
 			// The session closed here, ending its running processes:
 			// the engine recomputes those ends, compared like any record.
 			if _, err := sess.EndProcesses(); err != nil {
-				if d := (*Divergence)(nil); errors.As(err, &d) {
+				var d *Divergence
+				if errors.As(err, &d) {
 					return res, d
 				}
 				return res, fmt.Errorf("replay: segment %d: ending processes at the close: %w", seg+1, err)
