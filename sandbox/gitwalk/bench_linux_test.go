@@ -69,7 +69,7 @@ func BenchmarkFindKeptPastTheBound(b *testing.B) {
 // 30,000 entries; now one update reads at most MaxEntries in MaxTime.
 func BenchmarkKeptWalkUpdateManyNewDirs(b *testing.B) {
 	for _, tc := range []struct {
-		name         string
+		name        string
 		dirs, files int
 	}{{"small", 4000, 1}, {"large", 12, 2500}} {
 		b.Run(tc.name, func(b *testing.B) {
