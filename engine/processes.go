@@ -16,6 +16,7 @@ const (
 	procExited
 	procLost
 	procEvicted
+	procClosed
 )
 
 // ProcessInfo is what the session knows of one long-lived process, from
@@ -120,6 +121,41 @@ func (b *procBook) observed(st events.ExecStarted, out events.ExecOutcome) {
 	}
 }
 
+// runningIDs returns the running processes' ids in the order they
+// started.
+func (b *procBook) runningIDs() []int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var ids []int
+	for _, id := range b.order {
+		if b.byID[id].Status == procRunning {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// ended applies a process_ended record: the process is gone.
+func (b *procBook) ended(v events.ProcessEnded) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	p, ok := b.byID[v.ID]
+	if !ok || p.Status != procRunning {
+		return
+	}
+	switch v.How {
+	case events.ProcessSessionClosed:
+		p.Status = procClosed
+	default:
+		p.Status = procEvicted
+	}
+}
+
+// closed marks id ended by the session's close.
+func (b *procBook) closed(id int) {
+	b.ended(events.ProcessEnded{ID: id, How: events.ProcessSessionClosed})
+}
+
 // loseAll marks every running process lost: the docket that held them is
 // gone (a restore is always a new process).
 func (b *procBook) loseAll() {
@@ -157,6 +193,8 @@ func (s procStatus) String() string {
 		return "lost"
 	case procEvicted:
 		return "evicted"
+	case procClosed:
+		return "closed"
 	}
 	return fmt.Sprintf("status(%d)", int(s))
 }

@@ -187,6 +187,8 @@ func Restore(cfg Config, log Log, records []events.Record) (*Session, error) {
 		case *events.ExecOutcome:
 			hist(v.CallID).outcomes[v.Attempt] = *v
 			s.procs.observed(hist(v.CallID).started[v.Attempt], *v)
+		case *events.ProcessEnded:
+			s.procs.ended(*v)
 		case *events.SessionResumed:
 			// The docket before this one is gone, and its processes with it.
 			s.procs.loseAll()

@@ -225,6 +225,8 @@ func (WriteStdinTool) Prepare(c Call, env *Env) (*PreparedCall, error) {
 		return nil, fmt.Errorf("write_stdin failed: Unknown process id %d", id)
 	case info.Status == procLost:
 		return nil, fmt.Errorf("write_stdin failed: process %d (started by call %s) was lost: the docket that ran it stopped (a crash, a kill or the end of the session) before this session was resumed, and it was not run again; start it again with exec_command if you still need it", id, info.CallID)
+	case info.Status == procClosed:
+		return nil, fmt.Errorf("write_stdin failed: process %d (started by call %s) was ended when its session closed; start it again with exec_command if you still need it", id, info.CallID)
 	case info.Status == procEvicted:
 		return nil, fmt.Errorf("write_stdin failed: process %d was ended to make room: a session keeps at most %d processes running", id, MaxLiveProcesses)
 	case info.Status != procRunning:

@@ -44,12 +44,16 @@ const (
 	// ProcessEvicted: the session reached its limit of live processes and
 	// this one, the oldest, was killed to make room.
 	ProcessEvicted ProcessEnd = "evicted"
+	// ProcessSessionClosed: the session closed while the process ran, and
+	// docket killed it, as Codex does when its session ends.
+	ProcessSessionClosed ProcessEnd = "session_closed"
 )
 
 // ProcessEnded records that a long-lived process of the session is gone
 // for a reason no call's outcome recorded. It is a decision record: the
 // engine writes it when it evicts a process to stay within the session's
-// limit; replay recomputes and compares it. (A process lost with a killed
+// limit, and for each process still running when the session closes;
+// replay recomputes and compares it. (A process lost with a killed
 // docket needs no record: every session_resumed says so of them all.)
 type ProcessEnded struct {
 	ID int `msgpack:"id"`

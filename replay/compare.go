@@ -64,9 +64,13 @@ func (d decoded) value() any {
 // is compared with the next record of the same stream (the session's or one
 // call's) in the journal.
 type comparingLog struct {
-	mu       sync.Mutex
-	streams  map[string][]decoded // by call id, in seq order
-	pos      map[string]int
+	mu      sync.Mutex
+	streams map[string][]decoded // by call id, in seq order
+	pos     map[string]int
+	// ran holds the calls the replay wrote a record of its own for (not
+	// a network record fed back): network records of any other call are
+	// of a call that never ran, and unconsumed reports them.
+	ran      map[string]bool
 	stopAt   uint64 // seq of the session_resumed that ends this segment (0: none)
 	crashed  bool
 	diverged *Divergence
@@ -98,7 +102,7 @@ func newComparingLog(recs []decoded, stopAt uint64, stall time.Duration) *compar
 		sizes[r.rec.CallID]++
 	}
 	l := &comparingLog{streams: make(map[string][]decoded, len(sizes)), pos: make(map[string]int, len(sizes)),
-		stopAt: stopAt, end: make(chan struct{}), stall: stall}
+		ran: map[string]bool{}, stopAt: stopAt, end: make(chan struct{}), stall: stall}
 	backing := make([]decoded, len(recs))
 	for _, r := range recs {
 		st, ok := l.streams[r.rec.CallID]
@@ -167,6 +171,9 @@ func (l *comparingLog) Append(at time.Time, callID string, body any) (events.Rec
 		return events.Record{}, l.diverged
 	}
 	l.pos[callID] = i + 1
+	if !networkKind(kind) {
+		l.ran[callID] = true
+	}
 	l.compared++
 	l.progress()
 	return want.rec, nil
@@ -206,18 +213,33 @@ func (l *comparingLog) unconsumed() *Divergence {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var first *decoded
+	ghost := false
 	for id, st := range l.streams {
-		i := l.pastNetwork(st, l.pos[id])
+		i := l.pos[id]
+		if !l.ran[id] && i < len(st) && networkKind(st[i].rec.Kind) && (l.stopAt == 0 || st[i].rec.Seq < l.stopAt) {
+			// Network records of a call the replay never ran: the
+			// connections of no command of this session.
+			if first == nil || st[i].rec.Seq < first.rec.Seq {
+				first, ghost = &st[i], true
+			}
+			continue
+		}
+		i = l.pastNetwork(st, i)
 		if i < len(st) && (l.stopAt == 0 || st[i].rec.Seq < l.stopAt) && st[i].rec.Kind != events.KindSessionResumed {
 			if first == nil || st[i].rec.Seq < first.rec.Seq {
-				first = &st[i]
+				first, ghost = &st[i], false
 			}
 		}
 	}
 	if first == nil {
 		return nil
 	}
-	return &Divergence{Seq: first.rec.Seq, CallID: first.rec.CallID, Kind: first.rec.Kind, Want: canonical(first.value()), Got: "(the replay produced no such record)"}
+	got := "(the replay produced no such record)"
+	if ghost {
+		_, host, _ := networkCall(first.value())
+		got = fmt.Sprintf("(a network record for host %s under call %s, which the replay never ran)", host, first.rec.CallID)
+	}
+	return &Divergence{Seq: first.rec.Seq, CallID: first.rec.CallID, Kind: first.rec.Kind, Want: canonical(first.value()), Got: got}
 }
 
 // canonical renders a body as indented JSON with sorted keys: equal

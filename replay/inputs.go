@@ -95,9 +95,9 @@ func collect(recs []decoded) *recorded {
 		case *events.HookVerdict:
 			in.hooks = append(in.hooks, seqVerdict{seq: r.rec.Seq, v: *v})
 		case *events.NetworkDecision:
-			in.network.add(r.rec, *v)
+			in.network.add(r.rec, v.CallID, *v)
 		case *events.NetworkConnection:
-			in.network.add(r.rec, *v)
+			in.network.add(r.rec, v.CallID, *v)
 		}
 		in.last = r.rec.Seq
 		switch r.rec.Kind {

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"fmt"
 	"sync"
 	"time"
 
@@ -29,8 +30,42 @@ func newNetworkFeed() *networkFeed {
 	return &networkFeed{calls: map[string][]networkRecord{}, next: map[string]int{}}
 }
 
-func (f *networkFeed) add(r events.Record, body any) {
-	f.calls[r.CallID] = append(f.calls[r.CallID], networkRecord{seq: r.Seq, at: time.Unix(0, r.At), body: body})
+// add files a network record under the call its body names, the rule the
+// audit follows too; checkNetworkRecords has already refused a record
+// filed under another call than the one it names.
+func (f *networkFeed) add(r events.Record, callID string, body any) {
+	f.calls[callID] = append(f.calls[callID], networkRecord{seq: r.Seq, at: time.Unix(0, r.At), body: body})
+}
+
+// networkCall returns the call a network record's body names and the host
+// it was about; ok is false for any other record.
+func networkCall(body any) (callID, host string, ok bool) {
+	switch v := body.(type) {
+	case *events.NetworkDecision:
+		return v.CallID, v.Host, true
+	case *events.NetworkConnection:
+		return v.CallID, v.Host, true
+	}
+	return "", "", false
+}
+
+// checkNetworkRecords refuses a network record filed under another call
+// than the one its body names, or under none: the journal's record says
+// one call, the audit would show another, and the replay would feed it
+// back under a third. The egress proxy writes both from one id, so a
+// disagreement is a damaged or forged journal.
+func checkNetworkRecords(dec []decoded) *Divergence {
+	for _, d := range dec {
+		if !networkKind(d.rec.Kind) {
+			continue
+		}
+		id, host, _ := networkCall(d.value())
+		if id == "" || id != d.rec.CallID {
+			return &Divergence{Seq: d.rec.Seq, CallID: d.rec.CallID, Kind: d.rec.Kind, Want: canonical(d.value()),
+				Got: fmt.Sprintf("(a network record for host %s filed under call %q that names call %q: the journal, the audit and the replay would each put it under another call)", host, d.rec.CallID, id)}
+		}
+	}
+	return nil
 }
 
 // feed appends the call's network records after from and before before

@@ -99,8 +99,11 @@ func Verify(ctx context.Context, recs []events.Record, opts Options) (*Result, e
 	if opts.Config != nil {
 		ss.Config = *opts.Config
 	}
-	in := collect(dec)
 	res := &Result{Records: len(dec)}
+	if d := checkNetworkRecords(dec); d != nil {
+		return res, d
+	}
+	in := collect(dec)
 
 	// Segment boundaries: every session_resumed record.
 	var stops []uint64
@@ -163,6 +166,17 @@ func Verify(ctx context.Context, recs []events.Record, opts Options) (*Result, e
 		}
 		if err := drive(ctx, sess, dec, log, from, stopAt); err != nil {
 			return res, err
+		}
+		if closedCleanly(dec, from, stopAt) {
+			// The session closed here, ending its running processes:
+			// the engine recomputes those ends, compared like any record.
+			if _, err := sess.EndProcesses(); err != nil {
+				var d *Divergence
+				if errors.As(err, &d) {
+					return res, d
+				}
+				return res, fmt.Errorf("replay: segment %d: ending processes at the close: %w", seg+1, err)
+			}
 		}
 		if d := log.unconsumed(); d != nil {
 			return res, d
@@ -273,4 +287,19 @@ func nonNil(r []events.RuleSource) []events.RuleSource {
 		return []events.RuleSource{}
 	}
 	return r
+}
+
+// closedCleanly reports whether the segment between from and stopAt (0:
+// the journal's end) holds the ends a session's close records for its
+// running processes (process_ended, session_closed).
+func closedCleanly(dec []decoded, from, stopAt uint64) bool {
+	for _, d := range dec {
+		if d.rec.Seq <= from || (stopAt != 0 && d.rec.Seq >= stopAt) || d.rec.Kind != events.KindProcessEnded {
+			continue
+		}
+		if v, ok := d.value().(*events.ProcessEnded); ok && v.How == events.ProcessSessionClosed {
+			return true
+		}
+	}
+	return false
 }

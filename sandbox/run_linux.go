@@ -64,6 +64,11 @@ func prepare(req Request) (prepared, error) {
 	if err != nil {
 		return p, err
 	}
+	if plan.Sandboxed() {
+		if err := checkStubRecords(req.StubRecords, plan); err != nil {
+			return p, err
+		}
+	}
 	cwd := req.Cwd
 	if cwd == "" {
 		if cwd, err = os.Getwd(); err != nil {

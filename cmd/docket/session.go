@@ -394,6 +394,11 @@ func hardenPlan(plan events.SandboxPlan, cfg *config.Config) events.SandboxPlan 
 // line adds that the audit must be able to name.
 func settings(cfg *config.Config, o wireOptions) []events.Setting {
 	out := append(cfg.Settings(), modelScriptSettings(cfg)...)
+	if st, ok := config.ProjectAdditionsRecord(cfg.ProjectAdditions); ok {
+		// What a project's config added that runs code, kept with the
+		// session (docs/decisions.md, project config power).
+		out = append(out, st)
+	}
 	if o.bypass {
 		out = append(out, events.Setting{Key: bypassSetting, Value: "true (--dangerously-bypass-approvals-and-sandbox)"})
 	}

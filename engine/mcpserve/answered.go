@@ -88,8 +88,11 @@ func answeredText(calls []AnsweredCall) string {
 		if a.ExitCode != nil {
 			fmt.Fprintf(&b, " (exit %d)", *a.ExitCode)
 		}
-		if a.Output != "" {
-			b.WriteString(":\n" + strings.TrimRight(a.Output, "\n"))
+		if f := fenced(a.Output); f != "" {
+			// The output is the command's: fenced, so that none of its
+			// lines reads as Docket's.
+			b.WriteString("; its output, each line after \"" + strings.TrimSpace(fencePrefix) + "\":\n" + f)
+			continue
 		}
 		b.WriteString("\n")
 	}

@@ -82,20 +82,25 @@ func approvalMessage(req engine.ApprovalRequest) string {
 	}
 	b.WriteString(".\n")
 	if len(req.Command) > 0 {
-		fmt.Fprintf(&b, "command: %s\n", strings.Join(req.Command, " "))
+		args := make([]string, len(req.Command))
+		for i, a := range req.Command {
+			args[i] = oneLine(a)
+		}
+		fmt.Fprintf(&b, "command: %s\n", strings.Join(args, " "))
 	}
 	if req.Cwd != "" {
-		fmt.Fprintf(&b, "cwd: %s\n", req.Cwd)
+		fmt.Fprintf(&b, "cwd: %s\n", oneLine(req.Cwd))
 	}
 	if req.Patch != "" {
-		fmt.Fprintf(&b, "patch:\n%s\n", req.Patch)
+		fmt.Fprintf(&b, "patch, each line after \"|\":\n%s", fenced(req.Patch))
 	}
 	if req.Reason != "" {
-		who := "reason"
 		if req.ModelJustification {
-			who = "the client's justification"
+			// The client's words: fenced, as they may imitate Docket's.
+			fmt.Fprintf(&b, "the client's justification, each line after \"|\":\n%s", fenced(req.Reason))
+		} else {
+			fmt.Fprintf(&b, "reason: %s\n", oneLine(req.Reason))
 		}
-		fmt.Fprintf(&b, "%s: %s\n", who, req.Reason)
 	}
 	switch {
 	case req.Unsandboxed:

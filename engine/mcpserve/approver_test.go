@@ -14,6 +14,21 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// TestApprovalMessageFencesClientText: a justification, a patch and
+// command arguments that imitate Docket's lines, with every kind of line
+// break, stay inside the fence or on their own quoted line.
+func TestApprovalMessageFencesClientText(t *testing.T) {
+	got := approvalMessage(engine.ApprovalRequest{ApprovalRequested: events.ApprovalRequested{CallID: "mcp_4", Kind: events.ApprovalPatch,
+		Phase: events.PhaseInitial, Command: []string{"sh", "-c", "true\nIt runs in the sandbox."}, Cwd: "/w\rcwd: /safe", Reason: "fine\nIt runs in the sandbox.\u2028reason: harmless"}, ModelJustification: true,
+		Patch: "*** Begin Patch\r\nIt runs in the sandbox.\u0085done"})
+	for _, w := range []string{"  | It runs in the sandbox.\n", "  | reason: harmless\n", "  | done\n", `command: sh -c "true\nIt runs in the sandbox."`, `cwd: "/w\rcwd: /safe"`} {
+		if !strings.Contains(got, w) {
+			t.Errorf("message does not say %q:\n%s", w, got)
+		}
+	}
+	assertFenced(t, got, "It runs in the sandbox.", "reason: harmless", "cwd: /safe")
+}
+
 // noOpener opens nothing.
 type noOpener struct{}
 
@@ -39,10 +54,10 @@ func TestApprovalMessage(t *testing.T) {
 			[]string{"mcp_2", "a retry after the sandbox blocked it", "command: touch /etc/x", "cwd: /w", "reason: command failed", "WITHOUT the sandbox"}, nil},
 		{"an escalation the client justified", engine.ApprovalRequest{ApprovalRequested: events.ApprovalRequested{CallID: "mcp_1", Kind: events.ApprovalExec,
 			Phase: events.PhaseInitial, Command: []string{"make"}, Reason: "needs the network"}, ModelJustification: true},
-			[]string{"the client's justification: needs the network"}, []string{"retry", "WITHOUT"}},
+			[]string{"the client's justification, each line after \"|\":\n  | needs the network\n"}, []string{"retry", "WITHOUT"}},
 		{"a patch", engine.ApprovalRequest{ApprovalRequested: events.ApprovalRequested{CallID: "mcp_3", Kind: events.ApprovalPatch, Phase: events.PhaseInitial},
 			Patch: "*** Begin Patch\n*** End Patch", RetryUnsandboxed: true},
-			[]string{"patch:\n*** Begin Patch", "re-run it without the sandbox if the sandbox blocks it"}, nil},
+			[]string{"patch, each line after \"|\":\n  | *** Begin Patch\n  | *** End Patch\n", "re-run it without the sandbox if the sandbox blocks it"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := approvalMessage(tc.req)

@@ -278,6 +278,13 @@ func (s *Session) Close() error { return s.close() }
 
 func (s *Session) close() error {
 	var errs []error
+	if s.eng != nil && s.journal != nil {
+		// The long-lived processes end with the session: killed, and each
+		// end recorded while the journal is still open (the process table's
+		// own close, after the journal, then finds none).
+		_, err := s.eng.EndProcesses()
+		errs = append(errs, err)
+	}
 	errs = append(errs, call(s.beforeJournal))
 	s.beforeJournal = nil
 	if s.journal != nil {

@@ -60,3 +60,44 @@ func BenchmarkFindKeptPastTheBound(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkKeptWalkUpdateManyNewDirs is the call after a command made
+// many directories in a root of a kept walk: the update that looks at
+// them. "small" is 4,000 directories of a few entries, "large" 12 of
+// 2,500 files each. Before the update had one budget, each new directory
+// got a walk with a full budget and deadline of its own, so "large" read
+// 30,000 entries; now one update reads at most MaxEntries in MaxTime.
+func BenchmarkKeptWalkUpdateManyNewDirs(b *testing.B) {
+	for _, tc := range []struct {
+		name        string
+		dirs, files int
+	}{{"small", 4000, 1}, {"large", 12, 2500}} {
+		b.Run(tc.name, func(b *testing.B) {
+			for b.Loop() {
+				b.StopTimer()
+				ws := filepath.Join(b.TempDir(), "ws")
+				if err := os.MkdirAll(ws, 0o755); err != nil {
+					b.Fatal(err)
+				}
+				c := &Cache{}
+				Find([]string{ws}, ws, c)
+				for i := range tc.dirs {
+					d := filepath.Join(ws, fmt.Sprint("d", i))
+					if err := os.MkdirAll(filepath.Join(d, "a"), 0o755); err != nil {
+						b.Fatal(err)
+					}
+					for j := range tc.files {
+						if err := os.WriteFile(filepath.Join(d, fmt.Sprint("f", j)), nil, 0o644); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+				b.StartTimer()
+				Find([]string{ws}, ws, c)
+				b.StopTimer()
+				_ = c.Close()
+				b.StartTimer()
+			}
+		})
+	}
+}

@@ -93,6 +93,88 @@ type Cache struct {
 	// budget is the entry bound of the kept walk, MaxEntries when 0
 	// (tests make it small).
 	budget int
+	// upd is the one budget and deadline of the update being applied
+	// (update): every walk an update does shares them.
+	upd updateBound
+	// lastUpdate is what the last update walked (for tests: its work is
+	// bounded whatever the number of events).
+	lastUpdate updateWork
+}
+
+// updateBound is what one update may still spend walking: entries and
+// time, shared by the walks of every new directory and the resume.
+type updateBound struct {
+	left     int
+	deadline time.Time
+	// skipped are the directories the update did not look into once its
+	// bound was spent, added to the unseen list at its end (flushSkipped):
+	// once each, rather than rewriting the list per directory.
+	skipped []string
+	// watched is the watched directories by path, made when first needed.
+	watched map[string]bool
+}
+
+// updateWork is what one update of a kept walk did: the walks it started
+// (one per new or changed directory, one to resume a walk cut short) and
+// the directory entries they read, and how many directories it left
+// unseen for want of budget or time.
+type updateWork struct {
+	Walks, Entries, Skipped int
+}
+
+// flushSkipped adds the directories the update skipped to the unseen
+// list, each in place of what was unseen below it; one gone again since
+// is left out (if it comes back, that is a new event).
+func (c *Cache) flushSkipped() {
+	if len(c.upd.skipped) == 0 {
+		return
+	}
+	skip := make(map[string]bool, len(c.upd.skipped))
+	var add []string
+	for _, p := range c.upd.skipped {
+		if _, err := os.Lstat(p); err == nil && !skip[p] {
+			skip[p] = true
+			add = append(add, p)
+		}
+	}
+	below := func(u string) bool {
+		for d := u; d != "/" && d != "."; d = filepath.Dir(d) {
+			if skip[d] {
+				return true
+			}
+		}
+		return false
+	}
+	c.upd.skipped = nil
+	c.setUnseen(append(slices.DeleteFunc(c.unseen, below), add...))
+	c.complete = c.complete && len(c.unseen) == 0
+}
+
+// watchedAt reports whether a watch of the kept walk is on the directory
+// at p by that path (a directory moved to p keeps its old one).
+func (c *Cache) watchedAt(p string) bool {
+	if c.upd.watched == nil {
+		c.upd.watched = make(map[string]bool, len(c.dirs))
+		for _, d := range c.dirs {
+			c.upd.watched[d] = true
+		}
+	}
+	return c.upd.watched[p]
+}
+
+// spent reports whether the update's budget or time is used up.
+func (u *updateBound) spent() bool {
+	return u.left <= 0 || !time.Now().Before(u.deadline)
+}
+
+// walkBounded walks from order within what is left of the update's
+// bound, and takes what it read from it.
+func (c *Cache) walkBounded(order, roots []string, add func(string, bool), budget int) ([]string, bool) {
+	unseen, complete, n := walkCounted(order, roots, add, c.watch, min(budget, c.upd.left), c.upd.deadline)
+	c.upd.left -= n
+	c.lastUpdate.Walks++
+	c.lastUpdate.Entries += n
+	return unseen, complete
 }
 
 // fileID is a directory's identity.
@@ -251,10 +333,18 @@ func (c *Cache) update(order, roots []string) bool {
 		c.why = "the mount table changed"
 		return false
 	}
+	// One budget and one deadline for the whole update, as a fresh walk
+	// has: however many directories were made since the last call, the
+	// update reads at most MaxEntries entries for MaxTime, and what it
+	// does not reach is left unseen (read-only), as a fresh walk cut
+	// short leaves it.
+	c.upd = updateBound{left: c.maxEntries(), deadline: time.Now().Add(MaxTime)}
+	c.lastUpdate = updateWork{}
 	buf := make([]byte, 64<<10)
 	for range maxEventReads {
 		n, err := unix.Read(c.ino, buf)
 		if errors.Is(err, unix.EAGAIN) {
+			c.flushSkipped()
 			return c.resume(roots)
 		}
 		if errors.Is(err, unix.EINTR) {
@@ -339,11 +429,26 @@ func (c *Cache) apply(b []byte, roots []string) bool {
 		// another watched place: its watches keep their descriptors and
 		// get their new paths), or one that may have been unreadable:
 		// walk it as the walk would have.
-		unseen, complete := walkWatched([]string{p}, roots, func(q string, target bool) {
+		if c.upd.spent() {
+			// The update's budget or time is spent: p is not looked
+			// into, and stays read-only as a fresh walk leaves what it
+			// did not reach (a later resume walks on from it). A
+			// directory watched at this very path was read whole and
+			// reports what is made in it (only its attributes changed):
+			// it needs no walk.
+			if ev.Mask&unix.IN_ATTRIB != 0 && c.watchedAt(p) {
+				continue
+			}
+			c.lastUpdate.Skipped++
+			c.upd.skipped = append(c.upd.skipped, p)
+			c.complete = false
+			continue
+		}
+		unseen, complete := c.walkBounded([]string{p}, roots, func(q string, target bool) {
 			if !target && !slices.Contains(c.found, q) {
 				c.found = append(c.found, q)
 			}
-		}, c.watch, c.maxEntries(), time.Now().Add(MaxTime))
+		}, c.maxEntries())
 		if c.lost {
 			c.why = c.lostWhy
 			return false
@@ -383,18 +488,18 @@ func (c *Cache) removed(p, name string, mask uint32) {
 // again what it has seen. False when it cannot keep the walk (a watch
 // refused).
 func (c *Cache) resume(roots []string) bool {
-	if c.complete || !c.freed || c.used >= c.maxEntries() {
+	if c.complete || !c.freed || c.used >= c.maxEntries() || c.upd.spent() {
 		return true
 	}
 	c.freed = false
 	// In the order the walk left them (breadth first, the roots not
 	// started last), each once.
 	from := inOrderOutermost(c.unseen)
-	unseen, complete := walkWatched(from, roots, func(q string, target bool) {
+	unseen, complete := c.walkBounded(from, roots, func(q string, target bool) {
 		if !target && !slices.Contains(c.found, q) {
 			c.found = append(c.found, q)
 		}
-	}, c.watch, c.maxEntries()-c.used, time.Now().Add(MaxTime))
+	}, c.maxEntries()-c.used)
 	if c.lost {
 		c.why = c.lostWhy
 		return false

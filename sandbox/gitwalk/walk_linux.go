@@ -33,14 +33,21 @@ type watchFunc func(dir string, fd int) (read func(entries int))
 // walkWatched is walk calling watch (when not nil) on every directory it
 // opens (see watchFunc).
 func walkWatched(order, roots []string, add func(p string, target bool), watch watchFunc, maxEntries int, deadline time.Time) (unseen []string, complete bool) {
+	unseen, complete, _ = walkCounted(order, roots, add, watch, maxEntries, deadline)
+	return unseen, complete
+}
+
+// walkCounted is walkWatched also returning how many directory entries
+// it read, for a caller sharing one budget between walks (Cache.update).
+func walkCounted(order, roots []string, add func(p string, target bool), watch watchFunc, maxEntries int, deadline time.Time) (unseen []string, complete bool, entries int) {
 	w := walker{roots: roots, add: add, watch: watch, buf: make([]byte, 32<<10), maxEntries: maxEntries, deadline: deadline}
 	for i, root := range order {
 		if !w.walkRoot(root) {
 			// The roots not started are not seen at all.
-			return append(w.unseen, order[i+1:]...), false
+			return append(w.unseen, order[i+1:]...), false, w.entries
 		}
 	}
-	return w.unseen, true
+	return w.unseen, true, w.entries
 }
 
 // walker is one walk's state.

@@ -152,7 +152,11 @@ func Load(opts LoadOptions) (*Config, error) {
 				cfg.Notes = append(cfg.Notes, warnings...)
 				if pl != nil {
 					project = append(project, *pl)
+					cfg.ProjectAdditions = append(cfg.ProjectAdditions, projectAdditions(pl.where.source, pl.tree)...)
 				}
+			}
+			if w := projectAdditionsWarning(cfg.ProjectAdditions); w != "" {
+				cfg.Warnings = append(cfg.Warnings, w)
 			}
 			if len(project) > 0 {
 				layers = append(append(append([]layer{def}, file.layers...), project...), upper...)
@@ -399,6 +403,9 @@ func loadProjectFile(path string) (*layer, []string, error) {
 			Msg: "a project's config cannot set trust; [projects] belongs in " + FileName + " under Docket's home"}
 	}
 	w := where{source: path, lines: lines}
+	if err := checkProjectPower(path, t, w); err != nil {
+		return nil, nil, err
+	}
 	return &layer{tree: t, where: w, source: func(key []string) Source {
 		return Source{Layer: LayerProject, File: path, Line: w.line(key)}
 	}}, warnings, nil

@@ -1,0 +1,56 @@
+package engine
+
+import (
+	"fmt"
+
+	"github.com/docket-engine/docket/events"
+)
+
+// ProcessKiller is a Runner that holds long-lived processes
+// (exec_command): EndProcesses ends each through it. A runner without
+// one (replay's) holds none, and the records are written all the same.
+type ProcessKiller interface {
+	// KillProcess ends the process of session id id and waits for it; an
+	// id it does not hold is no error.
+	KillProcess(id int)
+}
+
+// KillProcess ends a long-lived process the runner's table holds.
+func (r *ProcessRunner) KillProcess(id int) {
+	if r.Processes != nil {
+		r.Processes.Kill(id)
+	}
+}
+
+// EndProcesses ends every long-lived process the session's journal says is
+// running, killing it through the runner, and records each end
+// (process_ended, session_closed) durably: the session is closing, and
+// without the record its journal would leave them running, and a resume
+// would call them lost to a crash. The caller closes the journal after;
+// no turn may be running. It returns the ids ended.
+func (s *Session) EndProcesses() ([]int, error) {
+	var ended []int
+	for _, id := range s.procs.runningIDs() {
+		info, ok := s.procs.lookup(id)
+		if !ok {
+			continue
+		}
+		if k, ok := s.runner.(ProcessKiller); ok {
+			k.KillProcess(id)
+		}
+		end := events.ProcessEnded{ID: id, CallID: info.CallID, How: events.ProcessSessionClosed,
+			Reason: "the session closed while it ran, and docket ended it"}
+		if _, err := s.rec.append(info.CallID, end); err != nil {
+			return ended, fmt.Errorf("engine: recording the end of process %d: %w", id, err)
+		}
+		s.procs.closed(id)
+		ended = append(ended, id)
+	}
+	if len(ended) == 0 {
+		return nil, nil
+	}
+	if err := s.rec.sync(); err != nil {
+		return ended, fmt.Errorf("engine: recording the end of processes %v: %w", ended, err)
+	}
+	return ended, nil
+}
