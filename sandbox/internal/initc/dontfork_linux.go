@@ -32,22 +32,37 @@ import (
 // heap is reserved and mapped in aligned chunks of this size.
 const heapArenaBytes = 64 << 20
 
-// HeapRange is the part of the address space leaveHeapOut marked.
-type HeapRange struct{ Lo, Hi uintptr }
+// heapRereadEvery is how often a kept range is looked up again: a heap
+// that grew into a new arena while fresh objects still land in the old
+// one would otherwise be copied (only a lost saving, never a fault).
+const heapRereadEvery = 16
 
 // leaveHeapOut marks the Go heap's arenas (the address-contiguous
 // anonymous mappings around a fresh heap object, cut to whole arenas) not
 // to be copied into a child, until restore. The caller holds
-// syscall.ForkLock. It returns the range marked, empty when none was found.
-func leaveHeapOut() (HeapRange, error) {
+// syscall.ForkLock, which also guards cache (nil: none). It returns the
+// range marked, empty when none was found.
+func leaveHeapOut(cache *HeapCache) (HeapRange, error) {
 	p := uintptr(unsafe.Pointer(heapObject()))
-	maps, err := os.ReadFile("/proc/self/maps")
-	if err != nil {
-		return HeapRange{}, fmt.Errorf("sandbox init: reading the server's mappings: %w", err)
+	var r HeapRange
+	if cache != nil {
+		cache.spawn++
+		if cache.r.Lo <= p && p < cache.r.Hi && cache.spawn%heapRereadEvery != 0 {
+			r = cache.r
+		}
 	}
-	r, ok := heapRun(maps, p)
-	if !ok {
-		return HeapRange{}, nil
+	if r.Hi == 0 {
+		maps, err := os.ReadFile("/proc/self/maps")
+		if err != nil {
+			return HeapRange{}, fmt.Errorf("sandbox init: reading the server's mappings: %w", err)
+		}
+		var ok bool
+		if r, ok = heapRun(maps, p); !ok {
+			return HeapRange{}, nil
+		}
+		if cache != nil {
+			cache.r = r
+		}
 	}
 	if _, _, e := unix.Syscall(unix.SYS_MADVISE, r.Lo, r.Hi-r.Lo, unix.MADV_DONTFORK); e != 0 && !errors.Is(e, unix.ENOMEM) {
 		// ENOMEM: a hole in the range; the mappings around it are marked.

@@ -96,7 +96,7 @@ func TestLeaveHeapOutMarksTheGoHeapNotToBeCopiedUntilRestored(t *testing.T) {
 	}
 	syscall.ForkLock.Lock()
 	defer syscall.ForkLock.Unlock()
-	r, err := leaveHeapOut()
+	r, err := leaveHeapOut(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,4 +138,32 @@ func dontCopy(t *testing.T, p uintptr) bool {
 	}
 	t.Fatalf("no mapping in /proc/self/smaps holds %#x", p)
 	return false
+}
+
+func TestLeaveHeapOutKeepsTheRangeAndLooksAgainWhenTheHeapIsElsewhere(t *testing.T) {
+	syscall.ForkLock.Lock()
+	defer syscall.ForkLock.Unlock()
+	var cache HeapCache
+	first, err := leaveHeapOut(&cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first.restore()
+	if first.Hi == 0 || cache.r != first {
+		t.Fatalf("first spawn: marked %#x, kept %#x", first, cache.r)
+	}
+	// A kept range that does not hold the heap is looked up again.
+	cache.r = HeapRange{Lo: 0x1000, Hi: 0x2000}
+	again, err := leaveHeapOut(&cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again.restore()
+	if again != first || cache.r != first {
+		t.Fatalf("after a stale range: marked %#x, kept %#x; want %#x", again, cache.r, first)
+	}
+	p := uintptr(unsafe.Pointer(heapObject()))
+	if p < again.Lo || p >= again.Hi {
+		t.Fatalf("marked %#x, which does not hold a fresh heap object at %#x", again, p)
+	}
 }

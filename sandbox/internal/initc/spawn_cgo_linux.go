@@ -64,7 +64,7 @@ func Spawn(a Args) (pid, pidfd int, err error) {
 	// (dontfork_linux.go). Failing to mark it only costs the copy.
 	var cpidfd C.int
 	syscall.ForkLock.Lock()
-	heap, _ := leaveHeapOut()
+	heap, _ := leaveHeapOut(a.Heap)
 	r := C.docket_spawn(s, &cpidfd)
 	heap.restore()
 	syscall.ForkLock.Unlock()

@@ -250,7 +250,7 @@ func (sv *serverState) spawnReadyInit() (*initProc, string, error) {
 	pid, pidfd, err := initc.Spawn(initc.Args{
 		FDs:    []int{devnull, devnull, devnull, devnull, ctl[1], ruleset},
 		Filter: sv.spec.Seccomp, LastCap: sv.lastCap, Securebits: confine.LockedSecurebits,
-		CloneFlags: unix.CLONE_NEWPID | unix.CLONE_NEWIPC,
+		CloneFlags: unix.CLONE_NEWPID | unix.CLONE_NEWIPC, Heap: &sv.heap,
 	})
 	_ = unix.Close(ctl[1]) // the init has its copy
 	if err != nil {

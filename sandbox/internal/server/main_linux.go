@@ -33,6 +33,10 @@ type serverState struct {
 	lastCap int
 	sendMu  sync.Mutex
 
+	// heap is the Go heap's range as the inits' clones found it
+	// (initc.Args.Heap), guarded by syscall.ForkLock.
+	heap initc.HeapCache
+
 	readyMu   sync.Mutex
 	readyCond *sync.Cond
 	ready     *readyInit
