@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sync"
 
 	"golang.org/x/sys/unix"
 
@@ -78,7 +77,9 @@ func Hold(paths, roots []string, records string) ([]string, func(), error) {
 	record := ""
 	var recorded []stubRecord
 	release := func() {
-		releaseAll(held)
+		for _, h := range held {
+			releaseStub(h)
+		}
 		if record == "" {
 			return
 		}
@@ -89,111 +90,24 @@ func Hold(paths, roots []string, records string) ([]string, func(), error) {
 		}
 		_ = os.Remove(record) // every stub it names is gone; a stale one is dropped by the next start anyway
 	}
-	hs, oks, err := holdEach(paths, roots, records, &made)
-	for i, h := range hs {
-		if oks[i] && h.f != nil {
-			held = append(held, h)
+	for _, p := range paths {
+		h, ok, err := holdAt(p, roots, records, &made, 0)
+		if err != nil {
+			release()
+			return nil, nil, err
 		}
-	}
-	if err != nil {
-		release()
-		return nil, nil, err
-	}
-	for i, h := range hs {
-		if oks[i] {
-			keep = append(keep, h.path)
+		if !ok {
+			continue
+		}
+		keep = append(keep, h.path)
+		if h.f != nil {
+			held = append(held, h)
 		}
 	}
 	// Best effort, as one record per path was: without it a stub a
 	// killed docket leaves stays until removed by hand.
 	record, recorded, _ = recordCall(records, made)
 	return keep, release, nil
-}
-
-// holdEach holds each path (holdAt), the paths of different parent
-// directories at the same time: a stub is a mkdir, and the stubs of a
-// call are in two or three roots (the workspace, /tmp, $TMPDIR), whose
-// directories the file system changes independently, while those of one
-// parent would only queue on its lock. The results are in paths' order;
-// err is the first failure, with every hold made so far returned for the
-// caller to release.
-func holdEach(paths, roots []string, records string, made *[]string) ([]heldPath, []bool, error) {
-	hs := make([]heldPath, len(paths))
-	oks := make([]bool, len(paths))
-	errs := make([]error, len(paths))
-	var mu sync.Mutex // guards *made
-	byParent := map[string][]int{}
-	var order []string
-	for i, p := range paths {
-		d := filepath.Dir(p)
-		if _, ok := byParent[d]; !ok {
-			order = append(order, d)
-		}
-		byParent[d] = append(byParent[d], i)
-	}
-	run := func(group []int) {
-		for _, i := range group {
-			var mine []string
-			hs[i], oks[i], errs[i] = holdAt(paths[i], roots, records, &mine, 0)
-			mu.Lock()
-			for _, m := range mine {
-				if !slices.Contains(*made, m) {
-					*made = append(*made, m)
-				}
-			}
-			mu.Unlock()
-			if errs[i] != nil {
-				return
-			}
-		}
-	}
-	if len(order) == 0 {
-		return hs, oks, nil
-	}
-	var wg sync.WaitGroup
-	for _, d := range order[1:] {
-		wg.Add(1)
-		go func(group []int) {
-			defer wg.Done()
-			run(group)
-		}(byParent[d])
-	}
-	run(byParent[order[0]])
-	wg.Wait()
-	return hs, oks, errors.Join(errs...)
-}
-
-// releaseAll releases the stubs of a call, those of different parent
-// directories at the same time (see holdEach). Two holds of one path (two
-// protected symlinks to one target) are released one after the other, as
-// before: the second one out is the one that gets the exclusive lock.
-func releaseAll(held []heldPath) {
-	byParent := map[string][]heldPath{}
-	var order []string
-	for _, h := range held {
-		d := filepath.Dir(h.path)
-		if _, ok := byParent[d]; !ok {
-			order = append(order, d)
-		}
-		byParent[d] = append(byParent[d], h)
-	}
-	if len(order) == 0 {
-		return
-	}
-	var wg sync.WaitGroup
-	for _, d := range order[1:] {
-		wg.Add(1)
-		go func(group []heldPath) {
-			defer wg.Done()
-			for _, h := range group {
-				releaseStub(h)
-			}
-		}(byParent[d])
-	}
-	for _, h := range byParent[order[0]] {
-		releaseStub(h)
-	}
-	wg.Wait()
 }
 
 // maxLinkDepth bounds how many symlinks holdAt follows.
