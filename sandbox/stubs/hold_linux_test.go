@@ -77,11 +77,11 @@ func mustDo(t *testing.T, err error) {
 	}
 }
 
-// TestHoldAcrossRootsKeepsOrderAndRemovesEveryStub: a call's stubs in
-// several roots are held side by side (holdEach); what Hold returns is
-// still in the paths' order, every stub is gone after release, and a
-// target two protected symlinks in different roots point to is held twice
-// and still removed (the second one out removes it).
+// TestHoldAcrossRootsKeepsOrderAndRemovesEveryStub: for a call's stubs in
+// several roots, what Hold returns is in the paths' order, every stub is
+// gone after release, and a target two protected symlinks in different
+// roots point to is held twice and still removed (the second one out
+// removes it).
 func TestHoldAcrossRootsKeepsOrderAndRemovesEveryStub(t *testing.T) {
 	roots := []string{t.TempDir(), t.TempDir(), t.TempDir()}
 	target := filepath.Join(roots[2], "shared-target")
