@@ -22,8 +22,9 @@ import (
 // took a copy-on-write fault and a TLB shoot-down of the other CPUs. So
 // the heap's arenas are marked MADV_DONTFORK before each init is cloned:
 // they are not in the init at all. An init that touched one anyway would
-// die of SIGSEGV before it said it was ready (a setup error, never a weaker
-// sandbox). The mark lasts only for the clone, under syscall.ForkLock:
+// die of SIGSEGV: a setup error before it says it is ready, a sandbox error
+// (its namespace dies with it) after; never a weaker sandbox. The mark
+// lasts only for the clone, under syscall.ForkLock:
 // Go's own fork of a process that runs Go code before its exec (os/exec
 // with a new user namespace, which docket uses for the helper) needs the
 // heap in its child, and takes that lock to fork.
@@ -40,9 +41,13 @@ const heapRereadEvery = 16
 // leaveHeapOut marks the Go heap's arenas (the address-contiguous
 // anonymous mappings around a fresh heap object, cut to whole arenas) not
 // to be copied into a child, until restore. The caller holds
-// syscall.ForkLock, which also guards cache (nil: none). It returns the
-// range marked, empty when none was found.
-func leaveHeapOut(cache *HeapCache) (HeapRange, error) {
+// syscall.ForkLock, which also guards cache (nil: none). need are
+// addresses of what the child will read (the C memory it is given): a
+// range holding one of them is not marked (never seen: the kernel places
+// C's mappings far from the Go heap, but a glibc arena is an anonymous,
+// 64 MiB-aligned mapping too). It returns the range marked, empty when
+// none was.
+func leaveHeapOut(cache *HeapCache, need ...uintptr) (HeapRange, error) {
 	p := uintptr(unsafe.Pointer(heapObject()))
 	var r HeapRange
 	if cache != nil {
@@ -62,6 +67,11 @@ func leaveHeapOut(cache *HeapCache) (HeapRange, error) {
 		}
 		if cache != nil {
 			cache.r = r
+		}
+	}
+	for _, a := range need {
+		if r.Lo <= a && a < r.Hi {
+			return HeapRange{}, nil
 		}
 	}
 	if _, _, e := unix.Syscall(unix.SYS_MADVISE, r.Lo, r.Hi-r.Lo, unix.MADV_DONTFORK); e != 0 && !errors.Is(e, unix.ENOMEM) {

@@ -167,3 +167,20 @@ func TestLeaveHeapOutKeepsTheRangeAndLooksAgainWhenTheHeapIsElsewhere(t *testing
 		t.Fatalf("marked %#x, which does not hold a fresh heap object at %#x", again, p)
 	}
 }
+
+func TestLeaveHeapOutMarksNothingThatHoldsWhatTheInitReads(t *testing.T) {
+	syscall.ForkLock.Lock()
+	defer syscall.ForkLock.Unlock()
+	p := uintptr(unsafe.Pointer(heapObject()))
+	r, err := leaveHeapOut(nil, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.restore()
+	if r != (HeapRange{}) {
+		t.Fatalf("marked %#x, which holds %#x the init was to read", r, p)
+	}
+	if dontCopy(t, p) {
+		t.Fatalf("the mapping at %#x is marked dc", p)
+	}
+}

@@ -64,7 +64,7 @@ func Spawn(a Args) (pid, pidfd int, err error) {
 	// (dontfork_linux.go). Failing to mark it only costs the copy.
 	var cpidfd C.int
 	syscall.ForkLock.Lock()
-	heap, _ := leaveHeapOut(a.Heap)
+	heap, _ := leaveHeapOut(a.Heap, uintptr(unsafe.Pointer(s)), uintptr(unsafe.Pointer(insns)))
 	r := C.docket_spawn(s, &cpidfd)
 	heap.restore()
 	syscall.ForkLock.Unlock()
