@@ -76,3 +76,47 @@ func mustDo(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// TestHoldAcrossRootsKeepsOrderAndRemovesEveryStub: for a call's stubs in
+// several roots, what Hold returns is in the paths' order, every stub is
+// gone after release, and a target two protected symlinks in different
+// roots point to is held twice and still removed (the second one out
+// removes it).
+func TestHoldAcrossRootsKeepsOrderAndRemovesEveryStub(t *testing.T) {
+	roots := []string{t.TempDir(), t.TempDir(), t.TempDir()}
+	target := filepath.Join(roots[2], "shared-target")
+	var paths, want []string
+	for _, r := range roots {
+		for _, n := range []string{".git", ".docket", ".agents"} {
+			paths = append(paths, filepath.Join(r, n))
+			want = append(want, filepath.Join(r, n))
+		}
+	}
+	for _, r := range roots[:2] {
+		l := filepath.Join(r, ".codex")
+		mustDo(t, os.Symlink(target, l))
+		paths = append(paths, l)
+		want = append(want, target)
+	}
+	keep, release, err := Hold(paths, roots, filepath.Join(t.TempDir(), "stubs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(keep) != len(want) {
+		t.Fatalf("Hold gave %q, want %q", keep, want)
+	}
+	for i := range want {
+		if keep[i] != want[i] {
+			t.Fatalf("Hold gave %q, want %q", keep, want)
+		}
+		if fi, err := os.Lstat(want[i]); err != nil || !fi.IsDir() {
+			t.Fatalf("while held, %s: %v %v", want[i], fi, err)
+		}
+	}
+	release()
+	for _, p := range want {
+		if _, err := os.Lstat(p); !os.IsNotExist(err) {
+			t.Errorf("after release %s is still there (%v)", p, err)
+		}
+	}
+}

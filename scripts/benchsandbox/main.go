@@ -24,6 +24,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -66,6 +67,9 @@ type options struct {
 	runs, warm, traceRuns, fill int
 	docket, helper, base        string
 	codex, workspace, out       string
+	// only, when set, keeps the candidates (and traced rows) whose name it
+	// matches, e.g. "bwrap|sandbox server" for a session's figure alone.
+	only *regexp.Regexp
 }
 
 func run() error {
@@ -79,10 +83,18 @@ func run() error {
 	flag.StringVar(&o.codex, "codex", "", "Codex's native codex binary (default: looked for under .cache/codex)")
 	flag.StringVar(&o.workspace, "workspace", "", "workspace directory (default: a fresh one under $TMPDIR)")
 	flag.StringVar(&o.out, "o", "", "also write the report to this file")
+	only := flag.String("only", "", "time only the candidates whose name matches this regular expression (e.g. 'bwrap|sandbox server')")
 	flag.IntVar(&o.fill, "fill", 0, "first add about this many entries to /tmp (a scratch tree removed at the end), so that /tmp is past the git walk's bound")
 	flag.Parse()
 	if o.runs <= 0 || o.runs > 100000 || o.warm < 0 || o.warm > 1000 || o.traceRuns < 0 || o.traceRuns > 10000 || o.fill < 0 || o.fill > 1000000 {
 		return errors.New("-n must be 1..100000, -warm 0..1000, -trace 0..10000, -fill 0..1000000")
+	}
+	if *only != "" {
+		re, err := regexp.Compile(*only)
+		if err != nil {
+			return fmt.Errorf("-only: %w", err)
+		}
+		o.only = re
 	}
 	if o.fill > 0 {
 		dir, err := fillTmp(o.fill)
@@ -108,6 +120,10 @@ func run() error {
 	cands, err := candidates(o, truebin)
 	if err != nil {
 		return err
+	}
+	cands = o.keep(cands)
+	if len(cands) == 0 {
+		return fmt.Errorf("-only %s matches no candidate", o.only)
 	}
 	for _, c := range cands {
 		if err := c.run(); err != nil {
@@ -151,6 +167,20 @@ func run() error {
 		return os.WriteFile(o.out, []byte(b.String()), 0o644)
 	}
 	return nil
+}
+
+// keep is the candidates -only selects (all of them without it).
+func (o options) keep(cands []*candidate) []*candidate {
+	if o.only == nil {
+		return cands
+	}
+	var out []*candidate
+	for _, c := range cands {
+		if o.only.MatchString(c.name) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // fillTmp makes a scratch tree of about n entries under /tmp, shaped like
@@ -457,6 +487,9 @@ func phases(w io.Writer, o options, truebin string) error {
 		run  func() error
 	}{{inproc[0].name, inproc[0].run}, {inproc[1].name, inproc[1].run}, {inproc[2].name, inproc[2].run},
 		{"docket sandbox (read-only)", cli()}, {"docket sandbox -s workspace-write", cli("-s", "workspace-write")}} {
+		if o.only != nil && !o.only.MatchString(t.name) {
+			continue
+		}
 		if err := os.WriteFile(file, nil, 0o600); err != nil {
 			return err
 		}

@@ -22,7 +22,20 @@ type Args struct {
 	Securebits uint64
 	// CloneFlags are the namespaces the init gets (CLONE_NEWPID|...).
 	CloneFlags int
+	// Heap, when not nil, keeps the Go heap's range between spawns so
+	// that /proc/self/maps is read again only now and then (see
+	// dontfork_linux.go); Spawn uses it under syscall.ForkLock.
+	Heap *HeapCache
 }
+
+// HeapCache is the Go heap's range as the last spawns found it.
+type HeapCache struct {
+	r     HeapRange
+	spawn int
+}
+
+// HeapRange is a part of the address space: [Lo, Hi).
+type HeapRange struct{ Lo, Hi uintptr }
 
 // Command is the command an init is given.
 type Command struct {

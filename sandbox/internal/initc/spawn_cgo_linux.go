@@ -60,8 +60,14 @@ func Spawn(a Args) (pid, pidfd int, err error) {
 	s.last_cap = C.int(a.LastCap)
 	s.securebits = C.ulong(a.Securebits)
 	s.clone_flags = C.int(a.CloneFlags)
+	// The init never reads the Go heap: it is left out of its copy
+	// (dontfork_linux.go). Failing to mark it only costs the copy.
 	var cpidfd C.int
+	syscall.ForkLock.Lock()
+	heap, _ := leaveHeapOut(a.Heap, uintptr(unsafe.Pointer(s)), uintptr(unsafe.Pointer(insns)))
 	r := C.docket_spawn(s, &cpidfd)
+	heap.restore()
+	syscall.ForkLock.Unlock()
 	if r < 0 {
 		return 0, -1, fmt.Errorf("clone: %w", syscall.Errno(-r))
 	}

@@ -51,6 +51,10 @@ type initJob struct {
 // job ends it unused.
 type readyInit struct {
 	jobs chan *initJob
+	// role brings the reading role instead of a job (reader_linux.go);
+	// asks says the init is confined and its thread asked for the role.
+	role chan *readRole
+	asks bool
 	// fresh marks an init started for a job another init could not take.
 	fresh bool
 }
@@ -75,7 +79,7 @@ func (sv *serverState) takeReady() *readyInit {
 func (sv *serverState) prepare() {
 	sv.readyMu.Lock()
 	defer sv.readyMu.Unlock()
-	if sv.ready != nil || sv.preparing {
+	if sv.ready != nil || sv.preparing || sv.reading != nil {
 		return
 	}
 	sv.preparing = true
@@ -96,7 +100,7 @@ func (sv *serverState) prepare() {
 
 // startInit starts an init on a new locked thread.
 func (sv *serverState) startInit() *readyInit {
-	r := &readyInit{jobs: make(chan *initJob, 1)}
+	r := &readyInit{jobs: make(chan *initJob, 1), role: make(chan *readRole, 1)}
 	go sv.initThread(r)
 	return r
 }
@@ -108,7 +112,17 @@ func (sv *serverState) startInit() *readyInit {
 func (sv *serverState) initThread(r *readyInit) {
 	runtime.LockOSThread()
 	in, layer, err := sv.spawnReadyInit()
-	job := <-r.jobs
+	if err == nil && !r.fresh && sv.wake >= 0 {
+		sv.askRole(r)
+	}
+	var job *initJob
+	select {
+	case job = <-r.jobs:
+	case role := <-r.role:
+		// Its own command, read by this thread (reader_linux.go); nil:
+		// docket is gone.
+		job = sv.readOwn(role)
+	}
 	if job == nil {
 		if in != nil {
 			in.close() // it never got a command: closing its socket makes it exit
@@ -250,7 +264,7 @@ func (sv *serverState) spawnReadyInit() (*initProc, string, error) {
 	pid, pidfd, err := initc.Spawn(initc.Args{
 		FDs:    []int{devnull, devnull, devnull, devnull, ctl[1], ruleset},
 		Filter: sv.spec.Seccomp, LastCap: sv.lastCap, Securebits: confine.LockedSecurebits,
-		CloneFlags: unix.CLONE_NEWPID | unix.CLONE_NEWIPC,
+		CloneFlags: unix.CLONE_NEWPID | unix.CLONE_NEWIPC, Heap: &sv.heap,
 	})
 	_ = unix.Close(ctl[1]) // the init has its copy
 	if err != nil {

@@ -33,16 +33,26 @@ type serverState struct {
 	lastCap int
 	sendMu  sync.Mutex
 
+	// heap is the Go heap's range as the inits' clones found it
+	// (initc.Args.Heap), guarded by syscall.ForkLock.
+	heap initc.HeapCache
+
 	readyMu   sync.Mutex
 	readyCond *sync.Cond
 	ready     *readyInit
 	preparing bool
+	// reading is the ready init whose thread has the reading role
+	// (reader_linux.go); wake is the eventfd a ready init asks for it
+	// through (-1: none, nobody asks); back is the role handed back.
+	reading *readyInit
+	wake    int
+	back    chan roleBack
 }
 
 // Serve runs the server until docket closes its socket, and returns
 // the exit status.
 func Serve(spec proto.Spec) int {
-	sv := &serverState{spec: spec, sock: proto.ServerFD}
+	sv := &serverState{spec: spec, sock: proto.ServerFD, wake: -1, back: make(chan roleBack, 1)}
 	sv.readyCond = sync.NewCond(&sv.readyMu)
 	if _, err := unix.FcntlInt(proto.ServerFD, unix.F_GETFD, 0); err != nil {
 		fmt.Fprintln(os.Stderr, "docket sandbox server: no socket at descriptor 3")
@@ -61,23 +71,21 @@ func Serve(spec proto.Spec) int {
 	if err := sv.send(proto.ServerReply{Kind: proto.ServerReady}); err != nil {
 		return proto.ExitSetup
 	}
-	sv.prepare()
-	buf := make([]byte, wire.MaxMessage)
-	oob := make([]byte, wire.OOBSpace())
-	for {
-		var cmd proto.ServerCommand
-		fds, err := wire.Recv(sv.sock, buf, oob, &cmd)
-		if errors.Is(err, wire.ErrPeerGone) || errors.Is(err, unix.EBADF) || errors.Is(err, unix.ECONNRESET) {
-			// docket is gone. Each init watches its exit pipe and takes
-			// its namespace down on its own.
-			return 0
-		}
-		if err != nil {
-			_ = sv.send(proto.ServerReply{Kind: proto.ServerSetupError, ID: cmd.ID, Layer: "server", Error: err.Error()})
-			continue
-		}
-		sv.run(cmd, fds)
+	role := &readRole{buf: make([]byte, wire.MaxMessage), oob: make([]byte, wire.OOBSpace())}
+	wake, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
+	if err != nil {
+		// No ready init can ask for the role: Serve's loop reads every
+		// command and hands it over (reader_linux.go).
+		sv.prepare()
+		sv.readLoop(role)
+		return 0
 	}
+	sv.wake = wake
+	sv.prepare()
+	// Until docket is gone. Each init watches its exit pipe and takes its
+	// namespace down on its own.
+	sv.serveLoop(role)
+	return 0
 }
 
 // setup builds what every command of the session shares: the mount layout
