@@ -47,6 +47,9 @@ func (b *Builder) networkEvents(span trace.Span, c *audit.Call) {
 			if e.SNI != "" {
 				attrs = append(attrs, attribute.String("docket.network.sni", e.SNI))
 			}
+			if e.Refusals > 0 {
+				attrs = append(attrs, attribute.Int("docket.network.refusals", e.Refusals))
+			}
 		}
 		span.AddEvent(name, trace.WithTimestamp(parseAt(e.At)), trace.WithAttributes(attrs...))
 	}
@@ -55,17 +58,7 @@ func (b *Builder) networkEvents(span trace.Span, c *audit.Call) {
 // networkCounts are the call span's totals of connections allowed and
 // refused, for queries that look at spans without their events.
 func networkCounts(c *audit.Call) []attribute.KeyValue {
-	allowed, refused := 0, 0
-	for _, e := range c.Network {
-		if e.Kind != audit.NetworkKindConnection {
-			continue
-		}
-		if e.Allowed {
-			allowed++
-		} else {
-			refused++
-		}
-	}
+	allowed, refused := audit.ConnectionCounts(c.Network)
 	if allowed+refused == 0 {
 		return nil
 	}

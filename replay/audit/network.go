@@ -201,7 +201,15 @@ func networkLine(e NetworkEntry) string {
 		}
 		return s
 	}
-	s := fmt.Sprintf("%s %s:%d (%s, conn %d) by %s", verdict(e.Allowed), e.Host, e.Port, what, e.Conn, e.DecidedBy)
+	var s string
+	switch {
+	case e.Refusals > 0 && e.Host == "":
+		s = fmt.Sprintf("refused other hosts %d times (%s) by %s", e.Refusals, what, e.DecidedBy)
+	case e.Refusals > 0:
+		s = fmt.Sprintf("refused %s:%d %d times (%s) by %s", e.Host, e.Port, e.Refusals, what, e.DecidedBy)
+	default:
+		s = fmt.Sprintf("%s %s:%d (%s, conn %d) by %s", verdict(e.Allowed), e.Host, e.Port, what, e.Conn, e.DecidedBy)
+	}
 	switch e.DecidedBy {
 	case ByProfile, ByRequirements, ByProxy:
 		// The rule is the profile key, or the reason: it says more
@@ -215,6 +223,24 @@ func networkLine(e NetworkEntry) string {
 		s += ", SNI " + e.SNI
 	}
 	return s
+}
+
+// ConnectionCounts is how many connections the entries allowed and
+// refused. A summary of refusals (Refusals above 0: the proxy counts a
+// call's refusals past its first ones instead of recording each) stands
+// for that many, so the totals say how many refusals there were, not how
+// many records.
+func ConnectionCounts(entries []NetworkEntry) (allowed, refused int) {
+	for _, e := range entries {
+		switch {
+		case e.Kind != NetworkKindConnection:
+		case e.Allowed:
+			allowed++
+		default:
+			refused += max(e.Refusals, 1)
+		}
+	}
+	return allowed, refused
 }
 
 // network lists a call's network entries under it.
@@ -235,17 +261,7 @@ func (t *textWriter) networkReport(r *Report) {
 		t.printf("\nno network decisions or connections recorded\n")
 		return
 	}
-	allowed, refused := 0, 0
-	for _, e := range r.Network {
-		if e.Kind != NetworkKindConnection {
-			continue
-		}
-		if e.Allowed {
-			allowed++
-		} else {
-			refused++
-		}
-	}
+	allowed, refused := ConnectionCounts(r.Network)
 	t.printf("\nnetwork: %d connection(s) allowed, %d refused\n", allowed, refused)
 	for _, e := range r.Network {
 		t.printf("  seq %-5d %s  call %s  %s\n", e.Seq, e.At, orDash(e.CallID), quoteArgv(e.Command))

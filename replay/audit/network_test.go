@@ -195,3 +195,44 @@ func TestNetworkDecisionUnknownAnswerIsNotAllowed(t *testing.T) {
 		}
 	}
 }
+
+// A summary of refusals (the proxy counts a call's refusals past its
+// first ones) counts as the refusals it stands for in the totals, and its
+// line says how many, for a host and for the other hosts together.
+func TestRefusalSummariesCountAsTheirRefusals(t *testing.T) {
+	w := newWriter(t, "0199a1b2-0000-7000-8000-00000000f002", events.SessionConfig{ApprovalPolicy: "on-request", SandboxMode: "workspace-write"})
+	w.add("", events.UserTurn{TurnID: "turn-1", Text: "loop"})
+	argv := []string{"sh", "-c", "while :; do curl -s https://denied.test/; done"}
+	w.response("turn-1", 1, shellItem("r1", map[string]any{"command": argv}))
+	w.tr("r1", states.WantsApproval, states.RunSandboxed, states.CausePolicySkip, "no approval needed")
+	w.start("r1", 1, "shell", argv, wsPlan)
+	w.add("r1", events.NetworkConnection{CallID: "r1", Conn: 1, Protocol: "http-connect", Host: "denied.test", Port: 443,
+		Rule: "permissions.dev.network.domains.\"denied.test\""})
+	w.add("r1", events.NetworkConnection{CallID: "r1", Protocol: "http-connect", Host: "denied.test", Port: 443, Refusals: 1000,
+		Rule: "1000 refusal(s) of denied.test counted, not recorded one by one (a call's first 32 refusals are); the last: denied"})
+	w.add("r1", events.NetworkConnection{CallID: "r1", Protocol: "http-connect", Refusals: 7,
+		Rule: "7 refusal(s) of other hosts counted, not recorded one by one (a call's first 32 refusals are); the last: denied"})
+	w.outcome("r1", 1, 0, fsLayers, nil)
+	w.tr("r1", states.Sandboxed, states.Finish, states.CauseCompleted, "exit 0")
+	w.output("r1", true)
+	w.durable("", events.TurnEnded{TurnID: "turn-1", Status: events.TurnCompleted})
+	path := w.close()
+
+	r, err := Build(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if allowed, refused := ConnectionCounts(r.Network); allowed != 0 || refused != 1008 {
+		t.Errorf("ConnectionCounts = %d allowed, %d refused; want 0 and 1008 (1 + 1000 + 7)", allowed, refused)
+	}
+	out := string(streamed(t, path, Options{NetworkOnly: true}, func(b *bytes.Buffer) Sink { return NewTextWriter(b, Options{NetworkOnly: true}) }))
+	for _, want := range []string{
+		"network: 0 connection(s) allowed, 1008 refused",
+		"refused denied.test:443 1000 times (http-connect)",
+		"refused other hosts 7 times (http-connect)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("audit --network lacks %q:\n%s", want, out)
+		}
+	}
+}
