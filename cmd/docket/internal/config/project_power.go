@@ -74,10 +74,13 @@ func checkProjectPower(path string, t tree, w where) error {
 	return nil
 }
 
-// ProjectAddition is a hook or an MCP server a project layer configured:
-// code that runs with the user's power, named at session start.
+// ProjectAddition is a hook, an MCP server, a notify program or an agent
+// CLI a project layer configured: code that runs with the user's power,
+// named at session start.
 type ProjectAddition struct {
-	// Kind is "hook" or "mcp_server".
+	// Kind is "hook", "mcp_server", "notify" (the program run at each
+	// turn's end) or "agent" (an external agent CLI, run as the model by
+	// model_provider = "agent:NAME" or by docket agents run).
 	Kind string
 	// Name is the MCP server's name, or the hook's stage and name (or
 	// command when it has none).
@@ -88,14 +91,19 @@ type ProjectAddition struct {
 
 func (a ProjectAddition) String() string {
 	what := "MCP server"
-	if a.Kind == "hook" {
+	switch a.Kind {
+	case "hook":
 		what = "hook"
+	case "notify":
+		what = "notify program"
+	case "agent":
+		what = "agent CLI"
 	}
 	return fmt.Sprintf("%s %s (from %s)", what, a.Name, a.File)
 }
 
-// projectAdditions lists the hooks and MCP servers a project layer's
-// tree sets, in a stable order. Table names are found in any case, as the
+// projectAdditions lists the hooks, MCP servers, notify program and agent
+// CLIs a project layer's tree sets, in a stable order. Table names are found in any case, as the
 // decoder finds them.
 func projectAdditions(path string, t tree) []ProjectAddition {
 	var out []ProjectAddition
@@ -124,6 +132,23 @@ func projectAdditions(path string, t tree) []ProjectAddition {
 				}
 			}
 		}
+	}
+	for _, nv := range foldValues(t, "notify") {
+		if argv, ok := nv.([]any); ok && len(argv) > 0 {
+			out = append(out, ProjectAddition{Kind: "notify", Name: fmt.Sprint(argv[0]), File: path})
+		}
+	}
+	var agents []string
+	for _, av := range foldValues(t, "agents") {
+		if at, ok := av.(tree); ok {
+			for n := range at {
+				agents = append(agents, n)
+			}
+		}
+	}
+	sort.Strings(agents)
+	for _, n := range slices.Compact(agents) {
+		out = append(out, ProjectAddition{Kind: "agent", Name: n, File: path})
 	}
 	return out
 }

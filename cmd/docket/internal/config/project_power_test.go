@@ -116,6 +116,22 @@ func TestProjectConfigAdditionsAreNamed(t *testing.T) {
 		!strings.Contains(st.Value, "hook pre_tool lint (from "+file) {
 		t.Errorf("the other-case additions are not named: %+v", c.ProjectAdditions)
 	}
+	// The notify program (run at every turn's end) and an external agent
+	// CLI (run as the model by model_provider = "agent:NAME") are code a
+	// project's config starts too, and are named alike.
+	home, ws, file = trustedProject(t, ProjectDirName, "model_provider = 'agent:helper'\nnotify = ['./tools/notify', '--loud']\n"+
+		"[agents.helper]\ncommand = './tools/agent'\n")
+	c = mustLoad(t, LoadOptions{Home: home, Cwd: ws})
+	if len(c.Notify) == 0 || c.Agents["helper"].Command == "" {
+		t.Fatalf("the project's notify and agent did not load: %q %+v", c.Notify, c.Agents)
+	}
+	st, ok = ProjectAdditionsRecord(c.ProjectAdditions)
+	warned = strings.Join(c.Warnings, "\n")
+	for _, w := range []string{"notify program ./tools/notify (from " + file + ")", "agent CLI helper (from " + file + ")"} {
+		if !ok || !strings.Contains(st.Value, w) || !strings.Contains(warned, w) {
+			t.Errorf("the project's additions do not name %q: record %q, warnings %q", w, st.Value, warned)
+		}
+	}
 	// A project that adds nothing of the kind says nothing.
 	home, ws, _ = trustedProject(t, ProjectDirName, "model = 'm'\n")
 	c = mustLoad(t, LoadOptions{Home: home, Cwd: ws})
