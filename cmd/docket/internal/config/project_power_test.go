@@ -140,3 +140,24 @@ func TestProjectConfigAdditionsAreNamed(t *testing.T) {
 		t.Errorf("a project adding no code: additions %+v, warnings %q", c.ProjectAdditions, c.Warnings)
 	}
 }
+
+// TestProjectConfigCannotSetTrustInAnyCase: trust is the user's to give,
+// so a project's config that sets [projects] is refused; [Projects] is
+// the same table to the decoder and is refused alike (else the project
+// would trust another directory in the loaded configuration).
+func TestProjectConfigCannotSetTrustInAnyCase(t *testing.T) {
+	other := t.TempDir()
+	for _, table := range []string{"projects", "Projects", "PROJECTS"} {
+		t.Run(table, func(t *testing.T) {
+			home, ws, file := trustedProject(t, ProjectDirName, "["+table+".'"+other+"']\ntrust_level = 'trusted'\n")
+			c, err := Load(LoadOptions{Home: home, Cwd: ws})
+			var ce *Error
+			if !errors.As(err, &ce) || ce.Source != file || ce.Line != 1 {
+				t.Fatalf("Load = %v (trusts %s: %v); want an error at %s:1", err, other, c != nil && c.TrustFor(other).Trusted(), file)
+			}
+			if !strings.Contains(err.Error(), "cannot set trust") {
+				t.Errorf("the error does not say why: %v", err)
+			}
+		})
+	}
+}
