@@ -55,8 +55,8 @@ func (b *chatBackend) Permissions() (tui.PermissionsInfo, error) {
 // configuration is loaded again with the profile chosen as --permissions
 // would choose it, so the managed requirements refuse what they forbid
 // (the error names the requirement) and a profile the sandbox cannot
-// enforce is refused as at start; the plan is built as a session's is and
-// journaled with the switch before any call runs under it.
+// enforce is refused as at start; the plan is a session's (sessionPlan)
+// and is journaled with the switch before any call runs under it.
 func (b *chatBackend) SetPermissions(name string) (string, error) {
 	s := b.session()
 	if s == nil {
@@ -80,15 +80,13 @@ func (b *chatBackend) SetPermissions(name string) (string, error) {
 	if len(b.addDirs) > 0 && sc.SandboxMode == policy.WorkspaceWrite.String() {
 		sc.WritableRoots = append(sc.WritableRoots, b.addDirs...)
 	}
-	plan, err := session.Plan(sc, cwd, cfg.Home, cfg.Sandbox.Limits())
+	// The plan a session under this profile runs under, from the one
+	// builder a session's start and `docket sandbox --permissions` use;
+	// the proxy follows this profile's rules from now on.
+	plan, err := sessionPlan(cfg, sc, cwd)
 	if err != nil {
 		return "", err
 	}
-	if plan, err = adjustPlan(plan, cfg); err != nil {
-		return "", err
-	}
-	// As at a session's start: the proxy follows this profile's rules
-	// from now on.
 	plan, eg := session.RouteNetwork(plan, sessionEgress(cfg))
 	prev := s.PermissionProfile()
 	if prev == "" {

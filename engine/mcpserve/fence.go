@@ -1,6 +1,7 @@
 package mcpserve
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode"
@@ -13,8 +14,12 @@ import (
 // mcp_1 was answered ... approved") would be taken as Docket's. So such
 // text is fenced: every one of its lines starts with fencePrefix, which
 // no line of Docket's does, and every character that could start a line
-// (CR, VT, FF, NEL, the Unicode line and paragraph separators) starts one
-// here, prefix included. The structured content keeps the text as it is.
+// (CR, VT, FF, the file, group and record separators Python's splitlines
+// honours, NEL, the Unicode line and paragraph separators) starts one
+// here, prefix included; the other control characters (ESC, backspace,
+// C1), which move a terminal's cursor back over the prefix, and bytes
+// that are not UTF-8 are shown as Go escapes. The structured content
+// keeps the text as it is.
 
 // fencePrefix starts every line of fenced text.
 const fencePrefix = "  | "
@@ -36,6 +41,14 @@ func fenced(s string) string {
 			// CRLF is one line end.
 		case isLineBreak(r):
 			b.WriteString("\n" + fencePrefix)
+		case r == utf8.RuneError && size == 1:
+			// A byte that is not UTF-8 (0x9b is a CSI to an 8-bit
+			// terminal): shown, not passed on.
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case unicode.IsControl(r) && r != '\t':
+			// ESC, backspace and the C1 controls move a terminal's
+			// cursor back over the fence: shown as escapes.
+			b.WriteString(strings.Trim(strconv.QuoteRune(r), "'"))
 		default:
 			b.WriteString(s[i : i+size])
 		}
@@ -48,7 +61,7 @@ func fenced(s string) string {
 // isLineBreak reports whether r ends a line in some reader's eyes.
 func isLineBreak(r rune) bool {
 	switch r {
-	case '\n', '\r', '\v', '\f', 0x85, 0x2028, 0x2029:
+	case '\n', '\r', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029:
 		return true
 	}
 	return false

@@ -78,6 +78,7 @@ type netKey struct {
 // networkDecision audits a decision record.
 func (a *auditor) networkDecision(r events.Record, v *events.NetworkDecision) {
 	id := orDefault(v.CallID, r.CallID)
+	a.networkCallIDs(r, v.CallID, v.Host)
 	if a.netAnswers == nil {
 		a.netAnswers = map[netKey]string{}
 	}
@@ -95,6 +96,7 @@ func (a *auditor) networkDecision(r events.Record, v *events.NetworkDecision) {
 // networkConnection audits a connection record.
 func (a *auditor) networkConnection(r events.Record, v *events.NetworkConnection) {
 	id := orDefault(v.CallID, r.CallID)
+	a.networkCallIDs(r, v.CallID, v.Host)
 	if !a.wanted(id) {
 		return
 	}
@@ -105,6 +107,22 @@ func (a *auditor) networkConnection(r events.Record, v *events.NetworkConnection
 	e := NetworkEntry{Seq: r.Seq, At: fmtTime(r.At), Kind: NetworkKindConnection, CallID: id, Conn: v.Conn, Protocol: v.Protocol,
 		Method: v.Method, Host: v.Host, Port: v.Port, Allowed: v.Allowed, Rule: v.Rule, DecidedBy: by, Addr: v.Addr, SNI: v.SNI, Refusals: v.Refusals}
 	a.networkEntry(e)
+}
+
+// networkCallIDs flags a network record filed under another call than
+// the one its body names, or naming none: the egress proxy writes both
+// from one id, so the journal is damaged or forged, and verify refuses
+// it (replay's checkNetworkRecords). The audit lists the record under the
+// call its body names and says here that the journal disagrees.
+func (a *auditor) networkCallIDs(r events.Record, named, host string) {
+	if named != "" && named == r.CallID {
+		return
+	}
+	if !a.wanted(r.CallID) && !a.wanted(named) {
+		return
+	}
+	a.head.Violations = append(a.head.Violations, Violation{CallID: r.CallID, Seq: r.Seq,
+		Message: fmt.Sprintf("a network record for host %s is filed under call %q and names call %q: the journal is damaged or forged (docket verify refuses it)", host, r.CallID, named)})
 }
 
 // networkEntry files an entry under its call (when the audit follows the

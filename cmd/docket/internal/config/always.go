@@ -38,10 +38,9 @@ func (c *Config) AlwaysRuleFor(name string) (AlwaysRule, error) {
 	if strings.HasPrefix(name, ":") {
 		return AlwaysRule{}, fmt.Errorf("the built-in profile %s has no domains of its own to add to", name)
 	}
-	prefix := joinKey([]string{"permissions", name}) + "."
 	best, found := Source{}, false
 	for key, src := range c.Sources {
-		if !strings.HasPrefix(key, prefix) {
+		if !ofProfile(key, name) {
 			continue
 		}
 		switch src.Layer {
@@ -85,4 +84,14 @@ func (r AlwaysRule) Prepare(host string) (string, error) {
 // returns the key written.
 func (r AlwaysRule) Write(host string) (string, error) {
 	return allowDomainAt(r.File, r.Table, host)
+}
+
+// ofProfile reports whether the source key key sets a key of permission
+// profile name. "permissions" matches in any case, as the decoder matches
+// it to its field ([Permissions.dev] sets dev); the profile's name is a
+// map key, matched exactly.
+func ofProfile(key, name string) bool {
+	const table = "permissions."
+	prefix := joinKey([]string{name}) + "."
+	return len(key) > len(table) && strings.EqualFold(key[:len(table)], table) && strings.HasPrefix(key[len(table):], prefix)
 }

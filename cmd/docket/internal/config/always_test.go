@@ -33,6 +33,9 @@ func TestAnAlwaysAnswerGoesToTheFileThatDefinesTheProfile(t *testing.T) {
 			wantKey: `permissions.dev.network.domains."new.test"`},
 		{name: "a project's dev is refused", project: dev(""), err: "project"},
 		{name: "a project widening the user's dev is refused", config: dev(""), project: "[permissions.dev.network.domains]\n\"evil.test\" = \"allow\"\n", err: "project"},
+		// The decoder gives [Permissions] to the permissions field as it
+		// gives [permissions]: the project's keys widen dev all the same.
+		{name: "a project widening the user's dev in another case is refused", config: dev(""), project: "[Permissions.dev.network.domains]\n\"evil.test\" = \"allow\"\n", err: "project"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

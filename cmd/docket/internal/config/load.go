@@ -398,8 +398,12 @@ func loadProjectFile(path string) (*layer, []string, error) {
 		return nil, nil, err
 	}
 	lines := lineIndex(data)
-	if _, ok := t["projects"]; ok {
-		return nil, nil, &Error{Source: path, Line: firstLine(lines, "projects"), Key: "projects",
+	// [Projects] is [projects] to the decoder (it folds case).
+	for k := range t {
+		if !strings.EqualFold(k, "projects") {
+			continue
+		}
+		return nil, nil, &Error{Source: path, Line: firstLine(lines, joinKey([]string{k})), Key: k,
 			Msg: "a project's config cannot set trust; [projects] belongs in " + FileName + " under Docket's home"}
 	}
 	w := where{source: path, lines: lines}

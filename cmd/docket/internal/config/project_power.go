@@ -39,7 +39,9 @@ func refusedProjectKeys() []refusedKey {
 }
 
 // refusedProjectKey returns why key may not come from a project layer,
-// or "" when it may.
+// or "" when it may. Names compare case-insensitively: the decoder gives
+// a struct field a key of any case when none matches exactly, so
+// "Endpoint" under [otel] sets the endpoint as "endpoint" does.
 func refusedProjectKey(key []string) string {
 	for _, r := range refusedProjectKeys() {
 		if len(key) < len(r.path) {
@@ -47,7 +49,7 @@ func refusedProjectKey(key []string) string {
 		}
 		match := true
 		for i, p := range r.path {
-			if p != "*" && p != key[i] {
+			if p != "*" && !strings.EqualFold(p, key[i]) {
 				match = false
 				break
 			}
@@ -72,10 +74,13 @@ func checkProjectPower(path string, t tree, w where) error {
 	return nil
 }
 
-// ProjectAddition is a hook or an MCP server a project layer configured:
-// code that runs with the user's power, named at session start.
+// ProjectAddition is a hook, an MCP server, a notify program or an agent
+// CLI a project layer configured: code that runs with the user's power,
+// named at session start.
 type ProjectAddition struct {
-	// Kind is "hook" or "mcp_server".
+	// Kind is "hook", "mcp_server", "notify" (the program run at each
+	// turn's end) or "agent" (an external agent CLI, run as the model by
+	// model_provider = "agent:NAME" or by docket agents run).
 	Kind string
 	// Name is the MCP server's name, or the hook's stage and name (or
 	// command when it has none).
@@ -86,41 +91,93 @@ type ProjectAddition struct {
 
 func (a ProjectAddition) String() string {
 	what := "MCP server"
-	if a.Kind == "hook" {
+	switch a.Kind {
+	case "hook":
 		what = "hook"
+	case "notify":
+		what = "notify program"
+	case "agent":
+		what = "agent CLI"
 	}
 	return fmt.Sprintf("%s %s (from %s)", what, a.Name, a.File)
 }
 
-// projectAdditions lists the hooks and MCP servers a project layer's
-// tree sets, in a stable order.
+// projectAdditions lists the hooks, MCP servers, notify program and agent
+// CLIs a project layer's tree sets, in a stable order. Table names are found in any case, as the
+// decoder finds them.
 func projectAdditions(path string, t tree) []ProjectAddition {
 	var out []ProjectAddition
-	if servers, ok := t["mcp_servers"].(tree); ok {
-		names := make([]string, 0, len(servers))
-		for n := range servers {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
-			out = append(out, ProjectAddition{Kind: "mcp_server", Name: n, File: path})
-		}
-	}
-	if hooks, ok := t["hooks"].(tree); ok {
-		for _, stage := range []string{"pre_tool", "post_tool"} {
-			list, _ := hooks[stage].([]any)
-			for i, h := range list {
-				name := fmt.Sprintf("%s #%d", stage, i+1)
-				if ht, ok := h.(tree); ok {
-					if n, ok := ht["name"].(string); ok && n != "" {
-						name = stage + " " + n
-					} else if cmd, ok := ht["command"].([]any); ok && len(cmd) > 0 {
-						name = fmt.Sprintf("%s %v", stage, cmd[0])
-					}
-				}
-				out = append(out, ProjectAddition{Kind: "hook", Name: name, File: path})
+	var names []string
+	for _, v := range foldValues(t, "mcp_servers") {
+		if servers, ok := v.(tree); ok {
+			for n := range servers {
+				names = append(names, n)
 			}
 		}
+	}
+	sort.Strings(names)
+	for _, n := range slices.Compact(names) {
+		out = append(out, ProjectAddition{Kind: "mcp_server", Name: n, File: path})
+	}
+	for _, hv := range foldValues(t, "hooks") {
+		hooks, ok := hv.(tree)
+		if !ok {
+			continue
+		}
+		for _, stage := range []string{"pre_tool", "post_tool"} {
+			for _, lv := range foldValues(hooks, stage) {
+				list, _ := lv.([]any)
+				for i, h := range list {
+					out = append(out, ProjectAddition{Kind: "hook", Name: hookName(stage, i, h), File: path})
+				}
+			}
+		}
+	}
+	for _, nv := range foldValues(t, "notify") {
+		if argv, ok := nv.([]any); ok && len(argv) > 0 {
+			out = append(out, ProjectAddition{Kind: "notify", Name: fmt.Sprint(argv[0]), File: path})
+		}
+	}
+	var agents []string
+	for _, av := range foldValues(t, "agents") {
+		if at, ok := av.(tree); ok {
+			for n := range at {
+				agents = append(agents, n)
+			}
+		}
+	}
+	sort.Strings(agents)
+	for _, n := range slices.Compact(agents) {
+		out = append(out, ProjectAddition{Kind: "agent", Name: n, File: path})
+	}
+	return out
+}
+
+// hookName names the i'th hook of stage: its name, else its command.
+func hookName(stage string, i int, h any) string {
+	if ht, ok := h.(tree); ok {
+		if n, ok := ht["name"].(string); ok && n != "" {
+			return stage + " " + n
+		} else if cmd, ok := ht["command"].([]any); ok && len(cmd) > 0 {
+			return fmt.Sprintf("%s %v", stage, cmd[0])
+		}
+	}
+	return fmt.Sprintf("%s #%d", stage, i+1)
+}
+
+// foldValues are t's values under keys equal to name in any case, in key
+// order.
+func foldValues(t tree, name string) []any {
+	var keys []string
+	for k := range t {
+		if strings.EqualFold(k, name) {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	out := make([]any, len(keys))
+	for i, k := range keys {
+		out[i] = t[k]
 	}
 	return out
 }

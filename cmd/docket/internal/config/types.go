@@ -53,8 +53,9 @@ type Config struct {
 	// CodexExtras are Codex 0.171's keys Docket implements (codex_keys.go).
 	CodexExtras
 
-	// ProjectAdditions are the hooks and MCP servers a trusted project's
-	// config sets (named at session start, kept in the session record).
+	// ProjectAdditions are the hooks, MCP servers, notify program and agent
+	// CLIs a trusted project's config sets (named at session start, kept
+	// in the session record).
 	ProjectAdditions []ProjectAddition `toml:"-"`
 	// Hooks are the operator's pre_tool and post_tool hooks.
 	Hooks HooksConfig `toml:"hooks"`

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/docket-engine/docket/cmd/docket/internal/config"
+	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/journal"
+)
+
+// TestAPermissionsSwitchGetsTheSessionPlan: /permissions NAME journals
+// exactly the plan a session started with --permissions NAME runs under
+// (the one builder, sessionPlan): the hidden paths, the egress proxy and
+// local binding of a network-on profile, and --add-dir's root.
+func TestAPermissionsSwitchGetsTheSessionPlan(t *testing.T) {
+	dir := t.TempDir()
+	wsDir, home, extra := filepath.Join(dir, "ws"), filepath.Join(dir, "home"), filepath.Join(dir, "extra")
+	for _, d := range []string{wsDir, home, extra, filepath.Join(wsDir, ".git")} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	secret := filepath.Join(wsDir, "secret.txt")
+	if err := os.WriteFile(secret, []byte("codes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	conf := fmt.Sprintf("[permissions.dev.filesystem]\n\":root\" = \"read\"\n\":project_roots\" = \"write\"\n%q = \"none\"\n"+
+		"[permissions.dev.network]\nenabled = true\nallow_local_binding = true\n[permissions.dev.network.domains]\n\"example.test\" = \"allow\"\n", secret)
+	if err := os.WriteFile(filepath.Join(home, config.FileName), []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(dir, "script.jsonl")
+	if err := os.WriteFile(script, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	load := func(profile string) *config.Config {
+		t.Helper()
+		cfg, err := config.Load(config.LoadOptions{Home: home, Cwd: wsDir, Env: func(string) string { return "" },
+			Flags: config.Flags{Permissions: &profile, ModelScript: &script}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cfg
+	}
+	ctx := context.Background()
+	quiet := &app{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard}
+
+	// The session a start under dev runs.
+	w, err := wire(ctx, quiet, load("dev"), wsDir, wireOptions{addDirs: []string{extra}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := w.open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := s.Config().Plan
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.finish(); err != nil {
+		t.Fatal(err)
+	}
+	if len(want.Hidden) == 0 || !want.Egress || !want.LocalBinding {
+		t.Fatalf("the profile's session plan lacks what the test compares: %+v", want)
+	}
+
+	// A chat started under :read-only that switches to dev.
+	b := &chatBackend{a: quiet, flags: &execFlags{commonFlags: commonFlags{home: home}}, cfg: load(":read-only"), cwd: wsDir, addDirs: []string{extra}}
+	if _, err := b.New(ctx); err != nil {
+		t.Fatal(err)
+	}
+	path := b.path
+	if _, err := b.SetPermissions("dev"); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.close(); err != nil {
+		t.Fatal(err)
+	}
+	j, err := journal.OpenReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	recs, err := j.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got *events.PermissionsChange
+	for _, r := range recs {
+		if body, err := r.Decode(); err == nil {
+			if pc, ok := body.(*events.PolicyChanged); ok && pc.Permissions != nil {
+				got = pc.Permissions
+			}
+		}
+	}
+	if got == nil {
+		t.Fatal("the switch journaled no permissions change")
+	}
+	if !reflect.DeepEqual(got.Plan, want) {
+		t.Fatalf("the switch's plan differs from a session's:\n got  %+v\n want %+v", got.Plan, want)
+	}
+}
