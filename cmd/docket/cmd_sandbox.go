@@ -146,7 +146,7 @@ with one, for the layers the run enforced, on stderr after the command.`,
 	f.StringArrayVar(&roots, "writable-root", nil, "an extra writable directory (workspace-write); repeatable")
 	f.BoolVar(&network, "network", false, "allow network access")
 	f.StringVarP(&dir, "cd", "C", "", "working directory and workspace root (default: the current directory)")
-	f.BoolVar(&protect, "require-protected-paths", false, "fail when .git/.docket/.agents cannot be made read-only")
+	f.BoolVar(&protect, "require-protected-paths", false, "fail when .git/.docket/.agents/.codex cannot be made read-only")
 	f.BoolVar(&showPlan, "verbose", false, "print the plan and the layers enforced to stderr")
 	f.BoolVar(&explain, "explain", false, "say in words what each layer stops: without a command, what this machine would enforce; with one, what the run enforced")
 	f.StringVar(&perms, "permissions", "", "run under a permission profile (:read-only, :workspace, :danger-full-access or [permissions.NAME] from config)")
