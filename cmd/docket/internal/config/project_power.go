@@ -68,7 +68,7 @@ func checkProjectPower(path string, t tree, w where) error {
 		if why := refusedProjectKey(l.key); why != "" {
 			key := joinKey(l.key)
 			return &Error{Source: path, Line: w.line(l.key), Key: key,
-				Msg: fmt.Sprintf("a project's config cannot set %s: %s; set it in %s under Docket's home, or with -c, if you mean it", key, why, FileName)}
+				Msg: fmt.Sprintf("a project's config cannot set %s: %s; take it out of this file, and set it in %s under Docket's home, or with -c, if you mean it", key, why, FileName)}
 		}
 	}
 	return nil
