@@ -57,15 +57,29 @@ func profileBridge(profile *permissions.Resolved, plan events.SandboxPlan, stder
 		if !verbose && ev.Allowed {
 			return
 		}
-		verdict := "refused"
-		if ev.Allowed {
-			verdict = "allowed"
-		}
 		mu.Lock()
 		defer mu.Unlock()
-		fmt.Fprintf(stderr, "docket sandbox: network: %s %s %s:%d (%s)\n", verdict, ev.Protocol, ev.Host, ev.Port, ev.Rule)
+		_, _ = io.WriteString(stderr, connectionLine(ev))
 	}
 	return egress.New(opts)
+}
+
+// connectionLine is what `docket sandbox -v` says of one proxy record: a
+// connection allowed or refused, or a summary of the refusals counted past
+// a call's first ones (host "" for the hosts past the summaries' own bound).
+func connectionLine(ev egress.Event) string {
+	if ev.Refusals > 0 {
+		what := "other hosts"
+		if ev.Host != "" {
+			what = fmt.Sprintf("%s:%d", ev.Host, ev.Port)
+		}
+		return fmt.Sprintf("docket sandbox: network: refused %s %s %d times (%s)\n", ev.Protocol, what, ev.Refusals, ev.Rule)
+	}
+	verdict := "refused"
+	if ev.Allowed {
+		verdict = "allowed"
+	}
+	return fmt.Sprintf("docket sandbox: network: %s %s %s:%d (%s)\n", verdict, ev.Protocol, ev.Host, ev.Port, ev.Rule)
 }
 
 // hidePlan adds the paths the permission profile's none rules hide to a
