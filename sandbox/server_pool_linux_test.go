@@ -1,8 +1,11 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"net"
+	"os"
 	"path/filepath"
 	"slices"
 	"sync/atomic"
@@ -49,6 +52,30 @@ func listenCounting(t *testing.T, path string) *countingListener {
 // took that cover away). Each connection works without the sandbox.
 func TestServerKeptWhenHostSocketsComeAndGo(t *testing.T) {
 	requireServer(t)
+	// A change of the host's mount table stops a session's servers on
+	// purpose; another test run on the same machine can make one at any
+	// moment. Such a run is tried again, never counted as a pass.
+	for attempt := 1; ; attempt++ {
+		mountsBefore, err := os.ReadFile("/proc/self/mountinfo")
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept, msg := serverKeptWhenHostSocketsComeAndGo(t)
+		if kept {
+			return
+		}
+		mountsAfter, err := os.ReadFile("/proc/self/mountinfo")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Equal(mountsBefore, mountsAfter) || attempt == 3 {
+			t.Fatal(msg)
+		}
+		t.Logf("attempt %d: %s, but the host's mount table changed meanwhile (which stops servers on purpose): again", attempt, msg)
+	}
+}
+
+func serverKeptWhenHostSocketsComeAndGo(t *testing.T) (bool, string) {
 	f := newFixture(t)
 	s, run := viaServers(t)
 	connects := func(plan string, l *countingListener) bool {
@@ -101,6 +128,7 @@ func TestServerKeptWhenHostSocketsComeAndGo(t *testing.T) {
 	_ = late.Close()
 	mustRunWW(t, run, f, "true")
 	if got := serverPIDs(s); !slices.Equal(got, pids) {
-		t.Errorf("servers %v after host sockets came and went, want the first one %v kept", got, pids)
+		return false, fmt.Sprintf("servers %v after host sockets came and went, want the first one %v kept", got, pids)
 	}
+	return true, ""
 }
