@@ -61,14 +61,23 @@ func (p *Proxy) vet(ctx context.Context, req Request) (Decision, []netip.Addr, e
 	if err != nil {
 		return dec, nil, refuse("%s allowed by %s, but it does not resolve: %v", req.Host, dec.Rule, err)
 	}
+	var local hostAddrs
+	if !dec.AllowPrivate {
+		list, err := p.opts.LocalAddrs()
+		if err != nil {
+			// Which address is the host's own is unknown: fail closed.
+			return dec, nil, refuse("%s allowed by %s, but this host's own addresses, which only an exact allow rule may reach, cannot be told: %v", req.Host, dec.Rule, err)
+		}
+		local = newHostAddrs(list)
+	}
 	var ok []netip.Addr
 	for _, a := range addrs {
-		if dec.AllowPrivate || publicAddr(a) {
+		if dec.AllowPrivate || (publicAddr(a) && !local.reaches(a)) {
 			ok = append(ok, a.Unmap())
 		}
 	}
 	if len(ok) == 0 {
-		return dec, nil, refuse("%s resolves only to loopback, private or reserved addresses (%s), which only an exact allow rule for the name may reach", req.Host, describeAddrs(addrs))
+		return dec, nil, refuse("%s resolves only to this host's own, loopback, private or reserved addresses (%s), which only an exact allow rule for the name may reach", req.Host, describeAddrs(addrs, local))
 	}
 	return dec, ok, nil
 }
@@ -88,11 +97,15 @@ func (p *Proxy) dial(ctx context.Context, addrs []netip.Addr, port int) (net.Con
 
 // describeAddrs names each address with its class, for a refusal: an
 // address embedding another says what it reaches (64:ff9b::7f00:1 is
-// loopback).
-func describeAddrs(addrs []netip.Addr) string {
+// loopback), and one of local is "this host" whatever its class.
+func describeAddrs(addrs []netip.Addr, local hostAddrs) string {
 	parts := make([]string, len(addrs))
 	for i, a := range addrs {
-		parts[i] = a.String() + " " + classify(a).String()
+		what := classify(a).String()
+		if local.reaches(a) {
+			what = "this host"
+		}
+		parts[i] = a.String() + " " + what
 	}
 	return strings.Join(parts, ", ")
 }

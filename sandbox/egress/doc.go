@@ -11,7 +11,10 @@
 // 0.0.0.0/8, private, shared, link-local, unique local, multicast, and
 // RFC 6890's special ranges (documentation, benchmarking, ...), and an
 // IPv6 address embedding such an IPv4 address (mapped, compatible, NAT64,
-// 6to4, Teredo) is classed by what it embeds (addr_class.go). It dials the address it resolved, so a name that resolves
+// 6to4, Teredo) is classed by what it embeds (addr_class.go). One of
+// this host's own addresses, public ones included, is refused the same
+// way: it reaches the host's services as loopback does (hostaddrs.go).
+// It dials the address it resolved, so a name that resolves
 // differently a moment later (DNS rebinding) changes nothing. After a
 // CONNECT (or a SOCKS CONNECT) the client's first bytes are read before
 // the tunnel opens: a TLS ClientHello whose server name (SNI) differs from

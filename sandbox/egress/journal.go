@@ -88,6 +88,15 @@ func (a *JournalingAsker) AskSourced(ctx context.Context, req Request) (Answer, 
 			}
 		}
 	}
+	if source == events.SourceNoAnswer {
+		if lim, _ := ctx.Value(refusalsKey{}).(*refusals); lim != nil && !lim.admitNoAnswer() {
+			// The policy's own denial, past the call's first: a command
+			// refused in a loop would otherwise add a durable record (and
+			// a sync) per request. Nothing is let through; the refusal's
+			// count (refusals.go) still says it happened.
+			return DenyHost, source, nil
+		}
+	}
 	rec := events.NetworkDecision{CallID: req.CallID, Conn: req.Conn, Host: req.Host, Port: req.Port, Protocol: string(req.Protocol),
 		Method: req.Method, Answer: events.NetworkAnswer(answer), Source: source, Profile: a.Profile, RuleWritten: written}
 	if _, err := a.Journal.AppendDurable(a.Now(), req.CallID, rec); err != nil {

@@ -71,6 +71,12 @@ type Options struct {
 	HandshakeTimeout time.Duration
 	// DialTimeout bounds a connection to an upstream (default 10 s).
 	DialTimeout time.Duration
+	// LocalAddrs lists this host's own addresses (default: every
+	// interface's, read at each request, as addresses come and go). A
+	// name resolving to one of them reaches the host's own services bound
+	// to every address, as loopback does, whatever its class: it is
+	// refused unless an exact allow rule names it (hostAddrs).
+	LocalAddrs func() ([]netip.Addr, error)
 }
 
 // Proxy is a per-session egress proxy. Create it with New and run it with
@@ -103,6 +109,9 @@ func New(opts Options) *Proxy {
 	}
 	if opts.RefusalsInFull <= 0 {
 		opts.RefusalsInFull = 32
+	}
+	if opts.LocalAddrs == nil {
+		opts.LocalAddrs = interfaceAddrs
 	}
 	if opts.HandshakeTimeout <= 0 {
 		opts.HandshakeTimeout = 10 * time.Second

@@ -23,6 +23,10 @@ type refusals struct {
 
 	mu   sync.Mutex
 	seen int
+	// noAnswers counts the policy's own denials (nobody could be asked,
+	// or nobody answered) the asker met: only the first inFull are
+	// journaled as decisions (JournalingAsker).
+	noAnswers int
 	// hosts counts the refusals not yet recorded, by host; "" is every
 	// host past the first summaryHosts.
 	hosts map[string]*tally
@@ -67,6 +71,15 @@ func (r *refusals) admit(ev Event) *Event {
 	s := summary(key, t, r.inFull)
 	t.n = 0
 	return &s
+}
+
+// admitNoAnswer says whether a denial nobody answered is journaled as a
+// decision: one of the call's first inFull.
+func (r *refusals) admitNoAnswer() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.noAnswers++
+	return r.noAnswers <= r.inFull
 }
 
 // drain returns a summary of every host with refusals not yet recorded,

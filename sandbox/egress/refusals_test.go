@@ -148,3 +148,65 @@ func TestRefusalsPastTheFirstAreCountedPerHost(t *testing.T) {
 		})
 	}
 }
+
+// TestAPolicyDenialLoopIsNotJournaledAsADecisionEach: with nobody to ask
+// (approval policy never, no terminal), every request to a host no rule
+// covers is the policy's own denial, which the session's asker journals
+// durably as a network decision. A command refused in a loop would add
+// one record (and a sync) per request, past the bound on the connection
+// records; only the call's first are journaled as decisions, and the
+// connection counts still account for every refusal.
+func TestAPolicyDenialLoopIsNotJournaledAsADecisionEach(t *testing.T) {
+	const inFull, asked = 3, 40
+	j, err := journal.Create(t.TempDir(), "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5c", time.Unix(1_763_000_000, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	now := func() time.Time { return time.Unix(1_763_000_100, 0) }
+	asker := &JournalingAsker{Journal: j, Now: now, Profile: "p"} // no person: nobody answers
+	p := New(Options{Decider: &ProfileDecider{Network: testNetwork(t, "full"), Asker: asker}, Record: RecordTo(j, now),
+		Resolver: testNames(), Dial: dialPublic, RefusalsInFull: inFull})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(WithCallID(context.Background(), "call_ask_loop"))
+	done := make(chan error, 1)
+	go func() { done <- p.Serve(ctx, ln) }()
+	c := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(&url.URL{Scheme: "http", Host: ln.Addr().String()})}, Timeout: 30 * time.Second}
+	for i := 0; i < asked; i++ {
+		if code, _, err := get(c, "http://ask.test/"); err != nil || code != http.StatusForbidden {
+			t.Fatalf("request %d: %d %v", i, code, err)
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	decisions, refusals := 0, 0
+	for _, r := range committedKinds(t, j.Path()) {
+		b, err := r.Decode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch v := b.(type) {
+		case *events.NetworkDecision:
+			if v.Source != events.SourceNoAnswer || v.Answer != events.NetworkAnswer(DenyHost) {
+				t.Fatalf("decision %+v, want the policy's denial", v)
+			}
+			decisions++
+		case *events.NetworkConnection:
+			refusals += max(v.Refusals, 1)
+		}
+	}
+	if decisions != inFull {
+		t.Fatalf("%d decision records for %d requests nobody could answer, want the call's first %d", decisions, asked, inFull)
+	}
+	if refusals != asked {
+		t.Fatalf("the connection records account for %d refusals, want %d", refusals, asked)
+	}
+}

@@ -93,6 +93,10 @@ type Cache struct {
 	// budget is the entry bound of the kept walk, MaxEntries when 0
 	// (tests make it small).
 	budget int
+	// walkUnseen is how many directories the last fresh walk left unseen
+	// (about its budget at most): the kept list may grow to twice that,
+	// or twice the budget, before the walk is done afresh (update).
+	walkUnseen int
 	// upd is the one budget and deadline of the update being applied
 	// (update): every walk an update does shares them.
 	upd updateBound
@@ -268,6 +272,7 @@ func (c *Cache) walk(order, roots []string) (found, unseen []string, complete bo
 		return found, unseen, complete
 	}
 	c.key, c.roots, c.found, c.unseen, c.complete, c.mounts, c.kept = key, ids, found, unseen, complete, mounts, true
+	c.walkUnseen = len(unseen)
 	return slices.Clone(found), slices.Clone(unseen), complete
 }
 
@@ -331,6 +336,14 @@ func (c *Cache) update(order, roots []string) bool {
 	}
 	if mounttable.Changed(c.mounts) {
 		c.why = "the mount table changed"
+		return false
+	}
+	// A directory an update skips costs no budget, so calls that each
+	// make many would grow the unseen list, which every update goes over
+	// (and the next call's coarsening sorts), without end. Past twice
+	// what a fresh walk leaves, walk afresh: that is bounded.
+	if n := len(c.unseen); n > 2*max(c.walkUnseen, c.maxEntries()) {
+		c.why = fmt.Sprintf("%d directories left unseen by the updates, more than twice what a walk leaves", n)
 		return false
 	}
 	// One budget and one deadline for the whole update, as a fresh walk

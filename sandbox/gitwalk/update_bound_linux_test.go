@@ -64,3 +64,47 @@ func TestKeptWalkUpdateHasOneBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestKeptWalkUnseenListStaysBounded: a command that makes many
+// directories before each call, each straight in a watched directory
+// (one event, one skipped directory each), does not grow the kept walk's
+// list of what it did not look into without end: every update goes over
+// that list (and the next call's coarsening sorts it), so a list grown
+// call after call would stretch each start past the walk's bounds. Past
+// twice what a fresh walk leaves unseen (about its budget at most, and
+// one read of a directory's entries past it), or twice the budget, the
+// kept walk is walked afresh, and what the call binds still covers every
+// repository.
+func TestKeptWalkUnseenListStaysBounded(t *testing.T) {
+	const budget, perCall, calls = 20, 30, 10
+	ws := filepath.Join(t.TempDir(), "ws")
+	mkdirs(t, filepath.Join(ws, "a"))
+	roots := []string{ws}
+	c := &Cache{budget: budget}
+	t.Cleanup(func() { _ = c.Close() })
+	if first := Find(roots, ws, c); !first.Complete {
+		t.Fatalf("first walk = %+v, want it complete", first)
+	}
+	for call := range calls {
+		var repo string
+		for i := range perCall {
+			d := filepath.Join(ws, fmt.Sprintf("c%d-d%03d", call, i))
+			mkdirs(t, d)
+			if i == perCall-1 {
+				repo = filepath.Join(d, "repo", ".git")
+				mkdirs(t, repo)
+			}
+		}
+		got := Find(roots, ws, c)
+		// A fresh walk (this call's, when the list was past its bound)
+		// sets walkUnseen; an update leaves it.
+		bound := 2*max(c.walkUnseen, budget) + perCall
+		if n := len(c.unseen); n > bound {
+			t.Fatalf("after call %d the kept walk holds %d unseen directories, more than %d (twice what the last fresh walk left, %d, or its budget %d, and one call's new ones; walks %d, last rewalk %q)",
+				call, n, bound, c.walkUnseen, budget, c.walks, c.why)
+		}
+		if !slices.Contains(got.Found, repo) && !events.WithinAny(repo, got.Unseen) {
+			t.Fatalf("call %d leaves %s writable\nfound %v\nunseen %v", call, repo, got.Found, got.Unseen)
+		}
+	}
+}
