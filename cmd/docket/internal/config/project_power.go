@@ -107,16 +107,7 @@ func (a ProjectAddition) String() string {
 // decoder finds them.
 func projectAdditions(path string, t tree) []ProjectAddition {
 	var out []ProjectAddition
-	var names []string
-	for _, v := range foldValues(t, "mcp_servers") {
-		if servers, ok := v.(tree); ok {
-			for n := range servers {
-				names = append(names, n)
-			}
-		}
-	}
-	sort.Strings(names)
-	for _, n := range slices.Compact(names) {
+	for _, n := range tableNames(t, "mcp_servers") {
 		out = append(out, ProjectAddition{Kind: "mcp_server", Name: n, File: path})
 	}
 	for _, hv := range foldValues(t, "hooks") {
@@ -138,19 +129,25 @@ func projectAdditions(path string, t tree) []ProjectAddition {
 			out = append(out, ProjectAddition{Kind: "notify", Name: fmt.Sprint(argv[0]), File: path})
 		}
 	}
-	var agents []string
-	for _, av := range foldValues(t, "agents") {
-		if at, ok := av.(tree); ok {
-			for n := range at {
-				agents = append(agents, n)
-			}
-		}
-	}
-	sort.Strings(agents)
-	for _, n := range slices.Compact(agents) {
+	for _, n := range tableNames(t, "agents") {
 		out = append(out, ProjectAddition{Kind: "agent", Name: n, File: path})
 	}
 	return out
+}
+
+// tableNames are the names of the tables under key (found in any case, as
+// the decoder finds it), sorted, each once.
+func tableNames(t tree, key string) []string {
+	var names []string
+	for _, v := range foldValues(t, key) {
+		if tables, ok := v.(tree); ok {
+			for n := range tables {
+				names = append(names, n)
+			}
+		}
+	}
+	sort.Strings(names)
+	return slices.Compact(names)
 }
 
 // hookName names the i'th hook of stage: its name, else its command.
