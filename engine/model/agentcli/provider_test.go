@@ -82,7 +82,7 @@ func TestRespond(t *testing.T) {
 // survivor passed the test and stayed behind for a day. Whatever survives
 // now fails the test and is killed when it ends.
 func TestRespondKillsTheProcessGroupAtTheDeadline(t *testing.T) {
-	marker := fmt.Sprintf("agentcli-deadline-%d", os.Getpid())
+	marker := fmt.Sprintf("agentcli-deadline-%d-%d", os.Getpid(), time.Now().UnixNano())
 	t.Cleanup(func() {
 		for _, pid := range alive(t, marker) {
 			if n, err := strconv.Atoi(pid); err == nil {
