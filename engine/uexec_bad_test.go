@@ -28,6 +28,14 @@ func processesWith(t *testing.T, prog, marker string) []string {
 	return out
 }
 
+// runWord is a number (a sleep length, a word to print) that no other
+// test, nor another run of this one on the machine, uses: slot, then this
+// process's pid in seven digits (pid_max is at most 2^22). A plain
+// base+pid let one run's 4_000_000+pid equal another's 5_000_000+pid.
+func runWord(slot int) string {
+	return fmt.Sprintf("%d%07d", slot, os.Getpid())
+}
+
 func TestAFloodIsBoundedToTheCallsBudget(t *testing.T) {
 	f, _ := uexecFixture(t, "read-only", strings.Join([]string{
 		execLine("c1", `{"cmd":"head -c 3000000 /dev/zero | tr '\\0' x","max_output_tokens":100,"yield_time_ms":10000}`),
@@ -51,7 +59,7 @@ func TestAFloodIsBoundedToTheCallsBudget(t *testing.T) {
 func TestAProcessThatNeverYieldsStaysRunningAndDiesWithTheSession(t *testing.T) {
 	// Looked for host-wide: a word of this run's own (see
 	// TestStartsPastTheLimitEndTheOldest).
-	word := fmt.Sprint(4_000_000 + os.Getpid())
+	word := runWord(4)
 	f, procs := uexecFixture(t, "read-only", strings.Join([]string{
 		execLine("c1", `{"cmd":"yes `+word+`","max_output_tokens":50,"yield_time_ms":300}`),
 		writeLine("c2", `{"session_id":1000,"yield_time_ms":0,"max_output_tokens":50}`),
@@ -79,7 +87,9 @@ func TestAProcessThatNeverYieldsStaysRunningAndDiesWithTheSession(t *testing.T) 
 func TestAProcessThatForksADaemonAndExitsLeavesNothingBehind(t *testing.T) {
 	for _, mode := range []string{"read-only", "danger-full-access"} {
 		t.Run(mode, func(t *testing.T) {
-			marker := map[string]string{"read-only": "9876501", "danger-full-access": "9876502"}[mode]
+			// Looked for host-wide: a word of this run's own, not a fixed
+			// number another checkout's run of this test also sleeps.
+			marker := runWord(map[string]int{"read-only": 6, "danger-full-access": 7}[mode])
 			f, _ := uexecFixture(t, mode, strings.Join([]string{
 				execLine("c1", fmt.Sprintf(`{"cmd":"setsid sleep %s </dev/null >/dev/null 2>&1 & echo forked","yield_time_ms":2000}`, marker)),
 				done}, "\n"))
@@ -113,7 +123,7 @@ func TestStartsPastTheLimitEndTheOldest(t *testing.T) {
 	// The sleeps are counted host-wide: a length of this run's own, so
 	// that another run of this test (a second checkout, CI beside a
 	// developer) is not counted.
-	secs := fmt.Sprint(5_000_000 + os.Getpid())
+	secs := runWord(5)
 	var lines []string
 	for i := 0; i < 18; i++ {
 		lines = append(lines, execLine(fmt.Sprintf("c%d", i), `{"cmd":"sleep `+secs+`","yield_time_ms":0}`))

@@ -138,7 +138,7 @@ func fsEscapeCases() []escapeCase {
 			}},
 		{name: "write to a host pty", works: onlyNone, needs: "root",
 			argv:   func(t *testing.T, f *fixture) []string { return attackArgv(t, "pty-write", f.hostPTY(t)) },
-			effect: func(t *testing.T, f *fixture, _ events.ExecOutcome) bool { return f.waitReceived() }},
+			effect: func(t *testing.T, f *fixture, out events.ExecOutcome) bool { return f.waitReceived(out) }},
 		// Other repositories under the writable roots.
 		{name: "plant a hook in a nested repository", works: onlyNone,
 			argv: func(t *testing.T, f *fixture) []string {
@@ -257,7 +257,7 @@ func fsEscapeCases() []escapeCase {
 			argv: func(t *testing.T, f *fixture) []string {
 				return attackArgv(t, "unix-connect", f.listenUnix(t, filepath.Join(f.O, "agent.sock")))
 			},
-			effect: func(t *testing.T, f *fixture, _ events.ExecOutcome) bool { return f.waitReceived() }},
+			effect: func(t *testing.T, f *fixture, out events.ExecOutcome) bool { return f.waitReceived(out) }},
 		{name: "connect to a unix socket in /run", works: networked, needs: "root",
 			argv: func(t *testing.T, f *fixture) []string {
 				dir, err := os.MkdirTemp("/run", "docket-escape-")
@@ -267,12 +267,12 @@ func fsEscapeCases() []escapeCase {
 				t.Cleanup(func() { os.RemoveAll(dir) })
 				return attackArgv(t, "unix-connect", f.listenUnix(t, filepath.Join(dir, "docker.sock")))
 			},
-			effect: func(t *testing.T, f *fixture, _ events.ExecOutcome) bool { return f.waitReceived() }},
+			effect: func(t *testing.T, f *fixture, out events.ExecOutcome) bool { return f.waitReceived(out) }},
 		{name: "connect to a host process's unix socket inside the workspace", works: networked,
 			argv: func(t *testing.T, f *fixture) []string {
 				return attackArgv(t, "unix-connect", f.listenUnix(t, filepath.Join(f.W, "dev.sock")))
 			},
-			effect: func(t *testing.T, f *fixture, _ events.ExecOutcome) bool { return f.waitReceived() }},
+			effect: func(t *testing.T, f *fixture, out events.ExecOutcome) bool { return f.waitReceived(out) }},
 		{name: "SSH_AUTH_SOCK reaches the command", works: networked,
 			argv: func(t *testing.T, f *fixture) []string {
 				t.Setenv("SSH_AUTH_SOCK", filepath.Join(f.O, "agent.sock"))

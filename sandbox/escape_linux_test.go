@@ -258,10 +258,10 @@ func escapeCases() []escapeCase {
 		// Network.
 		{name: "TCP connect to 127.0.0.1", works: networked, denial: policy.DenialNetwork,
 			argv:   func(t *testing.T, f *fixture) []string { return attackArgv(t, "tcp-connect", f.listenTCP(t)) },
-			effect: func(t *testing.T, f *fixture, _ events.ExecOutcome) bool { return f.waitReceived() }},
+			effect: func(t *testing.T, f *fixture, out events.ExecOutcome) bool { return f.waitReceived(out) }},
 		{name: "UDP send to 127.0.0.1", works: networked,
 			argv:   func(t *testing.T, f *fixture) []string { return attackArgv(t, "udp-send", f.listenUDP(t)) },
-			effect: func(t *testing.T, f *fixture, _ events.ExecOutcome) bool { return f.waitReceived() }},
+			effect: func(t *testing.T, f *fixture, out events.ExecOutcome) bool { return f.waitReceived(out) }},
 		{name: "TCP listen on 127.0.0.1", works: networked,
 			argv:   func(t *testing.T, f *fixture) []string { return attackArgv(t, "tcp-listen") },
 			effect: func(t *testing.T, f *fixture, out events.ExecOutcome) bool { return out.ExitCode == 0 }},
@@ -270,7 +270,7 @@ func escapeCases() []escapeCase {
 			effect: func(t *testing.T, f *fixture, out events.ExecOutcome) bool { return out.ExitCode == 0 }},
 		{name: "abstract unix socket outside the sandbox", works: onlyNone, needs: "landlock6",
 			argv:   func(t *testing.T, f *fixture) []string { return attackArgv(t, "abstract-connect", f.listenAbstract(t)) },
-			effect: func(t *testing.T, f *fixture, _ events.ExecOutcome) bool { return f.waitReceived() }},
+			effect: func(t *testing.T, f *fixture, out events.ExecOutcome) bool { return f.waitReceived(out) }},
 		{name: "unix socket inside the workspace still works", works: writers,
 			argv: func(t *testing.T, f *fixture) []string {
 				return attackArgv(t, "unix-local", filepath.Join(f.W, "sock"))
@@ -306,7 +306,7 @@ func escapeCases() []escapeCase {
 			argv: func(t *testing.T, f *fixture) []string {
 				return attackArgv(t, "kill", strconv.Itoa(f.startVictim(t).Process.Pid))
 			},
-			effect: func(t *testing.T, f *fixture, _ events.ExecOutcome) bool { return f.victimKilled() }},
+			effect: func(t *testing.T, f *fixture, out events.ExecOutcome) bool { return f.victimKilled(out) }},
 		{name: "mount a tmpfs", works: onlyNone, needs: "root",
 			argv: func(t *testing.T, f *fixture) []string {
 				return attackArgv(t, "mount", filepath.Join(f.W, "sub"))
@@ -589,14 +589,34 @@ func (f *fixture) listenAbstract(t *testing.T) string {
 
 // waitReceived gives a listener a moment to see data the attack already
 // sent (loopback delivery is immediate; the wait only covers scheduling).
-func (f *fixture) waitReceived() bool {
-	for i := 0; i < 50; i++ {
-		if f.received.Load() > 0 {
+// An attack that says it sent (exit 0) gets a generous bound: on a loaded
+// machine the listener's goroutine may wait long for a CPU, and a short
+// bound there would call a working attack blocked. One that failed gets
+// the short look, which still catches data that arrived regardless.
+func (f *fixture) waitReceived(out events.ExecOutcome) bool {
+	return waitUntil(boundFor(out), func() bool { return f.received.Load() > 0 })
+}
+
+// boundFor is how long to wait for an attack's effect: long when the
+// attack reports success (the effect is then only a matter of
+// scheduling), short when it failed (nothing should come; a long wait
+// would only slow every blocked variant).
+func boundFor(out events.ExecOutcome) time.Duration {
+	if out.ExitCode == 0 {
+		return 30 * time.Second
+	}
+	return 500 * time.Millisecond
+}
+
+// waitUntil polls cond every 10ms until it holds or d has passed.
+func waitUntil(d time.Duration, cond func() bool) bool {
+	for end := time.Now().Add(d); time.Now().Before(end); {
+		if cond() {
 			return true
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	return false
+	return cond()
 }
 
 func (f *fixture) startVictim(t *testing.T) *exec.Cmd {
@@ -611,9 +631,11 @@ func (f *fixture) startVictim(t *testing.T) *exec.Cmd {
 	return cmd
 }
 
-// victimKilled reports whether the victim died of SIGTERM.
-func (f *fixture) victimKilled() bool {
-	for i := 0; i < 50; i++ {
+// victimKilled reports whether the victim died of SIGTERM, waiting as
+// boundFor(out) says: a signalled process on a loaded machine may take a
+// while to be scheduled and exit.
+func (f *fixture) victimKilled(out events.ExecOutcome) bool {
+	return waitUntil(boundFor(out), func() bool {
 		if err := f.victim.Process.Signal(syscall.Signal(0)); err != nil {
 			return true
 		}
@@ -623,9 +645,8 @@ func (f *fixture) victimKilled() bool {
 				return true
 			}
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	return false
+		return false
+	})
 }
 
 // killByToken kills every live process whose command line contains token

@@ -83,7 +83,7 @@ func processEscapeCases() []escapeCase {
 				return attackArgv(t, "forge-report", strconv.Itoa(f.startDecoy(t)), f.token)
 			},
 			effect: func(t *testing.T, f *fixture, out events.ExecOutcome) bool {
-				return f.waitReceived() || out.ExitCode == 0 || len(out.Fallbacks) > 0
+				return out.ExitCode == 0 || len(out.Fallbacks) > 0 || f.waitReceived(out)
 			}},
 		{name: "write a host SysV shared memory segment", works: onlyNone,
 			argv: func(t *testing.T, f *fixture) []string { return attackArgv(t, "shm-write", strconv.Itoa(f.hostShm(t))) },
@@ -333,7 +333,7 @@ func TestForgedSetupReportCannotCauseARetry(t *testing.T) {
 	f := newFixture(t)
 	out, err := Run(context.Background(), Request{Argv: attackArgv(t, "forge-report", strconv.Itoa(f.startDecoy(t)), f.token),
 		Cwd: f.W, Plan: f.plan(vNone), Timeout: time.Minute})
-	if err != nil || out.ExitCode != 0 || !f.waitReceived() {
+	if err != nil || out.ExitCode != 0 || !f.waitReceived(out) {
 		t.Fatalf("the forgery does not work even unsandboxed, so this test proves nothing: err=%v exit=%d\n%s", err, out.ExitCode, out.Output)
 	}
 	for _, helper := range []struct{ name, path string }{{"test binary", ""}, {"lean helper", buildLeanHelper(t)}} {
@@ -400,9 +400,9 @@ func TestInheritedDescriptorsDoNotReachTheCommand(t *testing.T) {
 	}
 	defer sc.Close()
 	leaks := map[string]*os.File{"file": lf, "socket": sc}
-	effect := map[string]func() bool{
-		"file":   func() bool { return fileHas(file, "pwned") },
-		"socket": func() bool { return f.waitReceived() },
+	effect := map[string]func(events.ExecOutcome) bool{
+		"file":   func(events.ExecOutcome) bool { return fileHas(file, "pwned") },
+		"socket": func(out events.ExecOutcome) bool { return f.waitReceived(out) },
 	}
 	for _, what := range []string{"file", "socket"} {
 		t.Run(what, func(t *testing.T) {
@@ -419,7 +419,7 @@ func TestInheritedDescriptorsDoNotReachTheCommand(t *testing.T) {
 			t.Cleanup(func() { unix.Close(fd) })
 			leak()
 			cmd := exec.Command(testBinary(t), attackArg, "write-fd", strconv.Itoa(fd))
-			if b, err := cmd.CombinedOutput(); err != nil || !effect[what]() {
+			if b, err := cmd.CombinedOutput(); err != nil || !effect[what](events.ExecOutcome{}) {
 				t.Fatalf("a plain exec does not pass the leaked %s, so this test proves nothing: %v %s", what, err, b)
 			}
 			if err := os.Truncate(file, 0); err != nil {
@@ -433,7 +433,7 @@ func TestInheritedDescriptorsDoNotReachTheCommand(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: Run: %v", v, err)
 				}
-				if out.ExitCode == 0 || effect[what]() {
+				if out.ExitCode == 0 || effect[what](out) {
 					t.Errorf("%s: the command used the inherited %s: exit %d %s", v, what, out.ExitCode, out.Output)
 				}
 				if !strings.Contains(out.Stderr, "bad file descriptor") {

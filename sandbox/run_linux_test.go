@@ -113,10 +113,13 @@ func TestTimeoutEscalatesToSIGKILL(t *testing.T) {
 	for planName, plan := range testPlans(w) {
 		t.Run(planName, func(t *testing.T) {
 			mark := uniqueSleep()
-			// SIGTERM is ignored by the shell and, inherited, by sleep.
+			// SIGTERM is ignored by the shell and, inherited, by sleep. The
+			// time-out leaves a loaded machine time to start the shell and
+			// run its trap: a SIGTERM before the trap ends the shell, and
+			// the run would report SIGTERM, not the escalation.
 			out := mustRun(t, Request{
 				Argv: []string{"sh", "-c", "trap '' TERM; sleep " + mark + " & wait"},
-				Cwd:  w, Plan: plan, Timeout: 200 * time.Millisecond, KillGrace: 200 * time.Millisecond,
+				Cwd:  w, Plan: plan, Timeout: 2 * time.Second, KillGrace: 200 * time.Millisecond,
 			})
 			if !out.TimedOut || out.Signal != "SIGKILL" || out.ExitCode != 137 {
 				t.Errorf("timed_out=%t exit=%d signal=%q, want SIGKILL after the grace period", out.TimedOut, out.ExitCode, out.Signal)

@@ -228,10 +228,18 @@ func TestServerKilledWhileTheCommandRunsLeavesItConfined(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	for _, pid := range serverPIDs(s) {
+	killed := serverPIDs(s)
+	for _, pid := range killed {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}
-	time.Sleep(50 * time.Millisecond)
+	// The command goes on only once its server is gone: a fixed pause
+	// let a loaded machine write "go" while the server still ran, and the
+	// test then proved nothing about a command without its server.
+	for _, pid := range killed {
+		if !waitUntil(30*time.Second, func() bool { return !alive(pid) }) {
+			t.Fatalf("the server (pid %d) still runs after SIGKILL", pid)
+		}
+	}
 	if err := os.WriteFile(filepath.Join(f.W, "go"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -250,8 +258,10 @@ func TestServerTimeoutEndsTheCommand(t *testing.T) {
 	f := newFixture(t)
 	_, run := viaServers(t)
 	start := time.Now()
+	// The time-out leaves a loaded machine time to start the shell and run
+	// its trap: a SIGTERM before the trap would end the shell with SIGTERM.
 	out, err := run(context.Background(), Request{Argv: []string{"sh", "-c", "trap '' TERM; sleep 30"}, Cwd: f.W, Plan: f.plan(vWW),
-		Timeout: 200 * time.Millisecond, KillGrace: 200 * time.Millisecond})
+		Timeout: 2 * time.Second, KillGrace: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -705,4 +715,24 @@ func TestServerSeesAMountMadeOnTheHostAfterItStarted(t *testing.T) {
 	if now := serverPIDs(s); len(now) != 1 || now[0] != again[0] {
 		t.Errorf("servers %v after a call with no mount change, want %v kept", now, again)
 	}
+}
+
+// alive reports whether pid runs: not gone, and not a zombie (which still
+// takes signal 0 until its parent reaps it).
+func alive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// The state follows the parenthesised command name, which may hold
+	// spaces.
+	rest := string(b)
+	if i := strings.LastIndexByte(rest, ')'); i >= 0 {
+		rest = rest[i+1:]
+	}
+	fields := strings.Fields(rest)
+	return len(fields) > 0 && fields[0] != "Z"
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestAgentCLIAsModelProvider: model_provider = "agent:NAME" makes the
@@ -18,7 +19,7 @@ import (
 func TestAgentCLIAsModelProvider(t *testing.T) {
 	t.Parallel()
 	home, ws := t.TempDir(), t.TempDir()
-	marker := fmt.Sprintf("docket-agent-provider-%d", os.Getpid())
+	marker := fmt.Sprintf("docket-agent-provider-%d-%d", os.Getpid(), time.Now().UnixNano())
 	agents := agentsConfig(t, home, marker)
 	defer func() {
 		for _, p := range processesWith(t, marker) {
@@ -51,8 +52,8 @@ func TestAgentCLIAsModelProvider(t *testing.T) {
 		t.Fatalf("hang: exit %d, want 1 naming the deadline\n%s", r.code, r.stderr)
 	}
 	for _, p := range []string{marker + "-self", marker + "-child"} {
-		if left := processesWith(t, p); len(left) > 0 {
-			t.Errorf("%s survived the deadline: pids %v", p, left)
+		if !waitFor(func() bool { return len(processesWith(t, p)) == 0 }) {
+			t.Errorf("%s survived the deadline: pids %v", p, processesWith(t, p))
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/docket-engine/docket/journal"
 	"github.com/docket-engine/docket/sandbox/proctree"
@@ -113,7 +114,7 @@ timeout_sec = 1
 // them, and killing the group alone would not be enough.
 func TestHangStandinLeavesProcessesWithoutDocket(t *testing.T) {
 	t.Parallel()
-	marker := fmt.Sprintf("docket-agents-bare-%d", os.Getpid())
+	marker := fmt.Sprintf("docket-agents-bare-%d-%d", os.Getpid(), time.Now().UnixNano())
 	cmd := exec.Command(filepath.Join(standins(t), "hang"), "prompt", marker)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	// No pipes: the daemon would hold them open and Wait would not return.
@@ -152,7 +153,7 @@ func TestHangStandinLeavesProcessesWithoutDocket(t *testing.T) {
 func TestAgentsRunConsensusWithAFailingAndAHangingAgent(t *testing.T) {
 	t.Parallel()
 	home, ws := t.TempDir(), t.TempDir()
-	marker := fmt.Sprintf("docket-agents-hang-%d", os.Getpid())
+	marker := fmt.Sprintf("docket-agents-hang-%d-%d", os.Getpid(), time.Now().UnixNano())
 	agents := agentsConfig(t, home, marker)
 	script := writeScript(t, `{"output":[{"type":"message","content":"Synthesis: claude and plain agree on 42."}]}`)
 	run := func(quorum string) (result, agentsReport) {
@@ -197,8 +198,8 @@ func TestAgentsRunConsensusWithAFailingAndAHangingAgent(t *testing.T) {
 			}
 		}
 	}
-	if left := processesWith(t, marker); len(left) > 0 {
-		t.Errorf("processes of the hanging agent survived its deadline: pids %v", left)
+	if !waitFor(func() bool { return len(processesWith(t, marker)) == 0 }) {
+		t.Errorf("processes of the hanging agent survived its deadline: pids %v", processesWith(t, marker))
 	}
 	sf, err := journal.Find(home, rep.SessionID)
 	if err != nil {
@@ -236,8 +237,8 @@ func TestAgentsRunConsensusWithAFailingAndAHangingAgent(t *testing.T) {
 			t.Errorf("quorum 3: stderr does not say %q:\n%s", want, r.stderr)
 		}
 	}
-	if left := processesWith(t, marker); len(left) > 0 {
-		t.Errorf("processes of the hanging agent survived its deadline: pids %v", left)
+	if !waitFor(func() bool { return len(processesWith(t, marker)) == 0 }) {
+		t.Errorf("processes of the hanging agent survived its deadline: pids %v", processesWith(t, marker))
 	}
 
 	// Verify replay feeds the recorded outputs back: with the agents gone
@@ -395,7 +396,7 @@ func TestAgentsRunUnsandboxedKillsEverythingItStarted(t *testing.T) {
 		t.Fatal(err)
 	}
 	home, ws := t.TempDir(), t.TempDir()
-	marker := fmt.Sprintf("docket-agents-unsandboxed-%d", os.Getpid())
+	marker := fmt.Sprintf("docket-agents-unsandboxed-%d-%d", os.Getpid(), time.Now().UnixNano())
 	agentsConfig(t, home, marker)
 	defer func() {
 		for _, p := range processesWith(t, marker) {
@@ -410,8 +411,8 @@ func TestAgentsRunUnsandboxedKillsEverythingItStarted(t *testing.T) {
 		t.Fatalf("exit %d, want 1 with hang timed out\n%s", r.code, r.stderr)
 	}
 	for _, p := range []string{marker + "-self", marker + "-child"} {
-		if left := processesWith(t, p); len(left) > 0 {
-			t.Errorf("%s survived the deadline: pids %v", p, left)
+		if !waitFor(func() bool { return len(processesWith(t, p)) == 0 }) {
+			t.Errorf("%s survived the deadline: pids %v", p, processesWith(t, p))
 		}
 	}
 	// The audit says what held, and no more.

@@ -82,7 +82,7 @@ func TestRespond(t *testing.T) {
 // survivor passed the test and stayed behind for a day. Whatever survives
 // now fails the test and is killed when it ends.
 func TestRespondKillsTheProcessGroupAtTheDeadline(t *testing.T) {
-	marker := fmt.Sprintf("agentcli-deadline-%d", os.Getpid())
+	marker := fmt.Sprintf("agentcli-deadline-%d-%d", os.Getpid(), time.Now().UnixNano())
 	t.Cleanup(func() {
 		for _, pid := range alive(t, marker) {
 			if n, err := strconv.Atoi(pid); err == nil {
@@ -97,8 +97,15 @@ func TestRespondKillsTheProcessGroupAtTheDeadline(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "no answer within") || !strings.Contains(err.Error(), "killed") {
 		t.Fatalf("error %v, want the deadline", err)
 	}
+	// With the process group as the only mechanism the kill is sent, not
+	// waited for: a loaded machine may run the dying child once more
+	// before it goes. A survivor loops forever, so the bound (which only
+	// turns a hang into a failure) still catches it.
+	for end := time.Now().Add(30 * time.Second); len(alive(t, marker)) > 0 && time.Now().Before(end); {
+		time.Sleep(10 * time.Millisecond)
+	}
 	if left := alive(t, marker); len(left) > 0 {
-		t.Errorf("still running after the deadline: %v", left)
+		t.Errorf("still running 30s after the deadline: %v", left)
 	}
 }
 
