@@ -2,11 +2,9 @@ package engine_test
 
 import (
 	"context"
-	"errors"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -38,6 +36,15 @@ func (h *hostCounter) count(host string) int {
 	return h.hits[host]
 }
 
+// urlsFor is a plain http URL for each host at port.
+func urlsFor(port string, hosts []string) []string {
+	var urls []string
+	for _, h := range hosts {
+		urls = append(urls, "http://"+net.JoinHostPort(h, port)+"/")
+	}
+	return urls
+}
+
 // fetchThrough sends a plain GET for each host (at port) through a call's
 // bridge of s on a real listener and returns whether each reached the
 // server (2xx).
@@ -45,30 +52,9 @@ func fetchThrough(t *testing.T, s *engine.Session, port string, hosts ...string)
 	t.Helper()
 	plan := events.SandboxPlan{Mode: events.SandboxWorkspaceWrite, Egress: true}
 	br := s.BridgeFor("turn-9", events.ExecStarted{CallID: "c9", Argv: []string{"curl"}, Cwd: "/w", Sandbox: plan})
-	if br == nil {
-		t.Fatal("the egress plan has no bridge")
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- br.Serve(ctx, ln) }()
-	proxy, _ := url.Parse("http://" + ln.Addr().String())
-	client := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(proxy), DisableKeepAlives: true}}
 	var got []bool
-	for _, h := range hosts {
-		resp, err := client.Get("http://" + net.JoinHostPort(h, port) + "/")
-		if err != nil {
-			t.Fatal(err)
-		}
-		_ = resp.Body.Close()
-		got = append(got, resp.StatusCode/100 == 2)
-	}
-	cancel()
-	if err := <-done; err != nil && !errors.Is(err, net.ErrClosed) {
-		t.Fatalf("serve: %v", err)
+	for _, code := range getThrough(t, br, urlsFor(port, hosts)...) {
+		got = append(got, code/100 == 2)
 	}
 	return got
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/docket-engine/docket/engine/enginetest"
 	"github.com/docket-engine/docket/engine/model/script"
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/sandbox"
 	"github.com/docket-engine/docket/states/permissions"
 )
 
@@ -108,28 +109,10 @@ func TestANetworkQuestionGoesToTheSessionsApprover(t *testing.T) {
 				t.Fatal("a plan without Egress got a bridge")
 			}
 			br := s.BridgeFor("turn-1", events.ExecStarted{CallID: "c1", Argv: []string{"curl", "http://host.test/"}, Cwd: "/w", Sandbox: plan})
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			ctx, cancel := context.WithCancel(context.Background())
-			done := make(chan error, 1)
-			go func() { done <- br.Serve(ctx, ln) }()
-			proxy, _ := url.Parse("http://" + ln.Addr().String())
-			client := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(proxy), DisableKeepAlives: true}}
-			for i := 0; i < 2; i++ {
-				resp, err := client.Get("http://host.test/")
-				if err != nil {
-					t.Fatal(err)
+			for i, code := range getThrough(t, br, "http://host.test/", "http://host.test/") {
+				if code/100 == 2 {
+					t.Fatalf("request %d went through: %d", i+1, code)
 				}
-				_ = resp.Body.Close()
-				if resp.StatusCode/100 == 2 {
-					t.Fatalf("request %d went through: %s", i+1, resp.Status)
-				}
-			}
-			cancel()
-			if err := <-done; err != nil && !errors.Is(err, net.ErrClosed) {
-				t.Fatalf("serve: %v", err)
 			}
 
 			var got []events.NetworkDecision
@@ -173,12 +156,23 @@ func TestANetworkQuestionGoesToTheSessionsApprover(t *testing.T) {
 	}
 }
 
-// ask sends two plain HTTP requests for host.test through call c1's
+// askTwice sends two plain HTTP requests for host.test through call c1's
 // bridge of s, on a real listener.
 func askTwice(t *testing.T, s *engine.Session) {
 	t.Helper()
 	plan := events.SandboxPlan{Mode: events.SandboxWorkspaceWrite, Egress: true}
 	br := s.BridgeFor("turn-1", events.ExecStarted{CallID: "c1", Argv: []string{"curl"}, Cwd: "/w", Sandbox: plan})
+	getThrough(t, br, "http://host.test/", "http://host.test/")
+}
+
+// getThrough serves br on a real loopback listener, sends a plain GET
+// for each URL through it as a proxy, and returns each answer's status
+// code. The bridge must stop cleanly when its context ends.
+func getThrough(t *testing.T, br sandbox.Bridge, urls ...string) []int {
+	t.Helper()
+	if br == nil {
+		t.Fatal("the egress plan has no bridge")
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -188,15 +182,21 @@ func askTwice(t *testing.T, s *engine.Session) {
 	go func() { done <- br.Serve(ctx, ln) }()
 	proxy, _ := url.Parse("http://" + ln.Addr().String())
 	client := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(proxy), DisableKeepAlives: true}}
-	for i := 0; i < 2; i++ {
-		resp, err := client.Get("http://host.test/")
+	var codes []int
+	for _, u := range urls {
+		resp, err := client.Get(u)
 		if err != nil {
+			cancel()
 			t.Fatal(err)
 		}
 		_ = resp.Body.Close()
+		codes = append(codes, resp.StatusCode)
 	}
 	cancel()
-	<-done
+	if err := <-done; err != nil && !errors.Is(err, net.ErrClosed) {
+		t.Fatalf("serve: %v", err)
+	}
+	return codes
 }
 
 // TestAResumedSessionKeepsItsSessionWideNetworkAnswers: an answer "for

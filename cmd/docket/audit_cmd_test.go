@@ -20,22 +20,8 @@ const auditSessionID = "0199b0c0-0000-7000-8000-0000000000a1"
 // sandbox; c2 is denied by the sandbox and the user approves the retry.
 func auditJournal(t *testing.T, home string) string {
 	t.Helper()
-	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	j, err := journal.Create(home, auditSessionID, start)
-	if err != nil {
-		t.Fatal(err)
-	}
-	now := start
-	add := func(id string, body any) {
-		now = now.Add(time.Second)
-		if _, err := j.Append(now, id, body); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tr := func(id string, from states.State, ev states.Event, cause states.Cause) {
-		to, _ := states.Next(from, ev)
-		add(id, events.Transition{CallID: id, From: string(from), Event: string(ev), To: string(to), Cause: string(cause), Reason: "r"})
-	}
+	b := newJournalBuilder(t, home, auditSessionID)
+	add, tr := b.add, b.tr
 	plan := events.SandboxPlan{Mode: "workspace-write", WritableRoots: []string{"/w"}}
 	add("", events.SessionStarted{Version: events.FormatVersion, SessionID: auditSessionID, Cwd: "/w",
 		Config: events.SessionConfig{ApprovalPolicy: "on-failure", SandboxMode: "workspace-write"}, Plan: plan})
@@ -55,17 +41,67 @@ func auditJournal(t *testing.T, home string) string {
 	tr("c2", states.Sandboxed, states.SandboxDenied, states.CauseSandboxDenial)
 	tr("c2", states.RetryPrompt, states.Ask, states.CauseSandboxDenial)
 	add("c2", events.ApprovalRequested{CallID: "c2", Phase: events.PhaseRetry, Kind: events.ApprovalExec, Command: []string{"touch", "/etc/x"}, Cwd: "/w"})
-	add("c2", events.Decision{CallID: "c2", Phase: events.PhaseRetry, Decision: "approved", Source: events.SourceUser, At: now.Add(time.Second).UnixNano()})
+	add("c2", events.Decision{CallID: "c2", Phase: events.PhaseRetry, Decision: "approved", Source: events.SourceUser, At: b.now.Add(time.Second).UnixNano()})
 	tr("c2", states.AwaitingDecision, states.RunUnsandboxed, states.CauseUserApproved)
 	add("c2", events.ExecStarted{CallID: "c2", Attempt: 2, Tool: "shell", Argv: []string{"touch", "/etc/x"}, Cwd: "/w", Sandbox: events.SandboxPlan{Mode: "none"}})
 	add("c2", events.ExecOutcome{CallID: "c2", Attempt: 2})
 	tr("c2", states.Unsandboxed, states.Finish, states.CauseCompleted)
 	add("c2", events.ToolOutput{CallID: "c2", Success: true})
 	add("", events.TurnEnded{TurnID: "turn-1", Status: events.TurnCompleted, Message: "end-of-turn marker"})
-	if err := j.Close(); err != nil {
+	return b.close()
+}
+
+// journalBuilder writes a session's journal record by record, each a
+// second after the last, for the audit tests.
+type journalBuilder struct {
+	t   *testing.T
+	j   *journal.Journal
+	now time.Time // the time of the last record appended
+}
+
+func newJournalBuilder(t *testing.T, home, sessionID string) *journalBuilder {
+	t.Helper()
+	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	j, err := journal.Create(home, sessionID, start)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return j.Path()
+	return &journalBuilder{t: t, j: j, now: start}
+}
+
+// add appends body under call id (none: the session's).
+func (b *journalBuilder) add(id string, body any) {
+	b.t.Helper()
+	b.now = b.now.Add(time.Second)
+	if _, err := b.j.Append(b.now, id, body); err != nil {
+		b.t.Fatal(err)
+	}
+}
+
+// durable appends body and commits, as the engine does for a record that
+// must survive a crash before it acts.
+func (b *journalBuilder) durable(id string, body any) {
+	b.t.Helper()
+	b.add(id, body)
+	if err := b.j.Commit(); err != nil {
+		b.t.Fatal(err)
+	}
+}
+
+// tr appends call id's transition from by ev, to where the table leads.
+func (b *journalBuilder) tr(id string, from states.State, ev states.Event, cause states.Cause) {
+	b.t.Helper()
+	to, _ := states.Next(from, ev)
+	b.add(id, events.Transition{CallID: id, From: string(from), Event: string(ev), To: string(to), Cause: string(cause), Reason: "r"})
+}
+
+// close closes the journal and returns its path.
+func (b *journalBuilder) close() string {
+	b.t.Helper()
+	if err := b.j.Close(); err != nil {
+		b.t.Fatal(err)
+	}
+	return b.j.Path()
 }
 
 func runAuditCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {

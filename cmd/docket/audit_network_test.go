@@ -5,10 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/docket-engine/docket/events"
-	"github.com/docket-engine/docket/journal"
 	"github.com/docket-engine/docket/states"
 )
 
@@ -19,28 +17,8 @@ const netSessionID = "0199b0c0-0000-7000-8000-0000000000e1"
 // allows, one the user allowed once, and one nobody could be asked about.
 func networkJournal(t *testing.T, home string) string {
 	t.Helper()
-	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	j, err := journal.Create(home, netSessionID, start)
-	if err != nil {
-		t.Fatal(err)
-	}
-	now := start
-	add := func(id string, body any) {
-		now = now.Add(time.Second)
-		if _, err := j.Append(now, id, body); err != nil {
-			t.Fatal(err)
-		}
-	}
-	durable := func(id string, body any) {
-		add(id, body)
-		if err := j.Commit(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tr := func(id string, from states.State, ev states.Event, cause states.Cause) {
-		to, _ := states.Next(from, ev)
-		add(id, events.Transition{CallID: id, From: string(from), Event: string(ev), To: string(to), Cause: string(cause), Reason: "r"})
-	}
+	b := newJournalBuilder(t, home, netSessionID)
+	add, durable, tr := b.add, b.durable, b.tr
 	plan := events.SandboxPlan{Mode: "workspace-write", WritableRoots: []string{"/w"}, Egress: true}
 	argv := []string{"sh", "-c", "curl https://api.github.com; curl http://example.org; curl https://nope.example"}
 	add("", events.SessionStarted{Version: events.FormatVersion, SessionID: netSessionID, Cwd: "/w",
@@ -63,10 +41,7 @@ func networkJournal(t *testing.T, home string) string {
 	tr("k1", states.Sandboxed, states.Finish, states.CauseCompleted)
 	add("k1", events.ToolOutput{CallID: "k1", Success: false})
 	add("", events.TurnEnded{TurnID: "turn-1", Status: events.TurnCompleted})
-	if err := j.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return j.Path()
+	return b.close()
 }
 
 // audit --network lists each record with its call, command and who
