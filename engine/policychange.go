@@ -22,8 +22,8 @@ var ErrPolicyTurnPending = errors.New("the session has an unfinished turn; finis
 // it works in), which joins the conversation with it: the instructions,
 // recorded at session start, go on naming the starting policy. Call it
 // between turns: a call already being decided keeps the policy it was
-// decided under. The sandbox mode does not change: it is the session's
-// write-ahead plan, and a looser one would need a new session.
+// decided under. The sandbox stays the one in force (the start's, or a
+// /permissions switch's), and the message names that one.
 func (s *Session) SetApprovalPolicy(name string, source events.DecisionSource) error {
 	ap, err := policy.ParseApprovalPolicy(name)
 	if err != nil {
@@ -36,9 +36,11 @@ func (s *Session) SetApprovalPolicy(name string, source events.DecisionSource) e
 	msg := ""
 	if ap != prev {
 		// As Codex: the model is told only of a policy that differs.
+		// The sandbox in force: a /permissions switch's, not the start's.
+		sp, plan := s.decider.Sandbox()
 		if msg, err = prompt.PermissionsUpdate(prompt.Input{Cwd: s.cfg.Cwd, ApprovalPolicy: ap.String(),
-			SandboxMode: s.cfg.Session.SandboxMode, WritableRoots: s.cfg.Plan.WritableRoots,
-			NetworkAccess: s.cfg.Session.NetworkAccess, EgressProxy: s.cfg.Plan.Egress}, prev.String()); err != nil {
+			SandboxMode: sp.Mode.String(), WritableRoots: plan.WritableRoots,
+			NetworkAccess: sp.NetworkAccess, EgressProxy: plan.Egress}, prev.String()); err != nil {
 			return fmt.Errorf("engine: approval policy: the model's message: %w", err)
 		}
 	}
