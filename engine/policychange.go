@@ -64,21 +64,17 @@ func (s *Session) ReplayPolicyChange(rec events.PolicyChanged) error {
 // applyPolicyChange journals the change durably, then applies it: the
 // approval policy, and the sandbox of a permission profile switch.
 func (s *Session) applyPolicyChange(ap policy.ApprovalPolicy, rec events.PolicyChanged, eg *Egress) error {
-	if rec.Permissions != nil {
-		if _, err := sandboxOfChange(*rec.Permissions); err != nil {
-			return err
-		}
-		if _, err := s.egressOfChange(rec.Permissions); err != nil {
-			return err
-		}
+	// A switch is checked before it is journaled: a record that
+	// resume could not put back is never written.
+	sw, err := s.sandboxChange(rec.Permissions, eg)
+	if err != nil {
+		return err
 	}
 	if _, err := s.rec.appendDurable("", rec); err != nil {
 		return err
 	}
 	s.decider.setApproval(ap)
-	if err := s.applySandboxChange(rec.Permissions, eg); err != nil {
-		return err // checked above: cannot happen
-	}
+	s.putSandbox(sw)
 	s.mu.Lock()
 	s.addPermissionsLocked(rec.Message)
 	s.mu.Unlock()
