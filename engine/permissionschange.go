@@ -80,28 +80,48 @@ func (s *Session) egressOfChange(ch *events.PermissionsChange) (*Egress, error) 
 	return nil, nil
 }
 
-// applySandboxChange puts a profile switch in force, with eg the egress
-// proxy's rules for it; a recorded switch (resume, replay) passes nil and
-// gets the proxy its record stands for (egressOfChange).
-func (s *Session) applySandboxChange(ch *events.PermissionsChange, eg *Egress) error {
+// sandboxSwitch is a profile switch ready to put in force (putSandbox).
+type sandboxSwitch struct {
+	ch *events.PermissionsChange
+	sp policy.SandboxPolicy
+	eg *Egress
+}
+
+// sandboxChange checks a profile switch (ch; nil: none, and a nil
+// switch) and builds what it puts in force: its sandbox policy, and eg
+// as the egress proxy's rules, or, for a recorded switch (resume,
+// replay: eg nil), the proxy its record stands for (egressOfChange). The
+// recorded rules are rebuilt either way, so a live switch whose record
+// resume could not read back is refused.
+func (s *Session) sandboxChange(ch *events.PermissionsChange, eg *Egress) (*sandboxSwitch, error) {
 	if ch == nil {
-		return nil
+		return nil, nil
 	}
 	sp, err := sandboxOfChange(*ch)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if eg == nil {
-		if eg, err = s.egressOfChange(ch); err != nil {
-			return err
-		}
+	recorded, err := s.egressOfChange(ch)
+	if err != nil {
+		return nil, err
 	}
-	s.decider.setSandbox(ch.Profile, sp, ch.Plan)
-	if !ch.Plan.Egress {
+	switch {
+	case !ch.Plan.Egress:
 		eg = nil
+	case eg == nil:
+		eg = recorded
 	}
-	s.egress.set(eg)
-	return nil
+	return &sandboxSwitch{ch: ch, sp: sp, eg: eg}, nil
+}
+
+// putSandbox puts a checked switch in force for the calls that follow
+// (nil: no switch).
+func (s *Session) putSandbox(sw *sandboxSwitch) {
+	if sw == nil {
+		return
+	}
+	s.decider.setSandbox(sw.ch.Profile, sw.sp, sw.ch.Plan)
+	s.egress.set(sw.eg)
 }
 
 // sandboxMode is the sandbox mode in force now.

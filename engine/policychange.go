@@ -22,8 +22,8 @@ var ErrPolicyTurnPending = errors.New("the session has an unfinished turn; finis
 // it works in), which joins the conversation with it: the instructions,
 // recorded at session start, go on naming the starting policy. Call it
 // between turns: a call already being decided keeps the policy it was
-// decided under. The sandbox mode does not change: it is the session's
-// write-ahead plan, and a looser one would need a new session.
+// decided under. The sandbox stays the one in force (the start's, or a
+// /permissions switch's), and the message names that one.
 func (s *Session) SetApprovalPolicy(name string, source events.DecisionSource) error {
 	ap, err := policy.ParseApprovalPolicy(name)
 	if err != nil {
@@ -36,9 +36,11 @@ func (s *Session) SetApprovalPolicy(name string, source events.DecisionSource) e
 	msg := ""
 	if ap != prev {
 		// As Codex: the model is told only of a policy that differs.
+		// The sandbox in force: a /permissions switch's, not the start's.
+		sp, plan := s.decider.Sandbox()
 		if msg, err = prompt.PermissionsUpdate(prompt.Input{Cwd: s.cfg.Cwd, ApprovalPolicy: ap.String(),
-			SandboxMode: s.cfg.Session.SandboxMode, WritableRoots: s.cfg.Plan.WritableRoots,
-			NetworkAccess: s.cfg.Session.NetworkAccess, EgressProxy: s.cfg.Plan.Egress}, prev.String()); err != nil {
+			SandboxMode: sp.Mode.String(), WritableRoots: plan.WritableRoots,
+			NetworkAccess: sp.NetworkAccess, EgressProxy: plan.Egress}, prev.String()); err != nil {
 			return fmt.Errorf("engine: approval policy: the model's message: %w", err)
 		}
 	}
@@ -62,21 +64,17 @@ func (s *Session) ReplayPolicyChange(rec events.PolicyChanged) error {
 // applyPolicyChange journals the change durably, then applies it: the
 // approval policy, and the sandbox of a permission profile switch.
 func (s *Session) applyPolicyChange(ap policy.ApprovalPolicy, rec events.PolicyChanged, eg *Egress) error {
-	if rec.Permissions != nil {
-		if _, err := sandboxOfChange(*rec.Permissions); err != nil {
-			return err
-		}
-		if _, err := s.egressOfChange(rec.Permissions); err != nil {
-			return err
-		}
+	// A switch is checked before it is journaled: a record that
+	// resume could not put back is never written.
+	sw, err := s.sandboxChange(rec.Permissions, eg)
+	if err != nil {
+		return err
 	}
 	if _, err := s.rec.appendDurable("", rec); err != nil {
 		return err
 	}
 	s.decider.setApproval(ap)
-	if err := s.applySandboxChange(rec.Permissions, eg); err != nil {
-		return err // checked above: cannot happen
-	}
+	s.putSandbox(sw)
 	s.mu.Lock()
 	s.addPermissionsLocked(rec.Message)
 	s.mu.Unlock()

@@ -174,9 +174,11 @@ func Restore(cfg Config, log Log, records []events.Record) (*Session, error) {
 				return nil, fmt.Errorf("engine: restore seq %d: policy_changed: %w", r.Seq, err)
 			}
 			s.decider.setApproval(ap)
-			if err := s.applySandboxChange(v.Permissions, nil); err != nil {
+			sw, err := s.sandboxChange(v.Permissions, nil)
+			if err != nil {
 				return nil, fmt.Errorf("engine: restore seq %d: policy_changed: %w", r.Seq, err)
 			}
+			s.putSandbox(sw)
 			s.addPermissionsLocked(v.Message)
 		case *events.RuleAmended:
 			s.decider.AddAllowRule(v.Pattern)

@@ -108,3 +108,34 @@ func TestPermissionsSwitchRefusesABadMode(t *testing.T) {
 		t.Fatal("a refused switch was journaled")
 	}
 }
+
+// An approval policy change after a /permissions switch tells the model
+// the sandbox in force, the switched one, not the one the session started
+// with.
+func TestApprovalChangeAfterASwitchNamesTheSwitchedSandbox(t *testing.T) {
+	t.Parallel()
+	log := &enginetest.MemLog{}
+	s, _ := policySession(t, log)
+	ch := events.PermissionsChange{Profile: "locked", Previous: ":workspace", SandboxMode: "read-only",
+		Plan: events.SandboxPlan{Mode: events.SandboxReadOnly}}
+	if err := s.SetPermissions(ch, nil, events.SourceUser); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetApprovalPolicy("on-request", events.SourceUser); err != nil {
+		t.Fatal(err)
+	}
+	var last *events.PolicyChanged
+	for _, r := range log.Records() {
+		if b, _ := r.Decode(); b != nil {
+			if v, ok := b.(*events.PolicyChanged); ok {
+				last = v
+			}
+		}
+	}
+	if last == nil || last.ApprovalPolicy != "on-request" {
+		t.Fatalf("last policy change %+v; want the approval change to on-request", last)
+	}
+	if !strings.Contains(last.Message, "Sandbox: read-only") || strings.Contains(last.Message, "workspace-write") {
+		t.Fatalf("the model was told %q; want the switched read-only sandbox", last.Message)
+	}
+}
