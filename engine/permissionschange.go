@@ -150,3 +150,10 @@ func (s *Session) PermissionProfile() string { return s.decider.SwitchedProfile(
 
 // SandboxMode is the sandbox mode in force now.
 func (s *Session) SandboxMode() string { return s.sandboxMode() }
+
+// Plan is the sandbox plan in force now: the session's own, or the one a
+// journaled permission profile switch put in its place (resumed too).
+func (s *Session) Plan() events.SandboxPlan {
+	_, plan := s.decider.Sandbox()
+	return plan
+}

@@ -53,8 +53,6 @@ type chatBackend struct {
 	index    *attach.Index
 	indexErr error
 	indexFor string
-	// plans are the plans /permissions switched to, by profile name.
-	plans map[string]events.SandboxPlan
 }
 
 // quietApp is the app with stderr captured: while the UI owns the
@@ -137,7 +135,6 @@ func (b *chatBackend) swap(w *wiring, s *session.Session, sc events.SessionConfi
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.w, b.sess, b.id, b.path, b.sc, b.cwdOf = w, s, s.ID(), s.JournalPath(), sc, cwd
-	b.plans = nil
 	// A resumed session may have switched its sandbox with /permissions.
 	b.sc.SandboxMode = s.Engine().SandboxMode()
 	return err

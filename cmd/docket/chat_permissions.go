@@ -32,15 +32,7 @@ func (b *chatBackend) Permissions() (tui.PermissionsInfo, error) {
 	if info.Why == "" {
 		info.Why = "the sandbox_mode keys (no permission profile)"
 	}
-	b.mu.Lock()
-	if b.sess != nil {
-		plan := b.sess.Config().Plan
-		if ps, ok := b.plans[info.Profile]; ok {
-			plan = ps
-		}
-		info.Hidden = append([]string(nil), plan.Hidden...)
-	}
-	b.mu.Unlock()
+	info.Hidden = slices.Clone(s.Plan().Hidden)
 	names := slices.Clone(builtinProfiles)
 	var own []string
 	for name := range b.cfg.Permissions {
@@ -100,10 +92,6 @@ func (b *chatBackend) SetPermissions(name string) (string, error) {
 	}
 	b.mu.Lock()
 	b.sc.SandboxMode, b.sc.NetworkAccess, b.sc.WritableRoots = sc.SandboxMode, sc.NetworkAccess, sc.WritableRoots
-	if b.plans == nil {
-		b.plans = map[string]events.SandboxPlan{}
-	}
-	b.plans[name] = plan
 	b.mu.Unlock()
 	return profileSummary(name, sc.SandboxMode, plan), nil
 }

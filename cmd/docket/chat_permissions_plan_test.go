@@ -13,6 +13,7 @@ import (
 	"github.com/docket-engine/docket/cmd/docket/internal/config"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/journal"
+	"github.com/spf13/cobra"
 )
 
 // TestAPermissionsSwitchGetsTheSessionPlan: /permissions NAME journals
@@ -81,9 +82,33 @@ func TestAPermissionsSwitchGetsTheSessionPlan(t *testing.T) {
 	if _, err := b.SetPermissions("dev"); err != nil {
 		t.Fatal(err)
 	}
+	// The picker names the paths the plan in force hides: the switched
+	// one's, and after a resume still the switched one's, not the start's.
+	hidden := func(when string) {
+		t.Helper()
+		info, err := b.Permissions()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(info.Hidden, want.Hidden) {
+			t.Errorf("%s, /permissions says the profile hides %q, want %q", when, info.Hidden, want.Hidden)
+		}
+	}
+	hidden("after the switch")
+	id := b.id
 	if err := b.close(); err != nil {
 		t.Fatal(err)
 	}
+	defer func() {
+		b.cmd = &cobra.Command{} // resume asks which flags were given: none
+		if _, err := b.Resume(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+		hidden("resumed")
+		if err := b.close(); err != nil {
+			t.Fatal(err)
+		}
+	}()
 	j, err := journal.OpenReadOnly(path)
 	if err != nil {
 		t.Fatal(err)

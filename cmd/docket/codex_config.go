@@ -15,20 +15,23 @@ import (
 	"github.com/docket-engine/docket/cmd/docket/internal/config"
 	"github.com/docket-engine/docket/engine"
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/events/safetext"
 )
 
 // printWarnings says the configuration's warnings on stderr (an untrusted
 // project's files that were not loaded, an ignored -c), and its notes
 // (Codex keys Docket has no use for, a Codex home read) the first time
 // only: a note said once is marked under Docket's home, and said again
-// only when its text changes.
+// only when its text changes. A message may quote a project's config (an
+// MCP server's or a hook's name), which whoever writes the project chose:
+// it goes through safetext, so it cannot rewrite the warning it is in.
 func printWarnings(w io.Writer, cfg *config.Config) {
 	for _, msg := range cfg.Warnings {
-		fmt.Fprintln(w, "docket: warning:", msg)
+		fmt.Fprintln(w, "docket: warning:", safetext.Text(msg))
 	}
 	for _, msg := range cfg.Notes {
 		if noteOnce(cfg.Home, msg) {
-			fmt.Fprintln(w, "docket: note (said once):", msg)
+			fmt.Fprintln(w, "docket: note (said once):", safetext.Text(msg))
 		}
 	}
 }

@@ -46,3 +46,36 @@ func TestProjectAdditionsReachStderrAndTheSessionRecord(t *testing.T) {
 		}
 	}
 }
+
+// TestAProjectCannotRewriteItsOwnAdditionsWarning: an MCP server's name
+// is the project's text; one holding a carriage return and an erase-line
+// sequence reaches the warning (the attack's input), and stderr shows it
+// escaped, so the line naming the server stays on the terminal.
+func TestAProjectCannotRewriteItsOwnAdditionsWarning(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, config.FileName), []byte("[projects.'"+ws+"']\ntrust_level = 'trusted'\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(ws, config.ProjectDirName), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(ws, config.ProjectDirName, config.FileName)
+	if err := os.WriteFile(file, []byte("[mcp_servers.\"helper\\r\\u001b[2K\"]\ncommand = './mcp'\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(config.LoadOptions{Home: home, Cwd: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(cfg.Warnings, "\n"), "\r\x1b[2K") {
+		t.Fatalf("the attack's input did not reach the warnings: %q", cfg.Warnings)
+	}
+	var stderr bytes.Buffer
+	printWarnings(&stderr, cfg)
+	if strings.ContainsAny(stderr.String(), "\r\x1b") {
+		t.Errorf("stderr carries the project's control characters raw: %q", stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "MCP server helper") {
+		t.Errorf("stderr does not name the server:\n%s", stderr.String())
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/docket-engine/docket/cmd/docket/internal/config"
 	ws "github.com/docket-engine/docket/engine/workspace"
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/events/safetext"
 	"github.com/docket-engine/docket/sandbox"
 	"github.com/docket-engine/docket/sandbox/egress"
 	"github.com/docket-engine/docket/states/permissions"
@@ -67,19 +68,25 @@ func profileBridge(profile *permissions.Resolved, plan events.SandboxPlan, stder
 // connectionLine is what `docket sandbox -v` says of one proxy record: a
 // connection allowed or refused, or a summary of the refusals counted past
 // a call's first ones (host "" for the hosts past the summaries' own bound).
+// The host is the sandboxed command's (a SOCKS5 name may hold any byte),
+// and a refusal's rule may quote it: the line goes through safetext.
 func connectionLine(ev egress.Event) string {
+	return safetext.Line(connectionText(ev)) + "\n"
+}
+
+func connectionText(ev egress.Event) string {
 	if ev.Refusals > 0 {
 		what := "other hosts"
 		if ev.Host != "" {
 			what = fmt.Sprintf("%s:%d", ev.Host, ev.Port)
 		}
-		return fmt.Sprintf("docket sandbox: network: refused %s %s %d times (%s)\n", ev.Protocol, what, ev.Refusals, ev.Rule)
+		return fmt.Sprintf("docket sandbox: network: refused %s %s %d times (%s)", ev.Protocol, what, ev.Refusals, ev.Rule)
 	}
 	verdict := "refused"
 	if ev.Allowed {
 		verdict = "allowed"
 	}
-	return fmt.Sprintf("docket sandbox: network: %s %s %s:%d (%s)\n", verdict, ev.Protocol, ev.Host, ev.Port, ev.Rule)
+	return fmt.Sprintf("docket sandbox: network: %s %s %s:%d (%s)", verdict, ev.Protocol, ev.Host, ev.Port, ev.Rule)
 }
 
 // hidePlan adds the paths the permission profile's none rules hide to a

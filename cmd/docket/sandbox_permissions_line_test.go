@@ -23,6 +23,8 @@ func TestSandboxVerboseSaysEachConnectionAndEachRefusalCount(t *testing.T) {
 			"docket sandbox: network: refused http evil.test:80 1000 times (counted)\n"},
 		{"the other hosts' refusals counted, no port", egress.Event{Request: req("", 0), Refusals: 7, Rule: "counted"},
 			"docket sandbox: network: refused http other hosts 7 times (counted)\n"},
+		{"a host with control characters, escaped", egress.Event{Request: req("evil.test\r\x1b[2K", 80), Rule: "no rule"},
+			"docket sandbox: network: refused http evil.test\\r\\e[2K:80 (no rule)\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := connectionLine(tc.ev); got != tc.want {

@@ -347,8 +347,15 @@ func readPrompt(a *app, p string) (string, error) {
 // read-only).
 func mcpOptions(cfg *config.Config, cwd string) mcp.Options {
 	return mcp.Options{Dir: cwd, SandboxPlan: func(server, dir string) (events.SandboxPlan, error) {
-		sp := policy.SandboxPolicy{Mode: policy.WorkspaceWrite}
-		plan := hardenPlan(ws.SandboxPlan(sp, dir, cfg.Tmpdir, cfg.Sandbox.RequireProtectedPaths), cfg)
+		// session.Plan as a session's own calls get it ($DOCKET_HOME
+		// read-only, the [sandbox] limits), and the Codex home read in
+		// its place as protected (adjustPlan).
+		plan, err := session.Plan(events.SessionConfig{SandboxMode: policy.WorkspaceWrite.String(), TmpdirEnv: cfg.Tmpdir,
+			RequireProtectedPaths: cfg.Sandbox.RequireProtectedPaths}, dir, cfg.Home, cfg.Sandbox.Limits())
+		if err != nil {
+			return events.SandboxPlan{}, err
+		}
+		plan = ws.ProtectHome(plan, cfg.CodexHome)
 		// A server lives for the session: a CPU-time budget per process
 		// would end it after enough requests, not when it runs away.
 		plan.Limits.MaxCPUSeconds = 0
@@ -375,19 +382,6 @@ func adjustPlan(plan events.SandboxPlan, cfg *config.Config) (events.SandboxPlan
 		plan.LocalBinding = r.Network.AllowLocalBinding
 	}
 	return hidePlan(plan, cfg)
-}
-
-// hardenPlan adds what the policy leaves to the configuration: $DOCKET_HOME
-// read-only when it lies in a writable root, and the [sandbox] resource
-// limits, so that both are journaled with every call (write-ahead).
-func hardenPlan(plan events.SandboxPlan, cfg *config.Config) events.SandboxPlan {
-	if !plan.Sandboxed() {
-		return plan
-	}
-	plan.Limits = cfg.Sandbox.Limits()
-	// The Codex home read in place of Docket's holds the config and rules
-	// in force: as protected as Docket's own.
-	return ws.ProtectHome(ws.ProtectHome(plan, cfg.Home), cfg.CodexHome)
 }
 
 // settings are the configuration's recorded settings plus what the command

@@ -5,6 +5,7 @@ import (
 
 	"github.com/docket-engine/docket/engine"
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/events/safetext"
 )
 
 // Choice is one answer a person can give to an approval request. The line
@@ -25,11 +26,14 @@ type Choice struct {
 func Choices(req engine.ApprovalRequest) []Choice {
 	if q := req.Network; q != nil {
 		// A running command waits on the answer: no feedback to the model
-		// and no abort, only the host's fate.
+		// and no abort, only the host's fate. The host is the sandboxed
+		// command's (a SOCKS5 name may hold any byte): shown safe, as the
+		// prompt's network line shows it.
+		host := safetext.Line(q.Host)
 		return []Choice{
 			{Key: "y", Label: "allow this connection", Decision: events.Approved},
-			{Key: "s", Label: "allow " + q.Host + " for this session", Decision: events.ApprovedForSession},
-			{Key: "p", Label: "always allow " + q.Host + " (saved to the profile's domains)", Decision: events.ApprovedExecpolicyAmendment},
+			{Key: "s", Label: "allow " + host + " for this session", Decision: events.ApprovedForSession},
+			{Key: "p", Label: "always allow " + host + " (saved to the profile's domains)", Decision: events.ApprovedExecpolicyAmendment},
 			{Key: "n", Label: "deny", Decision: events.Denied},
 		}
 	}

@@ -50,3 +50,19 @@ func TestANetworkQuestionOffersTheHostsAnswers(t *testing.T) {
 		t.Fatalf("the prompt:\n%s", text)
 	}
 }
+
+// A host holding control characters (a SOCKS5 name is any bytes the
+// sandboxed command sent) is shown escaped in the choices too, so it
+// cannot redraw the line that says what "always" allows.
+func TestANetworkQuestionsChoicesShowTheHostSafe(t *testing.T) {
+	host := "pypi.org\r\x1b[2Kevil"
+	req := engine.ApprovalRequest{ApprovalRequested: events.ApprovalRequested{CallID: "c1", Kind: events.ApprovalNetwork, Command: []string{"curl", "x"}, Cwd: "/w"},
+		Network: &engine.NetworkQuestion{Host: host, Port: 443, Protocol: "socks5", Profile: "dev"}}
+	line := choices(req)
+	if strings.ContainsAny(line, "\r\x1b") {
+		t.Fatalf("the choices carry the host's control characters raw: %q", line)
+	}
+	if !strings.Contains(line, "always allow pypi.org") || !strings.Contains(line, "evil") {
+		t.Fatalf("the choices do not name the host: %q", line)
+	}
+}
