@@ -300,10 +300,6 @@ func launchHelper(ctx context.Context, req Request, helper string, spec Spec, en
 	}()
 	helperEnv, loader := proto.SplitLoaderEnv(env)
 	spec.LoaderEnv = loader
-	args, err := proto.Args(helper, spec, req.Argv)
-	if err != nil {
-		return out, fmt.Errorf("sandbox: %w", err)
-	}
 	bin, err := openHelperBinary(req.Caps, helper)
 	if err != nil {
 		return out, err
@@ -328,20 +324,21 @@ func launchHelper(ctx context.Context, req Request, helper string, spec Spec, en
 		if f, err := proto.DupCloexec(req.trace.File()); err == nil {
 			extra = append(extra, f)
 			spec.Trace = true
-			if args, err = proto.Args(helper, spec, req.Argv); err != nil {
-				return out, fmt.Errorf("sandbox: %w", err)
-			}
 		}
 	}
 	if spec.Bridge {
 		stop, err := startBridge(ctx, req, &spec, &extra)
 		if err != nil {
+			closeAll(extra...)
 			return out, err
 		}
 		defer stop()
-		if args, err = proto.Args(helper, spec, req.Argv); err != nil {
-			return out, fmt.Errorf("sandbox: %w", err)
-		}
+	}
+	// Encoded once, with everything the trace and the bridge set.
+	args, err := proto.Args(helper, spec, req.Argv)
+	if err != nil {
+		closeAll(extra...)
+		return out, fmt.Errorf("sandbox: %w", err)
 	}
 	setupDone := make(chan setupReport, 1)
 	go func() { setupDone <- readSetup(setupR) }()

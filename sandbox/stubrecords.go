@@ -2,10 +2,10 @@ package sandbox
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/internal/realpath"
 )
 
 // checkStubRecords refuses stub records a sandboxed command of this plan
@@ -15,8 +15,9 @@ import (
 // directory and have docket delete it. Records are trusted only outside
 // the writable roots, or inside a read-only subpath of them (the session
 // makes Docket's home one, workspace.ProtectHome). Paths are compared as
-// written and with symlinks resolved, so a link into a root is no way
-// around it.
+// written and with symlinks resolved (even dangling ones: what a link
+// names may be made later, by a command), so a link into a root is no
+// way around it.
 func checkStubRecords(records string, plan events.SandboxPlan) error {
 	if records == "" || len(plan.WritableRoots) == 0 {
 		return nil
@@ -24,13 +25,13 @@ func checkStubRecords(records string, plan events.SandboxPlan) error {
 	if !filepath.IsAbs(records) {
 		return fmt.Errorf("sandbox: stub records %q: not an absolute path", records)
 	}
-	rec := []string{filepath.Clean(records), resolvedPath(records)}
+	rec := []string{filepath.Clean(records), realpath.Resolve(records)}
 	var roots, ro []string
 	for _, r := range plan.WritableRoots {
-		roots = append(roots, r, resolvedPath(r))
+		roots = append(roots, r, realpath.Resolve(r))
 	}
 	for _, r := range plan.ReadOnlySubpaths {
-		ro = append(ro, r, resolvedPath(r))
+		ro = append(ro, r, realpath.Resolve(r))
 	}
 	for _, p := range rec {
 		for _, root := range roots {
@@ -40,33 +41,4 @@ func checkStubRecords(records string, plan events.SandboxPlan) error {
 		}
 	}
 	return nil
-}
-
-// resolvedPath is p with the symlinks of its longest existing prefix
-// resolved (the rest may not exist yet: records are made on first use),
-// following a dangling link too: what it names may be made later, by a
-// command.
-func resolvedPath(p string) string {
-	return resolveWithin(filepath.Clean(p), 40)
-}
-
-func resolveWithin(p string, budget int) string {
-	rest := ""
-	for dir := p; ; dir = filepath.Dir(dir) {
-		if r, err := filepath.EvalSymlinks(dir); err == nil {
-			return filepath.Join(r, rest)
-		}
-		if fi, err := os.Lstat(dir); err == nil && fi.Mode()&os.ModeSymlink != 0 && budget > 0 {
-			if target, err := os.Readlink(dir); err == nil {
-				if !filepath.IsAbs(target) {
-					target = filepath.Join(filepath.Dir(dir), target)
-				}
-				return resolveWithin(filepath.Join(target, rest), budget-1)
-			}
-		}
-		if dir == filepath.Dir(dir) {
-			return p
-		}
-		rest = filepath.Join(filepath.Base(dir), rest)
-	}
 }

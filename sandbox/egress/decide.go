@@ -3,9 +3,9 @@ package egress
 import (
 	"context"
 	"fmt"
-	"github.com/docket-engine/docket/events"
 	"sync"
 
+	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/states/permissions"
 )
 

@@ -39,8 +39,8 @@ type Namespaces struct {
 // plan, the resolved roots, the git directories the walk found and the
 // stubs held) and handed to a Launcher: the per-call helper gets all of it
 // as one JSON argument; a server gets its session part once, when it
-// starts (serverBase), and each command's callSpec with the command
-// (serverCommand). Paths are absolute and clean.
+// starts (serverBase), and each command's CallSpec with the command
+// (ServerCommand). Paths are absolute and clean.
 type Spec struct {
 	// V is Version; a helper binary from another docket version refuses
 	// the spec instead of misreading it.
@@ -70,7 +70,7 @@ type Spec struct {
 	// trace_linux.go); only docket sets it, only when TraceEnv is set.
 	Trace bool `json:"trace,omitempty"`
 	// Server starts the sandbox server (sandbox/internal/server) instead of
-	// one command: the callSpec comes with each command, and the PID
+	// one command: the CallSpec comes with each command, and the PID
 	// namespace is each command's own.
 	Server bool `json:"server,omitempty"`
 	// Bridge asks the helper to make the egress bridge's listener inside
