@@ -7,9 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"syscall"
 
+	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/states/permissions"
 )
 
@@ -69,20 +69,11 @@ type expansion struct {
 	out      []string
 }
 
-func underAny(p string, roots []string) bool {
-	for _, r := range roots {
-		if p == r || strings.HasPrefix(p, strings.TrimSuffix(r, "/")+"/") {
-			return true
-		}
-	}
-	return false
-}
-
 // literal adds one path (found as, or matched by, pattern).
 func (x *expansion) literal(pattern, p string) error {
 	real, err := filepath.EvalSymlinks(p)
 	if errors.Is(err, fs.ErrNotExist) {
-		if underAny(p, x.writable) {
+		if events.WithinAny(p, x.writable) {
 			return &HiddenError{pattern, fmt.Sprintf("%s does not exist, and the command could create it under a writable root; create it (even empty) or leave the rule out", p)}
 		}
 		// Outside the writable roots nothing inside the sandbox can make it.
@@ -112,7 +103,7 @@ func (x *expansion) literal(pattern, p string) error {
 func (x *expansion) glob(pattern string) error {
 	root := permissions.GlobRoot(pattern)
 	if _, err := os.Lstat(root); errors.Is(err, fs.ErrNotExist) {
-		if underAny(root, x.writable) {
+		if events.WithinAny(root, x.writable) {
 			return &HiddenError{pattern, fmt.Sprintf("%s does not exist, and the command could create matches under a writable root", root)}
 		}
 		return nil
