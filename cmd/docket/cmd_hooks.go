@@ -154,6 +154,11 @@ func writeHooksList(w io.Writer, reviews []config.HookReview) {
 			src = safetext.Line(r.File)
 		}
 		fmt.Fprintf(w, "%s %s\n  %s\n  from %s\n  command: %s\n", r.Stage, safetext.Line(r.Name), statusWords(r.Status), src, safetext.Join(r.Hook.Command))
+		if !r.Status.Runs() {
+			// Quoted as a shell reads it back: a name with a control
+			// character can still be typed.
+			fmt.Fprintf(w, "  trust with: docket hooks trust %s\n", safetext.Quote(r.Stage+" "+r.Name))
+		}
 	}
 }
 
