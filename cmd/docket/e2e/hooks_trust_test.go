@@ -166,3 +166,63 @@ func sessionID(t *testing.T, path string) string {
 	t.Fatal("no session_started record")
 	return ""
 }
+
+// TestATrustedHooksScriptRewrittenInTheSessionDoesNotRun: a trusted
+// project hook whose script lies in the workspace (outside the read-only
+// .docket) is pinned to the script as trusted. A command of the session
+// rewrites the script; the user's own hook, which runs the same script
+// unpinned, runs the new text (the attack works without the pin), and the
+// project's hook does not run it: its verdict is a failure naming the
+// change, and on_error (deny) stops the call.
+func TestATrustedHooksScriptRewrittenInTheSessionDoesNotRun(t *testing.T) {
+	t.Parallel()
+	home, ws, outside := t.TempDir(), t.TempDir(), t.TempDir()
+	log := filepath.Join(outside, "hook-log")
+	gate := filepath.Join(ws, "scripts", "gate.sh")
+	writeFile(t, gate, "cat >/dev/null\necho ran >> "+log+"\nexit 0\n")
+	writeFile(t, filepath.Join(home, "config.toml"), "[projects.'"+ws+"']\ntrust_level = 'trusted'\n"+
+		"[[hooks.pre_tool]]\ntool = 'shell'\nname = 'mine'\nsandbox = false\ncommand = ['sh', '"+gate+"']\n")
+	writeFile(t, filepath.Join(ws, ".docket", "config.toml"), "[[hooks.pre_tool]]\ntool = 'shell'\nname = 'gate'\nsandbox = false\ncommand = ['sh', 'scripts/gate.sh']\n")
+	if r := docket(t, nil, "hooks", "trust", "--all", "--home", home, "-C", ws); r.code != 0 {
+		t.Fatalf("docket hooks trust: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	rewrite := "printf 'cat >/dev/null\\necho pwned >> " + log + "\\n' > scripts/gate.sh"
+	args, err := json.Marshal(map[string]any{"command": []string{"sh", "-c", rewrite}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := writeScript(t, `{"output":[{"type":"function_call","call_id":"rewrite","name":"shell","arguments":`+string(args)+`}]}`,
+		`{"output":[{"type":"function_call","call_id":"next","name":"shell","arguments":{"command":["touch","next-ran"]}}]}`,
+		`{"output":[{"type":"message","content":"done"}]}`)
+	r := docket(t, nil, "exec", "--skip-git-repo-check", "--home", home, "-C", ws, "-a", "never", "-s", "workspace-write", "--model-script", script, "go")
+	if r.code != 0 {
+		t.Fatalf("exec: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	b, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(b), "ran\nran\npwned\n"; got != want {
+		t.Errorf("hook log %q, want %q: both hooks before the rewrite, the user's alone after it", got, want)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "next-ran")); err == nil {
+		t.Error("the call after the rewrite ran although the project's hook failed with on_error = deny")
+	}
+	sf, err := journal.Find(home, "last")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var failed []events.HookVerdict
+	for _, rec := range readJournal(t, sf.Path) {
+		b, err := rec.Decode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v, ok := b.(*events.HookVerdict); ok && v.Error != "" {
+			failed = append(failed, *v)
+		}
+	}
+	if len(failed) != 1 || failed[0].Name != "gate" || failed[0].CallID != "next" || !strings.Contains(failed[0].Error, filepath.Join("scripts", "gate.sh")+" changed since the hook was trusted") {
+		t.Errorf("failed verdicts %+v, want gate's on call next naming the change", failed)
+	}
+}

@@ -5,12 +5,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/docket-engine/docket/engine/hooks"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/replay/audit"
 )
@@ -56,8 +55,10 @@ type HookReview struct {
 	// Hash covers the definition and the content of each program file it
 	// names inside the project (hookHash); "" for the user's hooks.
 	Hash string
-	// Programs are the files inside the project the hash covers.
+	// Programs are the files inside the project the hash covers; Pins
+	// are every path the hash covers, as they are now (hooks.Pin).
 	Programs []string
+	Pins     []hooks.Pin
 	Status   HookStatus
 }
 
@@ -148,6 +149,7 @@ func foldProjectHookKeys(t tree) {
 func reviewHooks(cfg *Config, pre, post []string) error {
 	var reviews []HookReview
 	project := false
+	dir, bounds := hookBound(cfg.ProjectDir)
 	for _, st := range []struct {
 		name    string
 		list    []Hook
@@ -164,7 +166,8 @@ func reviewHooks(cfg *Config, pre, post []string) error {
 				if n := seen[r.File+"\x00"+r.Name]; n > 1 {
 					r.Name = fmt.Sprintf("%s #%d", r.Name, n)
 				}
-				r.Hash, r.Programs = hookHash(st.name, h, cfg.ProjectDir)
+				r.Hash, r.Pins = hookHash(st.name, h, dir, bounds)
+				r.Programs = programs(r.Pins)
 			} else {
 				r.Name = hookLabel(h)
 			}
@@ -197,10 +200,13 @@ func reviewHooks(cfg *Config, pre, post []string) error {
 			waiting = append(waiting, r.String())
 			continue
 		}
+		h := r.Hook
+		// A trusted project hook runs only while its files are as trusted.
+		h.pins = r.Pins
 		if r.Stage == "pre_tool" {
-			keep.PreTool = append(keep.PreTool, r.Hook)
+			keep.PreTool = append(keep.PreTool, h)
 		} else {
-			keep.PostTool = append(keep.PostTool, r.Hook)
+			keep.PostTool = append(keep.PostTool, h)
 		}
 	}
 	cfg.Hooks = keep
@@ -276,64 +282,66 @@ type hookHashInput struct {
 	Files      []hookHashArg `json:"files"`
 }
 
-// hookHashArg is an argument naming a path inside the project.
+// hookHashArg is an argument naming a path inside the project, and what
+// is there (hooks.Pin).
 type hookHashArg struct {
-	Arg int `json:"arg"`
-	// Target is the path after symbolic links; State is "file", "missing"
-	// (so that creating it changes the hash), "directory" or "other".
+	Arg    int    `json:"arg"`
 	Target string `json:"target,omitempty"`
 	State  string `json:"state"`
 	SHA256 string `json:"sha256,omitempty"`
 }
 
-// hookHash hashes a project hook (hookHashInput) and returns the program
-// files inside project it covered. Arguments are resolved as the hook
-// runs them: relative to the project directory, the session's directory.
-func hookHash(stage string, h Hook, project string) (string, []string) {
+// hookHash hashes a project hook (hookHashInput) and returns the pins of
+// the paths its command names within bounds (hookBound). Arguments are resolved as the hook runs them:
+// relative to dir, the session's directory.
+func hookHash(stage string, h Hook, dir string, bounds []string) (string, []hooks.Pin) {
 	in := hookHashInput{Version: 1, Stage: stage, Name: h.Name, Tool: h.Tool, ArgvPrefix: h.ArgvPrefix, Command: h.Command,
 		TimeoutSec: h.TimeoutSec, OnError: h.OnError, Sandbox: h.Sandbox}
-	var programs []string
+	var pins []hooks.Pin
 	for i, arg := range h.Command {
-		if arg == "" || project == "" {
+		if arg == "" || dir == "" {
 			continue
 		}
 		p := arg
 		if !filepath.IsAbs(p) {
-			p = filepath.Join(project, p)
+			p = filepath.Join(dir, p)
 		}
 		p = filepath.Clean(p)
-		if !events.Within(p, filepath.Clean(project)) {
+		if !events.WithinAny(p, bounds) {
 			continue
 		}
-		a := hookHashArg{Arg: i, State: "missing"}
-		if target, err := filepath.EvalSymlinks(p); err == nil {
-			a.Target, a.State = target, "other"
-			if fi, err := os.Stat(target); err == nil && fi.IsDir() {
-				a.State = "directory"
-			} else if err == nil && fi.Mode().IsRegular() {
-				if sum, err := fileSHA256(target); err == nil {
-					a.State, a.SHA256 = "file", sum
-					programs = append(programs, p)
-				}
-			}
-		}
-		in.Files = append(in.Files, a)
+		pin := hooks.PinPath(p)
+		pins = append(pins, pin)
+		in.Files = append(in.Files, hookHashArg{Arg: i, Target: pin.Target, State: pin.State, SHA256: pin.SHA256})
 	}
 	// Marshal cannot fail on these types.
 	b, _ := json.Marshal(in)
 	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:]), programs
+	return "sha256:" + hex.EncodeToString(sum[:]), pins
 }
 
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
+// hookBound is the directories a project hook's program files are pinned
+// within: the project's git root, else its directory, canonical, and the
+// directory as given (an absolute argument may be spelled either way).
+func hookBound(dir string) (cdir string, bounds []string) {
+	if dir == "" {
+		return "", nil
 	}
-	defer func() { _ = f.Close() }()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
+	cdir = canonical(dir)
+	root := cdir
+	if g := gitRoot(cdir); g != "" {
+		root = g
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return cdir, []string{root, filepath.Clean(dir)}
+}
+
+// programs are the pinned paths that are files, for people.
+func programs(pins []hooks.Pin) []string {
+	var out []string
+	for _, p := range pins {
+		if p.State == "file" {
+			out = append(out, p.Path)
+		}
+	}
+	return out
 }
