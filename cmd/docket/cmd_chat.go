@@ -87,6 +87,19 @@ func runChat(c *cobra.Command, a *app, f *chatFlags, args []string) error {
 	if f.ephemeral || f.outputSchema != "" || f.outputLastMessage != "" {
 		return usageErrorf("--ephemeral, --output-schema and --output-last-message are exec's; the interactive session does not take them")
 	}
+	if f.resume == "" {
+		// A project's hooks waiting for review are asked about once,
+		// before the UI; trusted, they load with the configuration again.
+		trusted, err := askHookTrust(a, cfg)
+		if err != nil {
+			return err
+		}
+		if trusted {
+			if cfg, err = f.loadAt(c, flags, cwd, cfg.Warnings); err != nil {
+				return err
+			}
+		}
+	}
 	roots, err := addDirs(f.addDirs)
 	if err != nil {
 		return err

@@ -11,8 +11,9 @@ import (
 )
 
 // TestProjectAdditionsReachStderrAndTheSessionRecord: what a trusted
-// project's config adds that runs code (an MCP server, a hook) is said on
-// stderr at session start and kept among the session record's settings.
+// project's config adds that runs code (an MCP server) is said on stderr
+// at session start and kept among the session record's settings; a hook
+// the user has not trusted is said and kept as not run.
 func TestProjectAdditionsReachStderrAndTheSessionRecord(t *testing.T) {
 	home, ws := t.TempDir(), t.TempDir()
 	if err := os.WriteFile(filepath.Join(home, config.FileName), []byte("[projects.'"+ws+"']\ntrust_level = 'trusted'\n"), 0o600); err != nil {
@@ -31,19 +32,25 @@ func TestProjectAdditionsReachStderrAndTheSessionRecord(t *testing.T) {
 	}
 	var stderr bytes.Buffer
 	printWarnings(&stderr, cfg)
-	var recorded string
+	recorded := map[string]string{}
 	for _, st := range settings(cfg, wireOptions{}) {
-		if st.Key == config.ProjectAdditionsSetting {
-			recorded = st.Value
+		recorded[st.Key] = st.Value
+	}
+	// The MCP server runs and is named as what the project adds; the hook,
+	// never trusted, does not run and is named as waiting for review.
+	for _, c := range []struct{ stderr, key, record string }{
+		{"MCP server helper (from " + file + ")", config.ProjectAdditionsSetting, "MCP server helper (from " + file + ")"},
+		{"1 project hook needs review and does not run: pre_tool gate (from " + file + ")", config.HooksUntrustedSetting, "pre_tool gate (from " + file + "): new"},
+	} {
+		if !strings.Contains(stderr.String(), c.stderr) {
+			t.Errorf("stderr does not say %q:\n%s", c.stderr, stderr.String())
+		}
+		if !strings.Contains(recorded[c.key], c.record) {
+			t.Errorf("the session record's %s = %q does not name %q", c.key, recorded[c.key], c.record)
 		}
 	}
-	for _, w := range []string{"MCP server helper (from " + file + ")", "hook pre_tool gate (from " + file + ")"} {
-		if !strings.Contains(stderr.String(), w) {
-			t.Errorf("stderr does not name %q:\n%s", w, stderr.String())
-		}
-		if !strings.Contains(recorded, w) {
-			t.Errorf("the session record's %s = %q does not name %q", config.ProjectAdditionsSetting, recorded, w)
-		}
+	if strings.Contains(recorded[config.ProjectAdditionsSetting], "gate") {
+		t.Errorf("the untrusted hook is recorded as code the project runs: %q", recorded[config.ProjectAdditionsSetting])
 	}
 }
 

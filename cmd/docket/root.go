@@ -108,6 +108,7 @@ func newRootCmd(a *app, args []string) *cobra.Command {
 		newLogoutCmd(a),
 		newAgentsCmd(a),
 		newImportCodexCmd(a),
+		newHooksCmd(a),
 	)
 	return root
 }

@@ -393,6 +393,11 @@ func settings(cfg *config.Config, o wireOptions) []events.Setting {
 		// session (docs/decisions.md, project config power).
 		out = append(out, st)
 	}
+	if st, ok := config.HooksUntrustedRecord(cfg.HookReviews); ok {
+		// The project hooks that did not run for want of the user's
+		// review: "did not run: untrusted" is not "no hook".
+		out = append(out, st)
+	}
 	if o.bypass {
 		out = append(out, events.Setting{Key: bypassSetting, Value: "true (--dangerously-bypass-approvals-and-sandbox)"})
 	}

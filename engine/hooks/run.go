@@ -89,6 +89,9 @@ func (r *Runner) runOne(ctx context.Context, c Call, s Spec) events.HookVerdict 
 	if len(s.Command) == 0 {
 		return fail("no command is configured")
 	}
+	if msg := changedPin(s.Pins); msg != "" {
+		return fail(msg)
+	}
 	start := time.Now()
 	o, err := sandbox.Run(ctx, sandbox.Request{Argv: s.Command, Cwd: r.Cwd, Env: r.Env, KeepSecretEnv: r.KeepSecretEnv,
 		Plan: plan, Timeout: s.timeout(), OutputCap: outputCap, HelperPath: r.HelperPath, Caps: r.Caps, Stdin: in,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/docket-engine/docket/events"
@@ -202,6 +203,8 @@ func (a *auditor) sessionStarted(v *events.SessionStarted) {
 			a.head.Policy.Bypassed = true
 		case MCPClientSetting:
 			a.mcpClient = s.Value
+		case HooksUntrustedSetting:
+			a.head.HooksUntrusted = strings.Split(s.Value, "\n")
 		}
 	}
 	for _, s := range v.Rules {

@@ -40,7 +40,11 @@ type Report struct {
 	// started it, whose approver answered its requests.
 	Parent *Parent `json:"parent,omitempty"`
 	Rules  Rules   `json:"rules"`
-	Calls  []Call  `json:"calls"`
+	// HooksUntrusted are the project hooks configured but not run because
+	// the user had not trusted them (HooksUntrustedSetting), one per entry:
+	// "did not run: untrusted", which is not "no hook".
+	HooksUntrusted []string `json:"hooks_untrusted,omitempty"`
+	Calls          []Call   `json:"calls"`
 	// Events are the session's compactions, policy changes and prompts with attachments,
 	// in journal order (see Event); the JSON writer lists them after the
 	// calls, the text and HTML writers among them.
@@ -74,6 +78,11 @@ type Policy struct {
 // BypassSetting is the session setting that records
 // --dangerously-bypass-approvals-and-sandbox.
 const BypassSetting = "dangerously_bypass_approvals_and_sandbox"
+
+// HooksUntrustedSetting is the session setting naming, one per line, the
+// project hooks that did not run for want of the user's review (written
+// by the CLI at session start).
+const HooksUntrustedSetting = "docket.hooks_untrusted"
 
 // Rules names the rules files in force when the session started and the
 // digest recorded over them.

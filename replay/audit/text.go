@@ -66,6 +66,9 @@ func (t *textWriter) Begin(h *Report) error {
 	if h.Rules.Digest != "" {
 		t.printf("        digest %s\n", h.Rules.Digest)
 	}
+	for _, hk := range h.HooksUntrusted {
+		t.printf("hooks   did not run, not trusted by the user: %s\n", safetext.Line(hk))
+	}
 	return t.err
 }
 

@@ -29,6 +29,9 @@ type Hook struct {
 	OnError string `toml:"on_error"`
 	// Sandbox, unset or true, runs the hook under a read-only sandbox.
 	Sandbox *bool `toml:"sandbox"`
+	// pins are a trusted project hook's files as trusted (hooks.Spec.Pins);
+	// set by the review, never by a config file.
+	pins []hooks.Pin
 }
 
 // onErrorValues are the spellings of on_error.
@@ -77,6 +80,7 @@ func (h HooksConfig) Specs() (pre, post []hooks.Spec) {
 				s.OnError = events.HookAllow
 			}
 			s.Unsandboxed = x.Sandbox != nil && !*x.Sandbox
+			s.Pins = x.pins
 			out = append(out, s)
 		}
 		return out

@@ -155,9 +155,6 @@ func Load(opts LoadOptions) (*Config, error) {
 					cfg.ProjectAdditions = append(cfg.ProjectAdditions, projectAdditions(pl.where.source, pl.tree)...)
 				}
 			}
-			if w := projectAdditionsWarning(cfg.ProjectAdditions); w != "" {
-				cfg.Warnings = append(cfg.Warnings, w)
-			}
 			if len(project) > 0 {
 				layers = append(append(append([]layer{def}, file.layers...), project...), upper...)
 				if merged, err = mergeLayers(cfg, layers); err != nil {
@@ -177,6 +174,18 @@ func Load(opts LoadOptions) (*Config, error) {
 	if err := checkMerged(cfg); err != nil {
 		return nil, err
 	}
+	pre, err := hookOrigins(layers, "pre_tool", len(cfg.Hooks.PreTool))
+	if err != nil {
+		return nil, err
+	}
+	post, err := hookOrigins(layers, "post_tool", len(cfg.Hooks.PostTool))
+	if err != nil {
+		return nil, err
+	}
+	if err := reviewHooks(cfg, pre, post); err != nil {
+		return nil, err
+	}
+	cfg.ProjectAdditions = withRunningHooks(cfg.ProjectAdditions, cfg.HookReviews)
 	if err := applyCodexExtras(cfg, merged); err != nil {
 		return nil, err
 	}
@@ -193,6 +202,9 @@ func Load(opts LoadOptions) (*Config, error) {
 	if p, ok := cfg.ModelProviders[cfg.ModelProvider]; ok && p.EnvKey != "" {
 		cfg.APIKeyEnv = p.EnvKey
 		cfg.APIKey = env(p.EnvKey)
+	}
+	if w := projectAdditionsWarning(cfg.ProjectAdditions); w != "" {
+		cfg.Warnings = append(cfg.Warnings, w)
 	}
 	cfg.Notes = append(cfg.Notes, cfg.OTel.notes()...)
 	cfg.settings, err = settingsOf(merged)
@@ -410,6 +422,7 @@ func loadProjectFile(path string) (*layer, []string, error) {
 	if err := checkProjectPower(path, t, w); err != nil {
 		return nil, nil, err
 	}
+	foldProjectHookKeys(t)
 	return &layer{tree: t, where: w, source: func(key []string) Source {
 		return Source{Layer: LayerProject, File: path, Line: w.line(key)}
 	}}, warnings, nil

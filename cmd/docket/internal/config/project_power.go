@@ -208,3 +208,16 @@ func ProjectAdditionsRecord(adds []ProjectAddition) (events.Setting, bool) {
 	}
 	return events.Setting{Key: ProjectAdditionsSetting, Value: strings.Join(slices.Compact(names), "\n")}, true
 }
+
+// withRunningHooks keeps of adds' hooks those that run (trusted by the
+// user as they are): a hook waiting for review runs no code, and is named
+// by the review's own warning instead.
+func withRunningHooks(adds []ProjectAddition, reviews []HookReview) []ProjectAddition {
+	out := slices.DeleteFunc(slices.Clone(adds), func(a ProjectAddition) bool { return a.Kind == "hook" })
+	for _, r := range reviews {
+		if r.File != "" && r.Status.Runs() {
+			out = append(out, ProjectAddition{Kind: "hook", Name: r.Stage + " " + r.Name, File: r.File})
+		}
+	}
+	return out
+}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // trustedProject makes a trusted workspace whose dir/config.toml holds
@@ -85,7 +86,9 @@ func TestProjectConfigAdditionsAreNamed(t *testing.T) {
 	home, ws, file := trustedProject(t, ProjectDirName, "[mcp_servers.helper]\ncommand = './tools/mcp'\n"+
 		"[[hooks.pre_tool]]\ntool = 'shell'\nname = 'lint'\ncommand = ['./hooks/lint']\n"+
 		"[[hooks.post_tool]]\ntool = '*'\ncommand = ['./hooks/report']\n")
-	c := mustLoad(t, LoadOptions{Home: home, Cwd: ws})
+	// The project's hooks run, and are named as what it adds, once the
+	// user trusted them (hooktrust_test.go covers the review itself).
+	c := mustLoadTrusting(t, LoadOptions{Home: home, Cwd: ws})
 	want := []string{"MCP server helper (from " + file + ")", "hook pre_tool lint (from " + file + ")", "hook post_tool ./hooks/report (from " + file + ")"}
 	if len(c.ProjectAdditions) != len(want) {
 		t.Fatalf("additions = %+v, want %d", c.ProjectAdditions, len(want))
@@ -109,7 +112,7 @@ func TestProjectConfigAdditionsAreNamed(t *testing.T) {
 	// decoder folds case) and are named the same.
 	home, ws, file = trustedProject(t, ProjectDirName, "[MCP_Servers.helper]\ncommand = './tools/mcp'\n"+
 		"[[Hooks.Pre_Tool]]\ntool = 'shell'\nname = 'lint'\ncommand = ['./hooks/lint']\n")
-	c = mustLoad(t, LoadOptions{Home: home, Cwd: ws})
+	c = mustLoadTrusting(t, LoadOptions{Home: home, Cwd: ws})
 	if _, ok := c.MCPServers["helper"]; !ok || len(c.Hooks.PreTool) != 1 {
 		t.Fatalf("the other-case tables did not load: %+v %+v", c.MCPServers, c.Hooks)
 	}
@@ -139,6 +142,17 @@ func TestProjectConfigAdditionsAreNamed(t *testing.T) {
 	if _, ok := ProjectAdditionsRecord(c.ProjectAdditions); ok || len(c.Warnings) != 0 {
 		t.Errorf("a project adding no code: additions %+v, warnings %q", c.ProjectAdditions, c.Warnings)
 	}
+}
+
+// mustLoadTrusting loads opts after trusting every project hook it sets
+// as it is now.
+func mustLoadTrusting(t *testing.T, opts LoadOptions) *Config {
+	t.Helper()
+	c := mustLoad(t, opts)
+	if err := TrustHooks(c.Home, c.UntrustedHooks(), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	return mustLoad(t, opts)
 }
 
 // TestProjectConfigCannotSetTrustInAnyCase: trust is the user's to give,

@@ -57,8 +57,12 @@ type Config struct {
 	// CLIs a trusted project's config sets (named at session start, kept
 	// in the session record).
 	ProjectAdditions []ProjectAddition `toml:"-"`
-	// Hooks are the operator's pre_tool and post_tool hooks.
+	// Hooks are the operator's pre_tool and post_tool hooks: those that
+	// run, without a project's hooks the user has not trusted.
 	Hooks HooksConfig `toml:"hooks"`
+	// HookReviews are every configured hook, with where it came from and
+	// whether it runs (hooktrust.go).
+	HookReviews []HookReview `toml:"-"`
 	// OTel configures the OpenTelemetry export.
 	OTel OTel `toml:"otel"`
 
