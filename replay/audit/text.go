@@ -293,13 +293,6 @@ func deref(p *int) int {
 	return *p
 }
 
-func onOff(b bool) string {
-	if b {
-		return "on"
-	}
-	return "off"
-}
-
 func inFile(f string) string {
 	if f == "" {
 		return ""
