@@ -148,3 +148,86 @@ func TestACloseCutShortVerifiesAndLeavesTheEndUnknown(t *testing.T) {
 		t.Fatalf("the resumed session's processes %v, want %s", got, want)
 	}
 }
+
+// copyWithout writes the journal at path to a new one, leaving out the
+// process_ended record of process id, as a close that stopped short of it
+// (or a hand that removed it) would leave it.
+func copyWithout(t *testing.T, path string, id int) string {
+	t.Helper()
+	var recs []events.Record
+	if err := journal.Scan(path, 1, func(r events.Record) error { recs = append(recs, r); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	first, err := recs[0].Decode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := journal.Create(t.TempDir(), first.(*events.SessionStarted).SessionID, time.Unix(0, recs[0].At))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dropped := false
+	for _, r := range recs {
+		body, err := r.Decode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pe, ok := body.(*events.ProcessEnded); ok && pe.ID == id {
+			dropped = true
+			continue
+		}
+		if _, err := j.Append(time.Unix(0, r.At), r.CallID, body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !dropped {
+		t.Fatalf("the journal has no end of process %d", id)
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return j.Path()
+}
+
+// TestAVerifiedCloseMayStopShortButNotSkip: a close records the ends of
+// its processes in order. A journal missing the last end (the close cut
+// short) verifies; one missing the first end but holding the second (no
+// close leaves that) diverges: verify accepts only a prefix.
+func TestAVerifiedCloseMayStopShortButNotSkip(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real sandboxed processes")
+	}
+	dir := t.TempDir()
+	work, home := filepath.Join(dir, "work"), filepath.Join(dir, "home")
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	token := fmt.Sprintf("%d.%d", os.Getpid(), time.Now().UnixNano()%1e6)
+	call := func(id, n string) string {
+		return `{"output":[{"type":"function_call","call_id":"` + id + `","name":"exec_command","arguments":{"cmd":"sleep 30` + n + token + `","yield_time_ms":250}}]}`
+	}
+	script := call("c1", "1") + "\n" + call("c2", "2") + "\n" + `{"output":[{"type":"message","content":"started"}]}` + "\n"
+	s, err := session.Open(context.Background(), session.Options{Workspace: work, Home: home, Model: scripted(t, script),
+		Rules: []events.RuleSource{}, Policy: events.SessionConfig{ApprovalPolicy: "never", SandboxMode: "workspace-write"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Turn(context.Background(), "start them"); err != nil {
+		_ = s.Close()
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := replay.VerifyFile(context.Background(), s.JournalPath(), replay.Options{}); err != nil {
+		t.Fatalf("verify replay of the whole close: %v", err)
+	}
+	if _, err := replay.VerifyFile(context.Background(), copyWithout(t, s.JournalPath(), 1001), replay.Options{}); err != nil {
+		t.Errorf("verify replay of a close cut short before the second end: %v", err)
+	}
+	_, err = replay.VerifyFile(context.Background(), copyWithout(t, s.JournalPath(), 1000), replay.Options{})
+	var d *replay.Divergence
+	if !errors.As(err, &d) || d.CallID != "c2" || d.Kind != events.KindProcessEnded {
+		t.Errorf("verify replay of a close missing the first end but holding the second should diverge at the second, got %v", err)
+	}
+}
