@@ -47,6 +47,9 @@ vet: $(TOOLS)/staticcheck $(TOOLS)/errcheck api-check
 	$(GO) mod tidy -diff
 	$(GO) vet $(PKGS)
 	GOOS=darwin $(GO) build $(PKGS)
+	# Tests too (the e2e suite's Linux-only files carry go:build linux):
+	# the build above type-checks no _test.go file.
+	GOOS=darwin $(GO) vet $(PKGS)
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(TOOLS)/staticcheck $(PKGS)
 	$(TOOLS)/errcheck -ignoretests -exclude .ci/errcheck-excludes.txt $(ERRCHECK_PKGS)

@@ -8,7 +8,8 @@ package engine
 // before anything acts on it, "after:compaction" once a compaction record is
 // durable, "sending_request" once a model request is journaled (and
 // committed, if it had to be) and before it is sent: a kill there is a kill
-// while the model thinks.
+// while the model thinks; "ending_process" at a session's close, once a
+// long-lived process is killed and before its end is appended.
 //
 // An implementation MUST return promptly and MUST NOT call back into the
 // engine; it may be called with the engine's record lock held and from several

@@ -22,30 +22,35 @@ import (
 // a switch to a plan without it leaves later calls no network. Call it
 // between turns.
 func (s *Session) SetPermissions(ch events.PermissionsChange, eg *Egress, source events.DecisionSource) error {
-	sp, err := sandboxOfChange(ch)
-	if err != nil {
-		return err
-	}
-	switch {
-	case ch.Plan.Egress && eg == nil:
+	if ch.Plan.Egress && eg == nil {
+		if _, err := sandboxOfChange(ch); err != nil {
+			return err
+		}
 		return fmt.Errorf("engine: permission profile %s: its plan sends the network through the egress proxy, and no proxy rules were given", ch.Profile)
-	case !ch.Plan.Egress:
+	}
+	if !ch.Plan.Egress {
 		eg = nil
 	}
 	// The record carries the proxy's rules: resume and replay rebuild the
 	// proxy from it, whatever the configuration names then.
 	ch.Network = networkRecord(eg)
+	// The switch is checked and its sandbox derived once: the model's
+	// message names the sandbox putSandbox puts in force.
+	sw, err := s.sandboxChange(&ch, eg)
+	if err != nil {
+		return err
+	}
 	if s.pending != nil {
 		return ErrPolicyTurnPending
 	}
 	ap := s.decider.Approval()
-	msg, err := prompt.ProfileUpdate(prompt.Input{Cwd: s.cfg.Cwd, ApprovalPolicy: ap.String(), SandboxMode: sp.Mode.String(),
-		WritableRoots: ch.Plan.WritableRoots, NetworkAccess: sp.NetworkAccess, EgressProxy: ch.Plan.Egress}, ch.Previous, ch.Profile)
+	msg, err := prompt.ProfileUpdate(prompt.Input{Cwd: s.cfg.Cwd, ApprovalPolicy: ap.String(), SandboxMode: sw.sp.Mode.String(),
+		WritableRoots: ch.Plan.WritableRoots, NetworkAccess: sw.sp.NetworkAccess, EgressProxy: ch.Plan.Egress}, ch.Previous, ch.Profile)
 	if err != nil {
 		return fmt.Errorf("engine: permission profile: the model's message: %w", err)
 	}
 	rec := events.PolicyChanged{ApprovalPolicy: ap.String(), Previous: ap.String(), Source: source, Message: msg, Permissions: &ch}
-	return s.applyPolicyChange(ap, rec, eg)
+	return s.commitPolicyChange(ap, rec, sw)
 }
 
 // sandboxOfChange is the sandbox policy a profile switch stands for.
@@ -124,12 +129,6 @@ func (s *Session) putSandbox(sw *sandboxSwitch) {
 	s.egress.set(sw.eg)
 }
 
-// sandboxMode is the sandbox mode in force now.
-func (s *Session) sandboxMode() string {
-	sp, _ := s.decider.Sandbox()
-	return sp.Mode.String()
-}
-
 // withSandbox is sc with the sandbox keys of sp.
 func withSandbox(sc events.SessionConfig, sp policy.SandboxPolicy) events.SessionConfig {
 	sc.SandboxMode = sp.Mode.String()
@@ -149,7 +148,10 @@ func withSandbox(sc events.SessionConfig, sp policy.SandboxPolicy) events.Sessio
 func (s *Session) PermissionProfile() string { return s.decider.SwitchedProfile() }
 
 // SandboxMode is the sandbox mode in force now.
-func (s *Session) SandboxMode() string { return s.sandboxMode() }
+func (s *Session) SandboxMode() string {
+	sp, _ := s.decider.Sandbox()
+	return sp.Mode.String()
+}
 
 // Plan is the sandbox plan in force now: the session's own, or the one a
 // journaled permission profile switch put in its place (resumed too).

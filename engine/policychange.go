@@ -70,6 +70,12 @@ func (s *Session) applyPolicyChange(ap policy.ApprovalPolicy, rec events.PolicyC
 	if err != nil {
 		return err
 	}
+	return s.commitPolicyChange(ap, rec, sw)
+}
+
+// commitPolicyChange is applyPolicyChange with the switch already checked
+// (sw, nil for none).
+func (s *Session) commitPolicyChange(ap policy.ApprovalPolicy, rec events.PolicyChanged, sw *sandboxSwitch) error {
 	if _, err := s.rec.appendDurable("", rec); err != nil {
 		return err
 	}

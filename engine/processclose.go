@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/docket-engine/docket/events"
@@ -22,14 +23,28 @@ func (r *ProcessRunner) KillProcess(id int) {
 	}
 }
 
+// pointEndingProcess is the fault point before each process's end is
+// appended at the close: a crash or a journal write error there leaves the
+// ends recorded so far, a prefix of the close's records.
+const pointEndingProcess = "ending_process"
+
 // EndProcesses ends every long-lived process the session's journal says is
 // running, killing it through the runner, and records each end
 // (process_ended, session_closed) durably: the session is closing, and
 // without the record its journal would leave them running, and a resume
 // would call them lost to a crash. The caller closes the journal after;
-// no turn may be running. It returns the ids ended.
+// no turn may be running. It returns the ids whose end it recorded.
+//
+// The close cannot be all or nothing: a write error after the first end
+// leaves that end buffered, and closing the journal commits it. So once
+// an end fails to be recorded, the rest are still killed but no longer
+// recorded: the journal holds the ends in order up to a point, which
+// verify replay accepts as a close cut short, and a process past it reads
+// as running when the journal ends (a resume calls it lost), its end
+// unknown.
 func (s *Session) EndProcesses() ([]int, error) {
 	var ended []int
+	var failed error
 	for _, id := range s.procs.runningIDs() {
 		info, ok := s.procs.lookup(id)
 		if !ok {
@@ -38,19 +53,30 @@ func (s *Session) EndProcesses() ([]int, error) {
 		if k, ok := s.runner.(ProcessKiller); ok {
 			k.KillProcess(id)
 		}
+		if failed != nil {
+			continue
+		}
+		if fc, ok := s.cfg.Faults.(FaultCommits); ok && fc.CommitAt(pointEndingProcess) {
+			if err := s.rec.sync(); err != nil {
+				failed = fmt.Errorf("engine: recording the ends of processes %v: %w", ended, err)
+				continue
+			}
+		}
+		s.cfg.Faults.Hit(pointEndingProcess)
 		end := events.ProcessEnded{ID: id, CallID: info.CallID, How: events.ProcessSessionClosed,
 			Reason: "the session closed while it ran, and docket ended it"}
 		if _, err := s.rec.append(info.CallID, end); err != nil {
-			return ended, fmt.Errorf("engine: recording the end of process %d: %w", id, err)
+			failed = fmt.Errorf("engine: recording the end of process %d: %w", id, err)
+			continue
 		}
 		s.procs.closed(id)
 		ended = append(ended, id)
 	}
 	if len(ended) == 0 {
-		return nil, nil
+		return nil, failed
 	}
 	if err := s.rec.sync(); err != nil {
-		return ended, fmt.Errorf("engine: recording the end of processes %v: %w", ended, err)
+		return ended, errors.Join(failed, fmt.Errorf("engine: recording the end of processes %v: %w", ended, err))
 	}
-	return ended, nil
+	return ended, failed
 }

@@ -67,6 +67,9 @@ type ProcessRunner struct {
 	// enforce (Run's contract).
 	probeOnce sync.Once
 	probed    *sandbox.Capabilities
+	// records remembers the stub records checks this runner's calls
+	// passed: a session checks each plan once (sandbox.StubRecordsCheck).
+	records sandbox.StubRecordsCheck
 }
 
 // caps returns Caps, or the capabilities this runner probed once.
@@ -117,7 +120,7 @@ func (r *ProcessRunner) Run(ctx context.Context, req RunRequest) (events.ExecOut
 	}
 	sr := sandbox.Request{Cwd: req.Cwd, Env: r.Env, KeepSecretEnv: r.KeepSecretEnv, Plan: req.Sandbox,
 		Timeout: time.Duration(req.TimeoutMs) * time.Millisecond, OutputCap: req.OutputCap,
-		OnOutput: req.OnOutput, HelperPath: helper, Caps: r.Caps, StubRecords: r.StubRecords,
+		OnOutput: req.OnOutput, HelperPath: helper, Caps: r.Caps, StubRecords: r.StubRecords, RecordsCheck: &r.records,
 		GitWalks: r.GitWalks, Launcher: r.Launcher, Bridge: req.Bridge}
 	if req.Sandbox.Sandboxed() {
 		sr.Caps = r.caps()

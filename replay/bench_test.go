@@ -101,6 +101,8 @@ func BenchmarkResume10kCalls(b *testing.B) {
 			Tools: []engine.Tool{engine.ShellTool{}, engine.ApplyPatchTool{}}}, j, all); err != nil {
 			b.Fatal(err)
 		}
-		j.Close()
+		if err := j.Close(); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

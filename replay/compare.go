@@ -70,12 +70,16 @@ type comparingLog struct {
 	// ran holds the calls the replay wrote a record of its own for (not
 	// a network record fed back): network records of any other call are
 	// of a call that never ran, and unconsumed reports them.
-	ran      map[string]bool
-	stopAt   uint64 // seq of the session_resumed that ends this segment (0: none)
-	crashed  bool
-	diverged *Divergence
-	compared int
-	enc      events.BodyEncoder // guarded by mu, as Append is
+	ran     map[string]bool
+	stopAt  uint64 // seq of the session_resumed that ends this segment (0: none)
+	crashed bool
+	// closeCutShort: the session's close is being replayed, and a stream
+	// the journal has no further record for is where the close stopped
+	// recording (errCrashed), not a divergence.
+	closeCutShort bool
+	diverged      *Divergence
+	compared      int
+	enc           events.BodyEncoder // guarded by mu, as Append is
 
 	// The end of the segment (segment.go): want records to produce, end
 	// closed once they all are, stall the bound on no progress.
@@ -121,6 +125,13 @@ func (l *comparingLog) crash() {
 	l.mu.Unlock()
 }
 
+// closing says the session's close is replayed next: see closeCutShort.
+func (l *comparingLog) closing() {
+	l.mu.Lock()
+	l.closeCutShort = true
+	l.mu.Unlock()
+}
+
 // skipTo marks every record before seq as already written (by an earlier
 // segment of the replay).
 func (l *comparingLog) skipTo(seq uint64) {
@@ -156,6 +167,10 @@ func (l *comparingLog) Append(at time.Time, callID string, body any) (events.Rec
 		i = l.pastNetwork(st, i)
 	}
 	if l.stopAt > 0 && (i >= len(st) || st[i].rec.Seq >= l.stopAt) {
+		return events.Record{}, errCrashed
+	}
+	if i >= len(st) && l.closeCutShort {
+		l.crashed = true
 		return events.Record{}, errCrashed
 	}
 	if i >= len(st) {

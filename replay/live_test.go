@@ -45,7 +45,9 @@ func TestLiveReplayRunsTheCommandsAgainAndReportsDrift(t *testing.T) {
 	if _, err := s.Turn(context.Background(), "read it"); err != nil {
 		t.Fatal(err)
 	}
-	j.Close()
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
 
 	rep, err := replay.Live(context.Background(), j.Path(), replay.LiveOptions{HelperPath: exe})
 	if err != nil {

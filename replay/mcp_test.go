@@ -108,8 +108,12 @@ func TestMCPSessionReplaysWithTheServerGone(t *testing.T) {
 	if strings.Join(causes, " ") != "ask:needs_approval run_unsandboxed:out_of_process finish:completed" {
 		t.Fatalf("m1 path %v", causes)
 	}
-	j.Close()
-	mgr.Close() // the servers are gone
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := mgr.Close(); err != nil { // the servers are gone
+		t.Fatal(err)
+	}
 
 	if _, err := replay.VerifyFile(context.Background(), j.Path(), replay.Options{}); err != nil {
 		t.Fatalf("replay without the server: %v", err)

@@ -22,7 +22,11 @@ func withNetwork(t *testing.T, src, filed string, conn events.NetworkConnection)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer j.Close()
+	defer func() {
+		if err := j.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
 	added := false
 	for _, r := range recs {
 		body, err := r.Decode()

@@ -48,7 +48,9 @@ func TestPatchPathResolutionsAreJournaledAndReplayedWithoutTheDisk(t *testing.T)
 	if _, err := s.Turn(context.Background(), "write it"); err != nil {
 		t.Fatal(err)
 	}
-	j.Close()
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
 
 	recs := readAll(t, j.Path())
 	var resolved []events.ResolvedPath

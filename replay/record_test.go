@@ -135,7 +135,9 @@ func record(t *testing.T, sc scenario) string {
 		if _, err := s.Turn(context.Background(), prompt); err != nil {
 			t.Fatal(err)
 		}
-		j.Close()
+		if err := j.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for i, ans := range sc.resumes {
 		j, err = journal.Open(path)
@@ -170,7 +172,9 @@ func record(t *testing.T, sc scenario) string {
 				t.Fatal(err)
 			}
 		}
-		j.Close()
+		if err := j.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if *update {
 		b, err := os.ReadFile(path)

@@ -80,7 +80,11 @@ func rewrite(t *testing.T, src string, change func(r events.Record, body any) an
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer j.Close()
+	defer func() {
+		if err := j.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
 	for _, r := range recs {
 		body, err := r.Decode()
 		if err != nil {

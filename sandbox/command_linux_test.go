@@ -68,7 +68,7 @@ func TestCommandTalksOverPipesInsideTheSandbox(t *testing.T) {
 	p, stdin, stdout, got := startCommand(t, Request{Argv: []string{"sh", "-c", script}, Cwd: w, Plan: plan, Caps: &caps})
 
 	// The forecast leaves out the plan-dependent git directory layer.
-	if want := caps.Layers(false); !slices.Equal(slices.DeleteFunc(slices.Clone(got), func(l string) bool { return l == layers.GitDirs }), want) {
+	if want := caps.Layers(plan); !slices.Equal(slices.DeleteFunc(slices.Clone(got), func(l string) bool { return l == layers.GitDirs }), want) {
 		t.Errorf("layers = %v, want %v", got, want)
 	}
 	ask := func(t *testing.T, path string) string {

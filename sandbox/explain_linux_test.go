@@ -86,7 +86,7 @@ func TestMissingNamespacesCostWhatExplainSays(t *testing.T) {
 	noNS.Root, noNS.UserNamespaces = false, false
 	f0 := newFixture(t)
 	plan := f0.plan(vWW)
-	e := layers.Explain(plan, noNS.Layers(plan.Network))
+	e := layers.Explain(plan, noNS.Layers(plan))
 	var lost []string
 	for _, m := range e.Missing {
 		w, _ := layers.Describe(m.Layer)

@@ -44,11 +44,14 @@ func (c Capabilities) seccompFilter(network bool) []byte {
 // Namespaces reports whether mount, PID and network namespaces can be had.
 func (c Capabilities) Namespaces() bool { return c.UserNamespaces || c.Root }
 
-// Layers lists the layers a plan would get here, in the order ExecOutcome
+// Layers lists the layers plan would get here, in the order ExecOutcome
 // reports them; it is a forecast, Run reports what was actually enforced.
 // Root gets no user namespace; root and a user namespace both let the
-// helper drop every capability, bounding set included.
-func (c Capabilities) Layers(network bool) []string {
+// helper drop every capability, bounding set included. A plan whose
+// network goes through the egress proxy gets the empty network namespace
+// and the bridge (layers.Egress), one that hides paths layers.Hidden.
+func (c Capabilities) Layers(plan events.SandboxPlan) []string {
+	network := plan.Network
 	var l []string
 	if c.LandlockABI > 0 {
 		l = append(l, fmt.Sprintf("landlock:v%d", c.LandlockABI))
@@ -71,7 +74,7 @@ func (c Capabilities) Layers(network bool) []string {
 		}
 		l = append(l, layers.IPCNS, layers.UTSNS)
 	}
-	return append(l, c.fsLayers(network)...)
+	return append(l, c.fsLayers(plan)...)
 }
 
 // Check says whether this machine can enforce plan: Landlock and seccomp

@@ -68,6 +68,11 @@ type Request struct {
 	// clean up after a docket that was killed, and a run that did not make
 	// a stub knows another docket run did.
 	StubRecords string
+	// RecordsCheck, when set, remembers that StubRecords passed the check
+	// against this plan's roots (StubRecordsCheck), so that a session
+	// resolves those paths once per plan rather than on every run; nil
+	// checks on every run.
+	RecordsCheck *StubRecordsCheck
 	// GitWalks, when set, keeps the walk for git directories below the
 	// writable roots between runs (see gitwalk.Cache) instead of walking on
 	// every run. A session keeps one and closes it at its end.

@@ -65,7 +65,7 @@ func prepare(req Request) (prepared, error) {
 		return p, err
 	}
 	if plan.Sandboxed() {
-		if err := checkStubRecords(req.StubRecords, plan); err != nil {
+		if err := req.RecordsCheck.check(req.StubRecords, plan); err != nil {
 			return p, err
 		}
 	}

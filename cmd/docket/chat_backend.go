@@ -134,9 +134,9 @@ func (b *chatBackend) swap(w *wiring, s *session.Session, sc events.SessionConfi
 	err := b.close()
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	// sc is the configuration the session started with; what a
+	// /permissions switch changed since, Info reads from the engine.
 	b.w, b.sess, b.id, b.path, b.sc, b.cwdOf = w, s, s.ID(), s.JournalPath(), sc, cwd
-	// A resumed session may have switched its sandbox with /permissions.
-	b.sc.SandboxMode = s.Engine().SandboxMode()
 	return err
 }
 
@@ -174,19 +174,24 @@ func (b *chatBackend) Info() tui.Info {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	i := tui.Info{SessionID: b.id, Journal: b.path, Cwd: b.cwdOf, Model: b.sc.Model, Provider: b.sc.ModelProvider,
-		ApprovalPolicy: b.sc.ApprovalPolicy, SandboxMode: b.sc.SandboxMode, NetworkAccess: b.sc.NetworkAccess}
-	if b.sess != nil {
-		e := b.sess.Engine()
-		i.ApprovalPolicy = e.ApprovalPolicy()
-		st := e.ContextStatus()
-		i.TokensUsed, i.Window = st.Used, st.Window
+		ApprovalPolicy: b.sc.ApprovalPolicy, SandboxMode: b.sc.SandboxMode,
+		Network: events.NetworkWords(b.sc.NetworkAccess || b.sc.SandboxMode == policy.DangerFullAccess.String(), false)}
+	if b.sess == nil {
+		return i
 	}
-	if b.sess != nil && b.sc.SandboxMode != policy.DangerFullAccess.String() {
+	// The sandbox and network in force are the engine's: a /permissions
+	// switch, this session's or a resumed one's, replaced the start's.
+	e := b.sess.Engine()
+	plan := e.Plan()
+	i.ApprovalPolicy, i.SandboxMode, i.Network = e.ApprovalPolicy(), e.SandboxMode(), plan.NetworkWords()
+	st := e.ContextStatus()
+	i.TokensUsed, i.Window = st.Used, st.Window
+	if plan.Sandboxed() {
 		if b.caps == nil {
 			c := sandbox.Probe()
 			b.caps = &c
 		}
-		i.Layers = b.caps.Layers(b.sc.NetworkAccess)
+		i.Layers = b.caps.Layers(plan)
 	}
 	return i
 }

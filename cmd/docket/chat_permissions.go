@@ -90,9 +90,6 @@ func (b *chatBackend) SetPermissions(name string) (string, error) {
 	if err := s.SetPermissions(ch, eg, events.SourceUser); err != nil {
 		return "", err
 	}
-	b.mu.Lock()
-	b.sc.SandboxMode, b.sc.NetworkAccess, b.sc.WritableRoots = sc.SandboxMode, sc.NetworkAccess, sc.WritableRoots
-	b.mu.Unlock()
 	return profileSummary(name, sc.SandboxMode, plan), nil
 }
 
@@ -102,13 +99,5 @@ func profileSummary(name, mode string, plan events.SandboxPlan) string {
 	if len(plan.Hidden) > 0 {
 		s += fmt.Sprintf(", %d path(s) hidden", len(plan.Hidden))
 	}
-	switch {
-	case plan.Egress:
-		s += ", network through the egress proxy"
-	case plan.Network || !plan.Sandboxed():
-		s += ", network on"
-	default:
-		s += ", network off"
-	}
-	return s
+	return s + ", network " + plan.NetworkWords()
 }

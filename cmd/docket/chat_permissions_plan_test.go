@@ -7,19 +7,23 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/docket-engine/docket/cmd/docket/internal/config"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/journal"
+	"github.com/docket-engine/docket/sandbox"
+	"github.com/docket-engine/docket/sandbox/layers"
 	"github.com/spf13/cobra"
 )
 
 // TestAPermissionsSwitchGetsTheSessionPlan: /permissions NAME journals
 // exactly the plan a session started with --permissions NAME runs under
 // (the one builder, sessionPlan): the hidden paths, the egress proxy and
-// local binding of a network-on profile, and --add-dir's root.
+// local binding of a network-on profile, and --add-dir's root. The picker
+// and the status line show that plan, after a resume too.
 func TestAPermissionsSwitchGetsTheSessionPlan(t *testing.T) {
 	dir := t.TempDir()
 	wsDir, home, extra := filepath.Join(dir, "ws"), filepath.Join(dir, "home"), filepath.Join(dir, "extra")
@@ -95,6 +99,19 @@ func TestAPermissionsSwitchGetsTheSessionPlan(t *testing.T) {
 		}
 	}
 	hidden("after the switch")
+	// The status line's sandbox, network and layers are the plan in
+	// force too: after a resume, not the start's network off.
+	status := func(when string) {
+		t.Helper()
+		i := b.Info()
+		if i.SandboxMode != string(want.Mode) || i.Network != events.NetworkWordsEgress {
+			t.Errorf("%s, the status line says sandbox %s, network %q; want %s, %q", when, i.SandboxMode, i.Network, want.Mode, events.NetworkWordsEgress)
+		}
+		if caps := sandbox.Probe(); caps.Namespaces() && !slices.Contains(i.Layers, layers.Egress) {
+			t.Errorf("%s, the status line's layers %v lack %s", when, i.Layers, layers.Egress)
+		}
+	}
+	status("after the switch")
 	id := b.id
 	if err := b.close(); err != nil {
 		t.Fatal(err)
@@ -105,6 +122,7 @@ func TestAPermissionsSwitchGetsTheSessionPlan(t *testing.T) {
 			t.Fatal(err)
 		}
 		hidden("resumed")
+		status("resumed")
 		if err := b.close(); err != nil {
 			t.Fatal(err)
 		}

@@ -2,9 +2,6 @@ package main
 
 import (
 	"fmt"
-	"net"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,9 +30,7 @@ func TestChatPermissionsToANetworkProfileFollowsItsRules(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(egressConfig), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "served "+r.Host) }))
-	defer srv.Close()
-	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	port, _ := loopbackServer(t)
 	get := "curl -sS --max-time 10 http://localhost:" + port + "/; curl -sS -f --max-time 10 http://denied.test:" + port + "/; true"
 	call := func(id string) string {
 		return `{"output":[{"type":"function_call","call_id":"` + id + `","name":"shell","arguments":{"command":["sh","-c",` + fmt.Sprintf("%q", get) + `]}}]}`

@@ -3,9 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"net"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -47,9 +44,7 @@ enabled = true
 func TestAResumedSessionKeepsItsRecordedNetworkRules(t *testing.T) {
 	t.Parallel()
 	bin := cliBinary(t)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "served "+r.Host) }))
-	defer srv.Close()
-	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	port, _ := loopbackServer(t)
 	get := "curl -sS --max-time 10 http://localhost:" + port + "/; curl -sS -f --max-time 10 http://denied.test:" + port + "/; true"
 	argv := []string{"sh", "-c", get}
 

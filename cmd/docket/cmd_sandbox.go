@@ -85,8 +85,10 @@ with one, for the layers the run enforced, on stderr after the command.`,
 				return nil
 			}
 			if showPlan {
-				fmt.Fprintf(a.stderr, "docket sandbox: mode=%s network=%t writable=%v read-only=%v\n",
-					plan.Mode, plan.Network, plan.WritableRoots, plan.ReadOnlySubpaths)
+				// The network in the words the audit uses, quoted: a
+				// profile's proxied network is not "false".
+				fmt.Fprintf(a.stderr, "docket sandbox: mode=%s network=%q writable=%v read-only=%v\n",
+					plan.Mode, plan.NetworkWords(), plan.WritableRoots, plan.ReadOnlySubpaths)
 			}
 			// One process per call: no server, no kept walk, nothing that
 			// outlives this call (docs/decisions.md, issue 26).

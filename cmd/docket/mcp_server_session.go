@@ -72,16 +72,18 @@ func (m *mcpSession) Close() error { return errors.Join(m.s.Close(), m.finish())
 // docket resume has answered it, as docket resume would (the recorded
 // policy, plan and rules; a session_resumed record), writing nothing while
 // a turn still waits.
-func (o *mcpOpener) Reopen(ctx context.Context, id string, req mcpserve.OpenRequest) (_ mcpserve.Session, err error) {
+func (o *mcpOpener) Reopen(ctx context.Context, id string, req mcpserve.OpenRequest) (mcpserve.Session, error) {
 	sf, err := journal.Find(o.cfg.Home, id)
 	if err != nil {
 		return nil, err
 	}
 	var w *wiring
 	configure := func(session.Recorded) (session.Options, error) {
-		if w, err = o.wire(ctx, req); err != nil {
+		wired, err := o.wire(ctx, req)
+		if err != nil {
 			return session.Options{}, err
 		}
+		w = wired
 		w.opts.RequireAnswered = true
 		return w.opts, nil
 	}

@@ -28,7 +28,7 @@ func writeForecast(w io.Writer, plan events.SandboxPlan, caps sandbox.Capabiliti
 		}
 	}
 	b.WriteString("would run under (forecast; a run reports what was enforced):\n")
-	forecast := caps.Layers(plan.Network)
+	forecast := caps.Layers(plan)
 	if plan.Mode == sandbox.ModeWorkspaceWrite && caps.Namespaces() {
 		// The git directory walk runs for writable roots; whether it
 		// finishes within its bound (or reports gitdirs:partial) only a run says.

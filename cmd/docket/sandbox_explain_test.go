@@ -124,7 +124,7 @@ func TestSandboxExplainWithoutACommand(t *testing.T) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}
 	}
-	for _, l := range caps.Layers(false) {
+	for _, l := range caps.Layers(events.SandboxPlan{Mode: sandbox.ModeWorkspaceWrite}) {
 		if !strings.Contains(stdout, "    "+l+" ") {
 			t.Errorf("forecast layer %q is not explained:\n%s", l, stdout)
 		}

@@ -2,9 +2,6 @@ package main
 
 import (
 	"fmt"
-	"net"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -75,9 +72,7 @@ enabled = true
 	}
 	// The network profile: its one allowed name through the proxy, and
 	// nothing direct (which works without the profile).
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "served "+r.Host) }))
-	defer srv.Close()
-	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	port, _ := loopbackServer(t)
 	direct := "curl -sS --noproxy '*' --max-time 5 http://127.0.0.1:" + port + "/"
 	if code, out := run("--sandbox", "danger-full-access", "--", "sh", "-c", direct); code != 0 || !strings.Contains(out, "served") {
 		t.Fatalf("the direct request without a sandbox: exit %d %s", code, out)

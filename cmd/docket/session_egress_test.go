@@ -3,9 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"net"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -131,9 +128,7 @@ func TestASessionsCommandsGoOutOnlyThroughItsEgressProxy(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(egressConfig), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "served "+r.Host) }))
-	defer srv.Close()
-	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	port, _ := loopbackServer(t)
 	direct := []string{"curl", "-sS", "--noproxy", "*", "--max-time", "5", "http://127.0.0.1:" + port + "/"}
 	noProxy := []string{"env", "NO_PROXY=*", "no_proxy=*", "curl", "-sS", "--max-time", "5", "http://localhost:" + port + "/"}
 
@@ -205,8 +200,7 @@ func TestANetworkQuestionIsAnsweredSavedAndReplayedWithoutTheNetwork(t *testing.
 	if err := os.WriteFile(cfgPath, []byte(egressConfig), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "served "+r.Host) }))
-	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	port, stopServer := loopbackServer(t)
 	get := []string{"curl", "-sS", "--max-time", "10", "http://localhost:" + port + "/"}
 
 	asked := egressSession(t, bin, home, work, "ask", []string{"-a", "on-request", "--decisions", "c1=approved_execpolicy_amendment"}, get)
@@ -242,7 +236,7 @@ func TestANetworkQuestionIsAnsweredSavedAndReplayedWithoutTheNetwork(t *testing.
 
 	// Verify replay with the server gone and no terminal: the recorded
 	// answers and connections are fed back.
-	srv.Close()
+	stopServer()
 	for _, id := range []string{asked.threadID, next.threadID} {
 		cmd := exec.Command(bin, "replay", id)
 		cmd.Env = []string{"DOCKET_HOME=" + home, "HOME=" + home, "PATH=/usr/bin:/bin"}
@@ -322,8 +316,7 @@ func TestALongLivedProcessGoesOutThroughTheProxyAndReplays(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(egressConfig), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "served "+r.Host) }))
-	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	port, stopServer := loopbackServer(t)
 	// The process sleeps past its call's yield, then fetches: the
 	// connection comes after c1's outcome, and c2 (write_stdin) reads it.
 	lines := fmt.Sprintf(`{"output":[{"type":"function_call","call_id":"c1","name":"exec_command","arguments":{"cmd":"sleep 1; curl -sS --max-time 10 http://localhost:%s/","yield_time_ms":250}}]}
@@ -348,7 +341,7 @@ func TestALongLivedProcessGoesOutThroughTheProxyAndReplays(t *testing.T) {
 	if len(cs) != 1 || !cs[0].Allowed || cs[0].CallID != "c1" || cs[0].Rule != "permissions.net.network.domains.localhost" {
 		t.Fatalf("the process's connection: %+v", cs)
 	}
-	srv.Close()
+	stopServer()
 	rp := exec.Command(bin, "replay", m[1])
 	rp.Env = cmd.Env
 	if out, err := rp.CombinedOutput(); err != nil || !strings.Contains(string(out), "replay ok") {

@@ -3,9 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"net"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,9 +29,7 @@ func TestASessionsNetworkRecordsReachTheStreamTheRendererAndTheAudit(t *testing.
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(egressConfig), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "served "+r.Host) }))
-	defer srv.Close()
-	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	port, _ := loopbackServer(t)
 	calls := [][]string{
 		{"curl", "-sS", "--max-time", "10", "http://localhost:" + port + "/"},
 		{"curl", "-sS", "-f", "--max-time", "10", "http://denied.test:" + port + "/"},
@@ -129,9 +124,7 @@ func TestASessionsNetworkRecordsGoToTheLiveExport(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "served "+r.Host) }))
-	defer srv.Close()
-	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	port, _ := loopbackServer(t)
 	r := egressSession(t, bin, home, work, "net", []string{"-a", "never"},
 		[]string{"curl", "-sS", "--max-time", "10", "http://localhost:" + port + "/"},
 		[]string{"curl", "-sS", "-f", "--max-time", "10", "http://unknown.test:" + port + "/"})

@@ -196,7 +196,8 @@ func (a *auditor) sessionStarted(v *events.SessionStarted) {
 	}
 	c := v.Config
 	a.head.Policy = Policy{ApprovalPolicy: c.ApprovalPolicy, SandboxMode: c.SandboxMode, NetworkAccess: c.NetworkAccess, EgressProxy: v.Plan.Egress,
-		WritableRoots: c.WritableRoots, RequireProtectedPaths: c.RequireProtectedPaths}
+		NetworkInconsistent: v.Plan.Sandboxed() && v.Plan.Network && v.Plan.Egress,
+		WritableRoots:       c.WritableRoots, RequireProtectedPaths: c.RequireProtectedPaths}
 	for _, s := range v.Settings {
 		switch s.Key {
 		case BypassSetting:

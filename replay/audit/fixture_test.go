@@ -40,13 +40,20 @@ func newWriter(tb testing.TB, id string, cfg events.SessionConfig) *writer {
 // settings.
 func newWriterWith(tb testing.TB, id string, cfg events.SessionConfig, settings []events.Setting) *writer {
 	tb.Helper()
+	plan := events.SandboxPlan{Mode: events.SandboxMode(cfg.SandboxMode), WritableRoots: []string{fixtureCwd, "/tmp"}, ReadOnlySubpaths: []string{fixtureCwd + "/.git"}, Network: cfg.NetworkAccess}
+	return newWriterPlan(tb, id, cfg, plan, settings)
+}
+
+// newWriterPlan starts a journal whose session_started record carries
+// plan as it is given (a crafted one too) and settings.
+func newWriterPlan(tb testing.TB, id string, cfg events.SessionConfig, plan events.SandboxPlan, settings []events.Setting) *writer {
+	tb.Helper()
 	home := tb.TempDir()
 	j, err := journal.Create(home, id, t0)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	w := &writer{tb: tb, home: home, id: id, j: j, path: j.Path(), now: t0}
-	plan := events.SandboxPlan{Mode: events.SandboxMode(cfg.SandboxMode), WritableRoots: []string{fixtureCwd, "/tmp"}, ReadOnlySubpaths: []string{fixtureCwd + "/.git"}, Network: cfg.NetworkAccess}
 	w.durable("", events.SessionStarted{
 		Version: events.FormatVersion, SessionID: id, DocketVersion: "0.1.0-test", StartedAt: t0.UnixNano(), Cwd: fixtureCwd,
 		Config: cfg, Plan: plan, Settings: settings,

@@ -74,7 +74,7 @@ func (h *htmlWriter) Begin(r *Report) error {
 	h.put("<dt>journal</dt><dd><code>%s</code></dd>", esc(r.Journal))
 	p := r.Policy
 	h.put("<dt>approval policy</dt><dd>%s</dd><dt>sandbox mode</dt><dd>%s</dd><dt>network</dt><dd>%s</dd>",
-		esc(orDash(p.ApprovalPolicy)), esc(orDash(p.SandboxMode)), networkWords(p.NetworkAccess, p.EgressProxy))
+		esc(orDash(p.ApprovalPolicy)), esc(orDash(p.SandboxMode)), policyNetworkWords(p))
 	if len(p.WritableRoots) > 0 {
 		h.put("<dt>writable roots</dt><dd><code>%s</code></dd>", esc(strings.Join(p.WritableRoots, ", ")))
 	}

@@ -57,7 +57,9 @@ func TestRecordsMatchesStream(t *testing.T) {
 		t.Fatal(err)
 	}
 	recs, err := j.All()
-	j.Close()
+	if cerr := j.Close(); cerr != nil {
+		t.Fatal(cerr)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,13 @@ type processBook struct {
 	// pending maps a call to the process it started or wrote to, until
 	// its outcome comes.
 	pending map[string]int
+	// closedAt is the seq of the first end the session's close recorded
+	// (session_closed) since the last resume, 0 for none.
+	closedAt uint64
 }
+
+// stillRunning is what a process with no recorded end says.
+const stillRunning = "running when the journal ends"
 
 func (b *processBook) get(id int) *Process {
 	if b.byID == nil {
@@ -58,7 +64,7 @@ func (b *processBook) started(r events.Record, v *events.ExecStarted) {
 		if p != nil {
 			return
 		}
-		p = &Process{ID: pc.ID, CallID: v.CallID, Seq: r.Seq, Command: v.Argv, Sandbox: string(v.Sandbox.Mode), Tty: pc.Tty, Ended: "running when the journal ends"}
+		p = &Process{ID: pc.ID, CallID: v.CallID, Seq: r.Seq, Command: v.Argv, Sandbox: string(v.Sandbox.Mode), Tty: pc.Tty, Ended: stillRunning}
 		b.byID[pc.ID] = p
 		b.order = append(b.order, pc.ID)
 	} else if p != nil {
@@ -102,6 +108,9 @@ func (b *processBook) outcome(r events.Record, v *events.ExecOutcome) {
 }
 
 func (b *processBook) ended(r events.Record, v *events.ProcessEnded) {
+	if v.How == events.ProcessSessionClosed && b.closedAt == 0 {
+		b.closedAt = r.Seq
+	}
 	if p := b.get(v.ID); p != nil && p.ExitCode == nil {
 		p.Ended = fmt.Sprintf("%s at seq %d: %s", v.How, r.Seq, v.Reason)
 	}
@@ -109,14 +118,32 @@ func (b *processBook) ended(r events.Record, v *events.ProcessEnded) {
 
 // resumed: the docket before was gone, and its running processes with it.
 func (b *processBook) resumed(r events.Record) {
+	b.cutShort()
 	for _, id := range b.order {
-		if p := b.byID[id]; p.ExitCode == nil && p.Ended == "running when the journal ends" {
+		if p := b.byID[id]; p.ExitCode == nil && p.Ended == stillRunning {
 			p.Ended = fmt.Sprintf("lost: the docket that ran it stopped before the resume at seq %d; it was not run again", r.Seq)
+		}
+	}
+	b.closedAt = 0
+}
+
+// cutShort names the processes a close that recorded the end of others
+// left without one: the close was cut short (a journal write error, a
+// crash), and their end is unknown.
+func (b *processBook) cutShort() {
+	if b.closedAt == 0 {
+		return
+	}
+	for _, id := range b.order {
+		if p := b.byID[id]; p.ExitCode == nil && p.Ended == stillRunning {
+			p.Ended = fmt.Sprintf("end unknown: the session's close (from seq %d) recorded the end of other processes, "+
+				"not this one's: the close was cut short (a journal write error or a crash)", b.closedAt)
 		}
 	}
 }
 
 func (b *processBook) list() []Process {
+	b.cutShort()
 	out := make([]Process, 0, len(b.order))
 	for _, id := range b.order {
 		out = append(out, *b.byID[id])

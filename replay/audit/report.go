@@ -67,7 +67,11 @@ type Policy struct {
 	NetworkAccess  bool   `json:"network_access"`
 	// EgressProxy says the session's sandboxed commands reach the network
 	// only through its egress proxy (the plan's egress).
-	EgressProxy           bool     `json:"egress_proxy,omitempty"`
+	EgressProxy bool `json:"egress_proxy,omitempty"`
+	// NetworkInconsistent says the session_started plan claims both a
+	// direct network and the egress proxy, which no plan docket builds
+	// does: the audit takes the network as on and says so.
+	NetworkInconsistent   bool     `json:"network_inconsistent,omitempty"`
 	WritableRoots         []string `json:"writable_roots,omitempty"`
 	RequireProtectedPaths bool     `json:"require_protected_paths,omitempty"`
 	// Bypassed: the session was started with

@@ -171,3 +171,67 @@ func TestAuditOfAnEgressRunKeepsLocalBinding(t *testing.T) {
 		}
 	}
 }
+
+// A damaged or crafted journal whose plans say both a direct network and
+// the egress proxy (no plan docket builds does) is not audited as the
+// proxy's filtering: the session's policy line and the run's sandbox note
+// say the record is inconsistent and take the network as on, in the text
+// and the HTML, and the JSON marks the policy so.
+func TestAnInconsistentNetworkRecordIsNotTakenForTheEgressProxy(t *testing.T) {
+	both := events.SandboxPlan{Mode: events.SandboxWorkspaceWrite, WritableRoots: []string{fixtureCwd}, Network: true, Egress: true}
+	w := newWriterPlan(t, "0199a1b2-0000-7000-8000-00000000e0c1",
+		events.SessionConfig{ApprovalPolicy: "never", SandboxMode: "workspace-write", NetworkAccess: true}, both, nil)
+	w.add("", events.UserTurn{TurnID: "turn-1", Text: "fetch"})
+	w.response("turn-1", 1, shellItem("c1", map[string]any{"command": []string{"curl", "example.test"}}))
+	w.tr("c1", states.WantsApproval, states.RunSandboxed, states.CausePolicySkip, "never")
+	w.start("c1", 1, "shell", []string{"curl", "example.test"}, both)
+	w.outcome("c1", 1, 0, []string{"landlock:v7", "netns", "egress-bridge"}, nil)
+	w.tr("c1", states.Sandboxed, states.Finish, states.CauseCompleted, "exit 0")
+	w.output("c1", true)
+	r, err := Build(w.close(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Policy.NetworkInconsistent {
+		t.Errorf("the policy of a plan saying both is not marked inconsistent: %+v", r.Policy)
+	}
+	var text, html strings.Builder
+	if err := WriteText(&text, r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteHTML(&html, r); err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"text": text.String(), "html": html.String()} {
+		if strings.Contains(out, "network through the egress proxy") {
+			t.Errorf("the %s audit takes the inconsistent record for the egress proxy:\n%s", name, out)
+		}
+		if !strings.Contains(out, "the record is inconsistent") {
+			t.Errorf("the %s audit does not say the network record is inconsistent:\n%s", name, out)
+		}
+	}
+	if !strings.Contains(text.String(), "policy  approval never, sandbox workspace-write, network "+events.NetworkWordsInconsistent+"\n") {
+		t.Errorf("the policy line does not name the inconsistency:\n%s", text.String())
+	}
+	if n := strings.Count(text.String(), "network "+events.NetworkWordsInconsistent); n != 2 {
+		t.Errorf("the inconsistency is named %d times, want 2 (the policy and the run):\n%s", n, text.String())
+	}
+}
+
+// NetworkWords names each combination; the one no plan builds (both)
+// fails closed rather than claiming the proxy.
+func TestNetworkWords(t *testing.T) {
+	for _, tc := range []struct {
+		on, egress bool
+		want       string
+	}{
+		{false, false, "off"},
+		{true, false, "on"},
+		{false, true, "through the egress proxy"},
+		{true, true, events.NetworkWordsInconsistent},
+	} {
+		if got := networkWords(tc.on, tc.egress); got != tc.want {
+			t.Errorf("networkWords(%v, %v) = %q, want %q", tc.on, tc.egress, got, tc.want)
+		}
+	}
+}

@@ -50,7 +50,7 @@ func (t *textWriter) Begin(h *Report) error {
 			safetext.Line(pa.Name), safetext.Line(pa.SessionID), safetext.Line(pa.CallID))
 	}
 	p := h.Policy
-	t.printf("policy  approval %s, sandbox %s, network %s\n", orDash(p.ApprovalPolicy), orDash(p.SandboxMode), networkWords(p.NetworkAccess, p.EgressProxy))
+	t.printf("policy  approval %s, sandbox %s, network %s\n", orDash(p.ApprovalPolicy), orDash(p.SandboxMode), policyNetworkWords(p))
 	if len(p.WritableRoots) > 0 {
 		t.printf("        writable roots %s\n", strings.Join(p.WritableRoots, ", "))
 	}
@@ -296,13 +296,6 @@ func deref(p *int) int {
 	return *p
 }
 
-func onOff(b bool) string {
-	if b {
-		return "on"
-	}
-	return "off"
-}
-
 func inFile(f string) string {
 	if f == "" {
 		return ""
@@ -361,11 +354,19 @@ func callName(c *Call) string {
 	return c.CallID
 }
 
-// networkWords says how a session or a run reached the network: on, off,
-// or only through the session's egress proxy.
-func networkWords(on, egress bool) string {
-	if egress {
-		return "through the egress proxy"
+// networkWords says how a run reached the network: on, off, only
+// through the session's egress proxy, or, for a record that says both on
+// and egress, that the record is inconsistent (never the proxy's
+// filtering it cannot vouch for).
+func networkWords(on, egress bool) string { return events.NetworkWords(on, egress) }
+
+// policyNetworkWords says how the session's commands reach the network:
+// the configuration's network access is on under an egress plan too, so
+// the plan decides between the proxy and a direct network, and a plan
+// that says both is named inconsistent.
+func policyNetworkWords(p Policy) string {
+	if p.NetworkInconsistent {
+		return events.NetworkWordsInconsistent
 	}
-	return onOff(on)
+	return networkWords(p.NetworkAccess && !p.EgressProxy, p.EgressProxy)
 }

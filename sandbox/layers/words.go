@@ -255,6 +255,9 @@ type Line struct {
 type Explanation struct {
 	Mode    string `json:"mode"`
 	Network bool   `json:"network"`
+	// Egress says the command's network goes only through the session's
+	// egress proxy (Network is false: no direct network).
+	Egress bool `json:"egress_proxy,omitempty"`
 	// Sandboxed is false for a plan that runs the command unconfined.
 	Sandboxed bool `json:"sandboxed"`
 	// InForce lists each reported layer and what it stops.
@@ -270,7 +273,7 @@ type Explanation struct {
 // Capabilities.Layers for a forecast) under plan.
 func Explain(plan events.SandboxPlan, layers []string) Explanation {
 
-	e := Explanation{Mode: string(plan.Mode), Network: plan.Network, Sandboxed: plan.Sandboxed()}
+	e := Explanation{Mode: string(plan.Mode), Network: plan.Network, Egress: plan.Egress, Sandboxed: plan.Sandboxed()}
 	if !e.Sandboxed {
 		return e
 	}
@@ -375,11 +378,7 @@ func (e Explanation) Lines() []string {
 	if !e.Sandboxed {
 		return []string{"no sandbox (mode " + orNone(e.Mode) + "): the command runs with docket's own rights"}
 	}
-	net := "off"
-	if e.Network {
-		net = "on"
-	}
-	lines := []string{fmt.Sprintf("sandbox %s, network %s", e.Mode, net)}
+	lines := []string{fmt.Sprintf("sandbox %s, network %s", e.Mode, events.NetworkWords(e.Network, e.Egress))}
 	for _, l := range e.InForce {
 		lines = append(lines, fmt.Sprintf("  %s %s", l.Layer, l.Words))
 	}

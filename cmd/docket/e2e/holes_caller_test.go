@@ -1,3 +1,5 @@
+//go:build linux
+
 package e2e
 
 // What the hole tests (sandbox_holes_test.go) share: a caller with an

@@ -1,3 +1,5 @@
+//go:build linux
+
 package e2e
 
 // The holes the removed per-user sandbox daemon and its C front opened

@@ -17,8 +17,10 @@ type Info struct {
 	SandboxMode    string
 	// Layers are the sandbox layers this machine enforces (landlock:v7,
 	// seccomp, ...); empty when the mode runs unsandboxed.
-	Layers        []string
-	NetworkAccess bool
+	Layers []string
+	// Network says how commands reach the network, in the words every
+	// view uses (events.NetworkWords): on, off, through the egress proxy.
+	Network string
 	// TokensUsed is the context the last request filled (input plus
 	// output tokens); Window the model's context window, 0 when unknown.
 	TokensUsed, Window int64

@@ -83,7 +83,7 @@ func (m *Model) cmdStatus(string) tea.Cmd {
 		"workspace: " + i.Cwd,
 		"model:     " + i.Model + " (" + i.Provider + ")",
 		"approvals: " + i.ApprovalPolicy,
-		fmt.Sprintf("sandbox:   %s, network %v, layers: %s", i.SandboxMode, i.NetworkAccess, layers),
+		fmt.Sprintf("sandbox:   %s, network %s, layers: %s", i.SandboxMode, i.Network, layers),
 		fmt.Sprintf("tokens:    %d in context; window %s", i.TokensUsed, window),
 	}
 	return m.print(strings.Join(lines, "\n"))

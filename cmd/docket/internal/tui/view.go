@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/docket-engine/docket/cmd/docket/internal/approve"
+	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/events/safetext"
 	"github.com/docket-engine/docket/states"
 )
@@ -194,11 +195,13 @@ func (m *Model) statusLine() string {
 		id = id[:13]
 	}
 	sandbox := i.SandboxMode
+	// Off is the default and goes unsaid; any other network is named as
+	// the audit names it, before the layers so a narrow terminal keeps it.
+	if i.Network != "" && i.Network != events.NetworkWordsOff {
+		sandbox += ", network " + i.Network
+	}
 	if len(i.Layers) > 0 {
 		sandbox += " (" + strings.Join(i.Layers, " ") + ")"
-	}
-	if i.NetworkAccess {
-		sandbox += " +net"
 	}
 	tokens := "tokens " + humanTokens(i.TokensUsed)
 	if i.Window > 0 {
