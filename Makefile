@@ -43,6 +43,15 @@ $(TOOLS)/staticcheck:
 $(TOOLS)/errcheck:
 	GOBIN=$(TOOLS) $(GO) install github.com/kisielk/errcheck@$(ERRCHECK_VERSION)
 
+# The test targets run go test through gotestsum, which prints what go test
+# prints and ends with every skipped test and its reason: a suite that
+# skips on a machine without namespaces or cgroups says so in the log
+# instead of passing quietly.
+GOTESTSUM_VERSION := v1.13.0
+GOTEST             = $(TOOLS)/gotestsum --format standard-quiet --
+$(TOOLS)/gotestsum:
+	GOBIN=$(TOOLS) $(GO) install gotest.tools/gotestsum@$(GOTESTSUM_VERSION)
+
 vet: $(TOOLS)/staticcheck $(TOOLS)/errcheck api-check
 	$(GO) mod tidy -diff
 	$(GO) vet $(PKGS)
@@ -101,7 +110,7 @@ E2E_PKG      := ./cmd/docket/e2e/
 RACE_PKGS     = $(filter-out %/cmd/docket/e2e,$(shell $(GO) list $(PKGS)))
 
 .PHONY: test-bins test-race test-cli test-sandbox test-e2e test-all test-list
-test-bins:
+test-bins: $(TOOLS)/gotestsum
 	$(GO) build -tags $(DOCKET_TAGS) -o $(TESTBIN)/docket ./cmd/docket
 	$(GO) build -tags docketfault,$(DOCKET_TAGS) -o $(TESTBIN)/docket-fault ./cmd/docket
 	CGO_ENABLED=0 $(GO) build -o $(TESTBIN)/lean/docket-sandbox-helper ./sandbox/cmd/docket-sandbox-helper
@@ -110,22 +119,22 @@ test-bins:
 # Every package but cmd/docket/e2e under the race detector, the sandbox's
 # slow suites left to test-sandbox.
 test-race: test-bins
-	$(TEST_ENV) $(GO) test $(TESTFLAGS) -race -timeout 20m -skip '$(SANDBOX_SLOW)' $(RACE_PKGS)
+	$(TEST_ENV) $(GOTEST) $(TESTFLAGS) -race -timeout 20m -skip '$(SANDBOX_SLOW)' $(RACE_PKGS)
 
 # cmd/docket/e2e but its crash suites, without -race.
 test-cli: test-bins
-	$(TEST_ENV) $(GO) test $(TESTFLAGS) -timeout 20m -skip '$(E2E_CRASH)' $(E2E_PKG)
+	$(TEST_ENV) $(GOTEST) $(TESTFLAGS) -timeout 20m -skip '$(E2E_CRASH)' $(E2E_PKG)
 
 test-sandbox: test-bins
-	$(TEST_ENV) $(GO) test $(TESTFLAGS) -timeout 30m ./sandbox/...
+	$(TEST_ENV) $(GOTEST) $(TESTFLAGS) -timeout 30m ./sandbox/...
 
 test-e2e: test-bins
-	$(TEST_ENV) $(GO) test $(TESTFLAGS) -timeout 30m -run '$(E2E_CRASH)' $(E2E_PKG)
+	$(TEST_ENV) $(GOTEST) $(TESTFLAGS) -timeout 30m -run '$(E2E_CRASH)' $(E2E_PKG)
 
 # The old name: the whole suite under the race detector, escape suites
 # included (about 20 minutes on two cores).
 race: test-bins
-	$(TEST_ENV) $(GO) test $(TESTFLAGS) -race -timeout 40m $(PKGS)
+	$(TEST_ENV) $(GOTEST) $(TESTFLAGS) -race -timeout 40m $(PKGS)
 
 # The everyday loop.
 test: vet test-race test-cli demo
