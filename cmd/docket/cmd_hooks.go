@@ -40,9 +40,10 @@ func newHooksCmd(a *app) *cobra.Command {
 				return err
 			}
 			if asJSON {
-				return writeHooksJSON(a.stdout, cfg.HookReviews)
+				return writeHooksJSON(a.stdout, cfg.HookReviews, cfg.CodexHooks)
 			}
 			writeHooksList(a.stdout, cfg.HookReviews)
+			writeCodexHooksList(a.stdout, cfg.CodexHooks)
 			return nil
 		},
 	}
@@ -145,7 +146,7 @@ func statusWords(s config.HookStatus) string {
 
 func writeHooksList(w io.Writer, reviews []config.HookReview) {
 	if len(reviews) == 0 {
-		fmt.Fprintln(w, "no hooks are configured")
+		fmt.Fprintln(w, "no Docket hooks are configured")
 		return
 	}
 	for _, r := range reviews {
@@ -187,6 +188,22 @@ func writeHookDefinition(w io.Writer, r config.HookReview) {
 	fmt.Fprintf(w, "  hash         %s\n", r.Hash)
 }
 
+// codexNotRun is the status of a Codex hook in docket hooks --json.
+const codexNotRun = "codex, not run"
+
+// writeCodexHooksList lists the Codex hooks of the config files read,
+// none of which Docket runs, with why.
+func writeCodexHooksList(w io.Writer, codex []config.CodexHook) {
+	for _, h := range codex {
+		fmt.Fprintf(w, "Codex %s (group %d, handler %d)\n  does not run: %s\n  from %s:%d\n",
+			safetext.Line(h.Event), h.Group, h.Handler, safetext.Line(h.Why), safetext.Line(h.File), h.Line)
+		if h.Matcher != "" {
+			fmt.Fprintf(w, "  matcher: %s\n", safetext.Line(h.Matcher))
+		}
+		fmt.Fprintf(w, "  %s: %s\n", safetext.Line(h.Type), safetext.Line(h.Command))
+	}
+}
+
 // hookJSON is one hook in docket hooks --json.
 type hookJSON struct {
 	Stage    string   `json:"stage"`
@@ -194,17 +211,24 @@ type hookJSON struct {
 	Status   string   `json:"status"`
 	Runs     bool     `json:"runs"`
 	File     string   `json:"file,omitempty"`
+	Line     int      `json:"line,omitempty"`
 	Tool     string   `json:"tool"`
 	Command  []string `json:"command"`
 	Programs []string `json:"programs,omitempty"`
 	Hash     string   `json:"hash,omitempty"`
+	// Why says why a Codex hook does not run.
+	Why string `json:"why,omitempty"`
 }
 
-func writeHooksJSON(w io.Writer, reviews []config.HookReview) error {
-	out := make([]hookJSON, 0, len(reviews))
+func writeHooksJSON(w io.Writer, reviews []config.HookReview, codex []config.CodexHook) error {
+	out := make([]hookJSON, 0, len(reviews)+len(codex))
 	for _, r := range reviews {
 		out = append(out, hookJSON{Stage: r.Stage, Name: r.Name, Status: string(r.Status), Runs: r.Status.Runs(), File: r.File,
 			Tool: r.Hook.Tool, Command: r.Hook.Command, Programs: r.Programs, Hash: r.Hash})
+	}
+	for _, h := range codex {
+		out = append(out, hookJSON{Stage: h.Event, Name: fmt.Sprintf("%s #%d.%d", h.Event, h.Group, h.Handler), Status: codexNotRun,
+			File: h.File, Line: h.Line, Tool: h.Matcher, Command: []string{h.Command}, Why: h.Why})
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
