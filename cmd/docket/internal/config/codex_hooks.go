@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
@@ -32,9 +33,14 @@ type CodexHook struct {
 	Matcher string
 	Type    string
 	Command string
-	// Why says why Docket does not run it.
-	Why string
+	// Why says why Docket does not run it; "" when it runs as
+	// DocketHooks, the names of the pre_tool hooks it became.
+	Why         string
+	DocketHooks []string
 }
+
+// Runs reports whether Docket runs the hook (as DocketHooks).
+func (h CodexHook) Runs() bool { return len(h.DocketHooks) > 0 }
 
 // String names the hook for people: event, file and line.
 func (h CodexHook) String() string {
@@ -114,8 +120,17 @@ func takeCodexHooks(path string, data []byte, t tree) []CodexHook {
 				htab, _ := h.(tree)
 				typ, _ := htab["type"].(string)
 				cmd, _ := htab["command"].(string)
-				out = append(out, CodexHook{File: path, Line: line, Event: ev, Group: gi + 1, Handler: hi + 1,
-					Matcher: matcher, Type: typ, Command: cmd, Why: codexWhy(ev, typ)})
+				ch := CodexHook{File: path, Line: line, Event: ev, Group: gi + 1, Handler: hi + 1,
+					Matcher: matcher, Type: typ, Command: cmd, Why: codexWhy(ev, typ)}
+				if ev == "PreToolUse" && typ == "command" {
+					translated, why := translateCodexHook(ch, gt, htab)
+					ch.Why = why
+					for _, dh := range translated {
+						ch.DocketHooks = append(ch.DocketHooks, dh["name"].(string))
+						addPreTool(ht, dh)
+					}
+				}
+				out = append(out, ch)
 			}
 		}
 		delete(ht, ev)
@@ -135,7 +150,7 @@ func codexWhy(event, typ string) string {
 	case event == "PreToolUse":
 		return fmt.Sprintf(codexProtocolWhy, "pre_tool")
 	case event == "PostToolUse":
-		return fmt.Sprintf(codexProtocolWhy, "post_tool")
+		return "Docket runs a Codex hook before a call only (protocol = \"codex\"); after the call, " + fmt.Sprintf(codexProtocolWhy, "post_tool")
 	case event == "PermissionRequest":
 		return "Docket asks for approval itself and has no permission-request hook"
 	}
@@ -196,11 +211,16 @@ func withoutCodexHookErrors(sm *toml.StrictMissingError) (*toml.StrictMissingErr
 	return kept, len(kept.Errors) > 0
 }
 
-// codexHookWarnings are the start warnings of hooks.
-func codexHookWarnings(hooks []CodexHook) []string {
-	var out []string
+// codexHookWarnings are the start warnings of the hooks Docket does not
+// run, and the notes of those it runs as its own.
+func codexHookWarnings(hooks []CodexHook) (warnings, notes []string) {
 	for _, h := range hooks {
-		out = append(out, h.Warning())
+		if h.Runs() {
+			notes = append(notes, fmt.Sprintf("%s runs as Docket pre_tool hooks %s, told each call as Codex tells it (protocol = \"codex\")",
+				h, strings.Join(h.DocketHooks, ", ")))
+			continue
+		}
+		warnings = append(warnings, h.Warning())
 	}
-	return out
+	return warnings, notes
 }

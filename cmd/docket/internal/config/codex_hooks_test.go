@@ -4,8 +4,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/docket-engine/docket/engine/hooks"
+	"github.com/docket-engine/docket/events"
 )
 
 // codexHooksConfig is a Codex 0.171 config.toml with hooks of several
@@ -36,8 +41,10 @@ command = ["/usr/local/bin/docket-guard"]
 
 // TestACodexConfigWithHooksLoads: a Codex home whose config.toml has
 // Codex hook tables and [hooks.state] loads; Docket's own hook beside them
-// runs; every Codex handler is kept with its file, line and event, none
-// is run, and each is named in a start warning; [hooks.state] is ignored.
+// runs; a PreToolUse command hook on Bash runs as Docket pre_tool hooks
+// of the shell tools, told as Codex tells it; every other Codex handler
+// is kept with its file, line and event, is not run, and is named in a
+// start warning; [hooks.state] is ignored.
 func TestACodexConfigWithHooksLoads(t *testing.T) {
 	home := t.TempDir()
 	codex := filepath.Join(home, "codex")
@@ -50,8 +57,16 @@ func TestACodexConfigWithHooksLoads(t *testing.T) {
 	if c.Model != "from-codex" {
 		t.Errorf("model %q: the Codex config was not read", c.Model)
 	}
-	if got := commands(c); len(got) != 1 || got[0] != "/usr/local/bin/docket-guard" {
-		t.Errorf("Docket hooks that run: %q, want the [[hooks.pre_tool]] alone", got)
+	if got := commands(c); !slices.Equal(got, []string{"/usr/local/bin/docket-guard", "sh -c echo hi", "sh -c echo hi"}) {
+		t.Errorf("Docket hooks that run: %q, want the [[hooks.pre_tool]], then the Codex Bash hook for shell and exec_command", got)
+	}
+	pre, _ := c.Hooks.Specs()
+	for i, tool := range []string{"shell", "exec_command"} {
+		s := pre[i+1]
+		if s.Tool != tool || s.Protocol != hooks.ProtocolCodex || !s.Unsandboxed || s.Timeout != 30*time.Second || s.OnError != events.HookDeny ||
+			s.Name != "codex-PreToolUse-1.1-"+tool {
+			t.Errorf("translated hook %d: %+v", i+1, s)
+		}
 	}
 	want := []struct {
 		event          string
@@ -59,12 +74,13 @@ func TestACodexConfigWithHooksLoads(t *testing.T) {
 		group, handler int
 		typ, command   string
 		why            string
+		runs           bool
 	}{
-		{"PreToolUse", 2, 1, 1, "command", "echo hi", "would not see the command"},
-		{"PreToolUse", 6, 2, 1, "command", "./guard.sh", "write it as [[hooks.pre_tool]]"},
-		{"PreToolUse", 6, 2, 2, "prompt", "", `this handler's type is "prompt"`},
-		{"PreCompact", 10, 1, 1, "command", "notify-send compacting", "Docket has no PreCompact event"},
-		{"SessionStart", 14, 1, 1, "command", "date", "Docket has no SessionStart event"},
+		{"PreToolUse", 2, 1, 1, "command", "echo hi", "", true},
+		{"PreToolUse", 6, 2, 1, "command", "./guard.sh", `its matcher "apply_patch|Edit" selects other tools than Bash`, false},
+		{"PreToolUse", 6, 2, 2, "prompt", "", `this handler's type is "prompt"`, false},
+		{"PreCompact", 10, 1, 1, "command", "notify-send compacting", "Docket has no PreCompact event", false},
+		{"SessionStart", 14, 1, 1, "command", "date", "Docket has no SessionStart event", false},
 	}
 	if len(c.CodexHooks) != len(want) {
 		t.Fatalf("Codex hooks: %+v, want %d", c.CodexHooks, len(want))
@@ -72,22 +88,90 @@ func TestACodexConfigWithHooksLoads(t *testing.T) {
 	for i, w := range want {
 		h := c.CodexHooks[i]
 		if h.File != file || h.Event != w.event || h.Line != w.line || h.Group != w.group || h.Handler != w.handler ||
-			h.Type != w.typ || h.Command != w.command || !strings.Contains(h.Why, w.why) {
+			h.Type != w.typ || h.Command != w.command || !strings.Contains(h.Why, w.why) || h.Runs() != w.runs {
 			t.Errorf("Codex hook %d: %+v, want %+v", i+1, h, w)
 		}
-		warning := fmt.Sprintf("Codex hook %s in %s:%d is not run by Docket: ", w.event, file, w.line)
+		said := fmt.Sprintf("Codex hook %s in %s:%d is not run by Docket: ", w.event, file, w.line)
+		list := c.Warnings
+		if w.runs {
+			said = fmt.Sprintf("Codex hook %s in %s:%d runs as Docket pre_tool hooks codex-PreToolUse-1.1-shell, codex-PreToolUse-1.1-exec_command", w.event, file, w.line)
+			list = c.Notes
+		}
 		found := false
-		for _, s := range c.Warnings {
-			found = found || strings.HasPrefix(s, warning) && strings.Contains(s, w.why)
+		for _, s := range list {
+			found = found || strings.HasPrefix(s, said) && strings.Contains(s, w.why)
 		}
 		if !found {
-			t.Errorf("no warning %q...%q in %q", warning, w.why, c.Warnings)
+			t.Errorf("no %q...%q in %q", said, w.why, list)
 		}
 	}
 	for _, s := range append(c.Warnings, c.Notes...) {
 		if strings.Contains(s, "state") || strings.Contains(s, "trusted_hash") {
 			t.Errorf("[hooks.state] was said: %q", s)
 		}
+	}
+}
+
+// TestOnlyACodexHookDocketCanHonourRuns: a PreToolUse command handler
+// runs only when its matcher selects Bash alone and it sets nothing
+// Docket cannot honour; each other is kept with why, never run otherwise.
+func TestOnlyACodexHookDocketCanHonourRuns(t *testing.T) {
+	for _, tc := range []struct {
+		name, group, handler string
+		why                  string // "" when it runs
+	}{
+		{"Bash", "matcher = 'Bash'", "command = 'g'", ""},
+		{"anchored Bash", "matcher = '^Bash$'", "command = 'g'", ""},
+		{"grouped Bash", "matcher = '^(Bash)$'", "command = 'g', timeout = 5, statusMessage = 'checking'", ""},
+		{"no matcher: every tool", "", "command = 'g'", `matcher ""`},
+		{"star: every tool", "matcher = '*'", "command = 'g'", `matcher "*"`},
+		{"Bash or apply_patch", "matcher = 'Bash|apply_patch'", "command = 'g'", "selects other tools"},
+		{"a pattern", "matcher = 'Ba.*'", "command = 'g'", "selects other tools"},
+		{"case folded", "matcher = '(?i)bash'", "command = 'g'", "selects other tools"},
+		{"MCP tools", "matcher = 'mcp__.*'", "command = 'g'", "selects other tools"},
+		{"not a regular expression", "matcher = '('", "command = 'g'", "selects other tools"},
+		{"async", "matcher = 'Bash'", "command = 'g', async = true", "it sets async"},
+		{"a group key Docket does not know", "matcher = 'Bash'\nonce = true", "command = 'g'", "its group sets once"},
+		{"no command", "matcher = 'Bash'", "command = ' '", "it has no command"},
+		{"a timeout that is not a number", "matcher = 'Bash'", "command = 'g', timeout = 'soon'", "not a number"},
+		{"a negative timeout", "matcher = 'Bash'", "command = 'g', timeout = -1", "between 0"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			text := "[[hooks.PreToolUse]]\n" + tc.group + "\nhooks = [{type = 'command', " + tc.handler + "}]\n"
+			c := mustLoad(t, LoadOptions{Home: homeWith(t, text)})
+			if len(c.CodexHooks) != 1 {
+				t.Fatalf("Codex hooks %+v", c.CodexHooks)
+			}
+			h := c.CodexHooks[0]
+			if tc.why == "" {
+				if !h.Runs() || h.Why != "" || len(c.Hooks.PreTool) != 2 {
+					t.Errorf("did not run: %+v, pre_tool %+v", h, c.Hooks.PreTool)
+				}
+				return
+			}
+			if h.Runs() || !strings.Contains(h.Why, tc.why) || len(c.Hooks.PreTool) != 0 {
+				t.Errorf("want not run because %q: %+v, pre_tool %+v", tc.why, h, c.Hooks.PreTool)
+			}
+		})
+	}
+}
+
+// TestACodexProtocolHookIsAShellPreToolHook: protocol = "codex" written
+// by hand is checked as the translation's are.
+func TestACodexProtocolHookIsAShellPreToolHook(t *testing.T) {
+	for _, tc := range []struct{ name, text, err string }{
+		{"shell pre_tool", "[[hooks.pre_tool]]\ntool = 'shell'\nprotocol = 'codex'\ncommand = ['g']\n", ""},
+		{"docket", "[[hooks.post_tool]]\ntool = '*'\nprotocol = 'docket'\ncommand = ['g']\n", ""},
+		{"apply_patch", "[[hooks.pre_tool]]\ntool = 'apply_patch'\nprotocol = 'codex'\ncommand = ['g']\n", "a codex-protocol hook is a pre_tool hook of tool shell or exec_command"},
+		{"post_tool", "[[hooks.post_tool]]\ntool = 'shell'\nprotocol = 'codex'\ncommand = ['g']\n", "a codex-protocol hook is a pre_tool hook"},
+		{"unknown", "[[hooks.pre_tool]]\ntool = 'shell'\nprotocol = 'claude'\ncommand = ['g']\n", "protocol"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Load(LoadOptions{Home: homeWith(t, tc.text)})
+			if (tc.err == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), tc.err) {
+				t.Fatalf("load: %v, want %q", err, tc.err)
+			}
+		})
 	}
 }
 
@@ -129,23 +213,31 @@ func TestCodexHookTablesAreNoErrorWhereDocketReadsThem(t *testing.T) {
 	})
 }
 
-// TestAProjectsCodexHooksAreListedNeverRun: a trusted project's
-// .codex/config.toml with Codex hooks loads; its hooks are listed with
-// its file and line and none runs, trusted or not (Docket has no Codex
-// hook runner, so there is nothing to trust); an untrusted project's
-// file is not read at all.
-func TestAProjectsCodexHooksAreListedNeverRun(t *testing.T) {
-	text := "[[hooks.PreToolUse]]\nmatcher = '*'\nhooks = [{type = 'command', command = 'sh .codex/gate.sh'}]\n"
+// TestAProjectsCodexHookRunsOnlyOnceTrusted: a trusted project's
+// .codex/config.toml Codex Bash hook becomes project pre_tool hooks that
+// wait for the user's review like any other; trusted, they run; an
+// untrusted project's file is not read at all.
+func TestAProjectsCodexHookRunsOnlyOnceTrusted(t *testing.T) {
+	text := "[[hooks.PreToolUse]]\nmatcher = 'Bash'\nhooks = [{type = 'command', command = 'sh .codex/gate.sh'}]\n" +
+		"[[hooks.PreCompact]]\nhooks = [{type = 'command', command = 'x'}]\n"
 	home, ws, file := trustedProject(t, CodexProjectDir, text)
 	c := mustLoad(t, LoadOptions{Home: home, Cwd: ws})
-	if len(c.CodexHooks) != 1 || c.CodexHooks[0].File != file || c.CodexHooks[0].Line != 1 || c.CodexHooks[0].Event != "PreToolUse" {
+	if len(c.CodexHooks) != 2 || c.CodexHooks[0].File != file || c.CodexHooks[0].Line != 1 || !c.CodexHooks[0].Runs() || c.CodexHooks[1].Runs() {
 		t.Fatalf("Codex hooks %+v", c.CodexHooks)
 	}
-	if len(c.Hooks.PreTool)+len(c.Hooks.PostTool) != 0 || len(c.HookReviews) != 0 {
-		t.Errorf("a Codex hook became a Docket hook: %+v %+v", c.Hooks, c.HookReviews)
+	if len(c.Hooks.PreTool) != 0 || len(c.UntrustedHooks()) != 2 {
+		t.Fatalf("an untrusted project Codex hook loads: %+v, waiting %+v", c.Hooks.PreTool, c.UntrustedHooks())
 	}
-	untrusted := mustLoad(t, LoadOptions{Home: t.TempDir(), Cwd: ws})
-	if len(untrusted.CodexHooks) != 0 {
+	for _, r := range c.UntrustedHooks() {
+		if r.File != file || r.Status != HookNew || r.Hook.Protocol != hooks.ProtocolCodex || !strings.HasPrefix(r.Name, "codex-PreToolUse-1.1-") {
+			t.Errorf("review %+v", r)
+		}
+	}
+	c = mustLoadTrusting(t, LoadOptions{Home: home, Cwd: ws})
+	if got := commands(c); !slices.Equal(got, []string{"sh -c sh .codex/gate.sh", "sh -c sh .codex/gate.sh"}) {
+		t.Errorf("trusted, the hooks that run: %q", got)
+	}
+	if untrusted := mustLoad(t, LoadOptions{Home: t.TempDir(), Cwd: ws}); len(untrusted.CodexHooks) != 0 {
 		t.Errorf("an untrusted project's Codex hooks were read: %+v", untrusted.CodexHooks)
 	}
 }

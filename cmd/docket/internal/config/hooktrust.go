@@ -280,6 +280,9 @@ type hookHashInput struct {
 	OnError    string        `json:"on_error"`
 	Sandbox    *bool         `json:"sandbox"`
 	Files      []hookHashArg `json:"files"`
+	// Protocol is left out when unset, so that the hashes of hooks
+	// trusted before it existed still hold.
+	Protocol string `json:"protocol,omitempty"`
 }
 
 // hookHashArg is an argument naming a path inside the project, and what
@@ -296,7 +299,7 @@ type hookHashArg struct {
 // relative to dir, the session's directory.
 func hookHash(stage string, h Hook, dir string, bounds []string) (string, []hooks.Pin) {
 	in := hookHashInput{Version: 1, Stage: stage, Name: h.Name, Tool: h.Tool, ArgvPrefix: h.ArgvPrefix, Command: h.Command,
-		TimeoutSec: h.TimeoutSec, OnError: h.OnError, Sandbox: h.Sandbox}
+		TimeoutSec: h.TimeoutSec, OnError: h.OnError, Sandbox: h.Sandbox, Protocol: h.Protocol}
 	var pins []hooks.Pin
 	for i, arg := range h.Command {
 		if arg == "" || dir == "" {

@@ -192,7 +192,8 @@ func Load(opts LoadOptions) (*Config, error) {
 	for _, l := range layers {
 		cfg.CodexHooks = append(cfg.CodexHooks, l.codexHooks...)
 	}
-	cfg.Warnings = append(cfg.Warnings, codexHookWarnings(cfg.CodexHooks)...)
+	cw, cn := codexHookWarnings(cfg.CodexHooks)
+	cfg.Warnings, cfg.Notes = append(cfg.Warnings, cw...), append(cfg.Notes, cn...)
 	if err := applyCodexExtras(cfg, merged); err != nil {
 		return nil, err
 	}
