@@ -203,8 +203,8 @@ const (
 func writeCodexHooksList(w io.Writer, codex []config.CodexHook) {
 	for _, h := range codex {
 		status := "does not run: " + h.Why
-		if h.Runs() {
-			status = "runs as Docket pre_tool hooks " + strings.Join(h.DocketHooks, ", ") + " (told each call as Codex tells it)"
+		if h.Translated() {
+			status = "runs as Docket pre_tool hooks " + strings.Join(h.DocketHooks, ", ") + " (listed above; told each call as Codex tells it)"
 		}
 		fmt.Fprintf(w, "Codex %s (group %d, handler %d)\n  %s\n  from %s:%d\n",
 			safetext.Line(h.Event), h.Group, h.Handler, safetext.Line(status), safetext.Line(h.File), h.Line)
@@ -243,10 +243,10 @@ func writeHooksJSON(w io.Writer, reviews []config.HookReview, codex []config.Cod
 	}
 	for _, h := range codex {
 		status := codexNotRun
-		if h.Runs() {
+		if h.Translated() {
 			status = codexRuns
 		}
-		out = append(out, hookJSON{Stage: h.Event, Name: fmt.Sprintf("%s #%d.%d", h.Event, h.Group, h.Handler), Status: status, Runs: h.Runs(),
+		out = append(out, hookJSON{Stage: h.Event, Name: fmt.Sprintf("%s #%d.%d", h.Event, h.Group, h.Handler), Status: status, Runs: h.Translated(),
 			File: h.File, Line: h.Line, Tool: h.Matcher, Command: []string{h.Command}, Why: h.Why, DocketHooks: h.DocketHooks})
 	}
 	enc := json.NewEncoder(w)

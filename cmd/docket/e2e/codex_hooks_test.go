@@ -15,8 +15,9 @@ import (
 // TestACodexHomeWithHooksStartsDocket: a Codex user's ~/.codex/config.toml
 // with Codex hooks and their [hooks.state] trust record, read for want of
 // a Docket config, starts `docket exec` and `docket hooks`. The Bash
-// PreToolUse guard, a real process, is told each shell call as Codex
-// tells it and its exit 2 stops the forbidden one; the PreCompact hook is
+// PreToolUse guard, a real process, waits for the user's review as in
+// Codex; trusted, it is told each shell call as Codex tells it and its
+// exit 2 stops the forbidden one; the PreCompact hook is
 // named at start with its file and line and never runs (its side effect,
 // a file, is never written); `docket hooks` lists both.
 func TestACodexHomeWithHooksStartsDocket(t *testing.T) {
@@ -46,10 +47,26 @@ trusted_hash = "sha256:0123"
 	script := writeScript(t, `{"output":[{"type":"function_call","call_id":"c1","name":"shell","arguments":{"command":["echo","ok"]}}]}`,
 		`{"output":[{"type":"function_call","call_id":"c2","name":"shell","arguments":{"command":["echo","forbidden"]}}]}`,
 		`{"output":[{"type":"message","content":"done"}]}`)
-	r := docket(t, env, "exec", "-C", ws, "-s", "workspace-write", "--json", "--model-script", script, "go")
-	if r.code != 0 {
-		t.Fatalf("exec with a Codex home holding hooks: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	exec := func() result {
+		t.Helper()
+		r := docket(t, env, "exec", "-C", ws, "-s", "workspace-write", "--json", "--model-script", script, "go")
+		if r.code != 0 {
+			t.Fatalf("exec with a Codex home holding hooks: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+		}
+		return r
 	}
+	// As Codex runs a hook only once the user reviewed it, so does Docket.
+	r := exec()
+	if _, err := os.Stat(seen); err == nil {
+		t.Fatalf("the Codex guard ran before review")
+	}
+	if !strings.Contains(r.stderr, "2 hooks need review and do not run: pre_tool codex-PreToolUse-1.1-shell (from "+cfgFile+")") {
+		t.Errorf("stderr does not say the Codex hook waits for review:\n%s", r.stderr)
+	}
+	if tr := docket(t, env, "hooks", "trust", "--all", "-C", ws); tr.code != 0 || !strings.Contains(tr.stdout, "protocol     codex") {
+		t.Fatalf("docket hooks trust --all: exit %d\n%s%s", tr.code, tr.stdout, tr.stderr)
+	}
+	r = exec()
 	if want := "Codex hook PreCompact in " + cfgFile + ":5 is not run by Docket"; !strings.Contains(r.stderr, want) {
 		t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
 	}
@@ -121,7 +138,7 @@ trusted_hash = "sha256:0123"
 	for _, e := range list {
 		got = append(got, fmt.Sprintf("%s %s %s %v", e.Stage, e.Name, e.Status, e.Runs))
 	}
-	want := []string{"pre_tool codex-PreToolUse-1.1-shell user true", "pre_tool codex-PreToolUse-1.1-exec_command user true",
+	want := []string{"pre_tool codex-PreToolUse-1.1-shell trusted true", "pre_tool codex-PreToolUse-1.1-exec_command trusted true",
 		"PreToolUse PreToolUse #1.1 codex, runs as Docket hooks true", "PreCompact PreCompact #1.1 codex, not run false"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("docket hooks --json lists\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -33,14 +33,14 @@ type CodexHook struct {
 	Matcher string
 	Type    string
 	Command string
-	// Why says why Docket does not run it; "" when it runs as
-	// DocketHooks, the names of the pre_tool hooks it became.
+	// Why says why Docket does not run it; "" when it became DocketHooks,
+	// the pre_tool hooks that run it once the user reviewed them.
 	Why         string
 	DocketHooks []string
 }
 
-// Runs reports whether Docket runs the hook (as DocketHooks).
-func (h CodexHook) Runs() bool { return len(h.DocketHooks) > 0 }
+// Translated reports whether the hook became Docket hooks (DocketHooks).
+func (h CodexHook) Translated() bool { return len(h.DocketHooks) > 0 }
 
 // String names the hook for people: event, file and line.
 func (h CodexHook) String() string {
@@ -215,8 +215,8 @@ func withoutCodexHookErrors(sm *toml.StrictMissingError) (*toml.StrictMissingErr
 // run, and the notes of those it runs as its own.
 func codexHookWarnings(hooks []CodexHook) (warnings, notes []string) {
 	for _, h := range hooks {
-		if h.Runs() {
-			notes = append(notes, fmt.Sprintf("%s runs as Docket pre_tool hooks %s, told each call as Codex tells it (protocol = \"codex\")",
+		if h.Translated() {
+			notes = append(notes, fmt.Sprintf("%s runs, once reviewed (`docket hooks`), as Docket pre_tool hooks %s, told each call as Codex tells it (protocol = \"codex\")",
 				h, strings.Join(h.DocketHooks, ", ")))
 			continue
 		}

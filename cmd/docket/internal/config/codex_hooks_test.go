@@ -53,12 +53,28 @@ func TestACodexConfigWithHooksLoads(t *testing.T) {
 	}
 	writeIn(t, codex, FileName, codexHooksConfig)
 	file := filepath.Join(codex, FileName)
-	c := mustLoad(t, LoadOptions{Env: envOf(map[string]string{"HOME": home, "CODEX_HOME": codex})})
+	opts := LoadOptions{Env: envOf(map[string]string{"HOME": home, "CODEX_HOME": codex})}
+	c := mustLoad(t, opts)
 	if c.Model != "from-codex" {
 		t.Errorf("model %q: the Codex config was not read", c.Model)
 	}
+	// As Codex runs a hook only once reviewed, so does Docket.
+	if got := commands(c); !slices.Equal(got, []string{"/usr/local/bin/docket-guard"}) {
+		t.Errorf("Docket hooks that run before review: %q, want the [[hooks.pre_tool]] alone", got)
+	}
+	var waiting []string
+	for _, r := range c.UntrustedHooks() {
+		waiting = append(waiting, r.Name+" "+r.File+" "+string(r.Status))
+	}
+	if want := []string{"codex-PreToolUse-1.1-shell " + file + " new", "codex-PreToolUse-1.1-exec_command " + file + " new"}; !slices.Equal(waiting, want) {
+		t.Errorf("waiting for review: %q, want %q", waiting, want)
+	}
+	if !slices.ContainsFunc(c.Warnings, func(s string) bool { return strings.HasPrefix(s, "2 hooks need review and do not run: pre_tool codex-PreToolUse-1.1-shell") }) {
+		t.Errorf("warnings %q", c.Warnings)
+	}
+	c = mustLoadTrusting(t, opts)
 	if got := commands(c); !slices.Equal(got, []string{"/usr/local/bin/docket-guard", "sh -c echo hi", "sh -c echo hi"}) {
-		t.Errorf("Docket hooks that run: %q, want the [[hooks.pre_tool]], then the Codex Bash hook for shell and exec_command", got)
+		t.Errorf("Docket hooks that run once reviewed: %q, want the [[hooks.pre_tool]], then the Codex Bash hook for shell and exec_command", got)
 	}
 	pre, _ := c.Hooks.Specs()
 	for i, tool := range []string{"shell", "exec_command"} {
@@ -88,13 +104,13 @@ func TestACodexConfigWithHooksLoads(t *testing.T) {
 	for i, w := range want {
 		h := c.CodexHooks[i]
 		if h.File != file || h.Event != w.event || h.Line != w.line || h.Group != w.group || h.Handler != w.handler ||
-			h.Type != w.typ || h.Command != w.command || !strings.Contains(h.Why, w.why) || h.Runs() != w.runs {
+			h.Type != w.typ || h.Command != w.command || !strings.Contains(h.Why, w.why) || h.Translated() != w.runs {
 			t.Errorf("Codex hook %d: %+v, want %+v", i+1, h, w)
 		}
 		said := fmt.Sprintf("Codex hook %s in %s:%d is not run by Docket: ", w.event, file, w.line)
 		list := c.Warnings
 		if w.runs {
-			said = fmt.Sprintf("Codex hook %s in %s:%d runs as Docket pre_tool hooks codex-PreToolUse-1.1-shell, codex-PreToolUse-1.1-exec_command", w.event, file, w.line)
+			said = fmt.Sprintf("Codex hook %s in %s:%d runs, once reviewed (`docket hooks`), as Docket pre_tool hooks codex-PreToolUse-1.1-shell, codex-PreToolUse-1.1-exec_command", w.event, file, w.line)
 			list = c.Notes
 		}
 		found := false
@@ -113,7 +129,7 @@ func TestACodexConfigWithHooksLoads(t *testing.T) {
 }
 
 // TestOnlyACodexHookDocketCanHonourRuns: a PreToolUse command handler
-// runs only when its matcher selects Bash alone and it sets nothing
+// becomes Docket hooks (to run once reviewed) only when its matcher selects Bash alone and it sets nothing
 // Docket cannot honour; each other is kept with why, never run otherwise.
 func TestOnlyACodexHookDocketCanHonourRuns(t *testing.T) {
 	for _, tc := range []struct {
@@ -144,13 +160,13 @@ func TestOnlyACodexHookDocketCanHonourRuns(t *testing.T) {
 			}
 			h := c.CodexHooks[0]
 			if tc.why == "" {
-				if !h.Runs() || h.Why != "" || len(c.Hooks.PreTool) != 2 {
-					t.Errorf("did not run: %+v, pre_tool %+v", h, c.Hooks.PreTool)
+				if !h.Translated() || h.Why != "" || len(c.HookReviews) != 2 {
+					t.Errorf("not translated: %+v, reviews %+v", h, c.HookReviews)
 				}
 				return
 			}
-			if h.Runs() || !strings.Contains(h.Why, tc.why) || len(c.Hooks.PreTool) != 0 {
-				t.Errorf("want not run because %q: %+v, pre_tool %+v", tc.why, h, c.Hooks.PreTool)
+			if h.Translated() || !strings.Contains(h.Why, tc.why) || len(c.HookReviews) != 0 {
+				t.Errorf("want not run because %q: %+v, reviews %+v", tc.why, h, c.HookReviews)
 			}
 		})
 	}
@@ -222,7 +238,7 @@ func TestAProjectsCodexHookRunsOnlyOnceTrusted(t *testing.T) {
 		"[[hooks.PreCompact]]\nhooks = [{type = 'command', command = 'x'}]\n"
 	home, ws, file := trustedProject(t, CodexProjectDir, text)
 	c := mustLoad(t, LoadOptions{Home: home, Cwd: ws})
-	if len(c.CodexHooks) != 2 || c.CodexHooks[0].File != file || c.CodexHooks[0].Line != 1 || !c.CodexHooks[0].Runs() || c.CodexHooks[1].Runs() {
+	if len(c.CodexHooks) != 2 || c.CodexHooks[0].File != file || c.CodexHooks[0].Line != 1 || !c.CodexHooks[0].Translated() || c.CodexHooks[1].Translated() {
 		t.Fatalf("Codex hooks %+v", c.CodexHooks)
 	}
 	if len(c.Hooks.PreTool) != 0 || len(c.UntrustedHooks()) != 2 {
