@@ -69,7 +69,9 @@ func TestACodexConfigWithHooksLoads(t *testing.T) {
 	if want := []string{"codex-PreToolUse-1.1-shell " + file + " new", "codex-PreToolUse-1.1-exec_command " + file + " new"}; !slices.Equal(waiting, want) {
 		t.Errorf("waiting for review: %q, want %q", waiting, want)
 	}
-	if !slices.ContainsFunc(c.Warnings, func(s string) bool { return strings.HasPrefix(s, "2 hooks need review and do not run: pre_tool codex-PreToolUse-1.1-shell") }) {
+	if !slices.ContainsFunc(c.Warnings, func(s string) bool {
+		return strings.HasPrefix(s, "2 hooks need review and do not run: pre_tool codex-PreToolUse-1.1-shell")
+	}) {
 		t.Errorf("warnings %q", c.Warnings)
 	}
 	c = mustLoadTrusting(t, opts)
