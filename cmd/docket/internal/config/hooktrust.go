@@ -6,12 +6,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/docket-engine/docket/engine/hooks"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/replay/audit"
+	"github.com/docket-engine/docket/states/cmdsafety"
 )
 
 // A trusted project's hooks run as the user, so trusting the project once
@@ -319,7 +321,19 @@ func hookHash(stage string, h Hook, dir string, bounds []string) (string, []hook
 	in := hookHashInput{Version: 1, Stage: stage, Name: h.Name, Tool: h.Tool, ArgvPrefix: h.ArgvPrefix, Command: h.Command,
 		TimeoutSec: h.TimeoutSec, OnError: h.OnError, Sandbox: h.Sandbox, Protocol: h.Protocol}
 	var pins []hooks.Pin
-	for i, arg := range h.Command {
+	args := h.Command
+	if h.Protocol == hooks.ProtocolCodex {
+		// A Codex hook is one sh -c string ("sh .codex/gate.sh"): the
+		// words of its plain commands are pinned too, numbered after
+		// the argv's, so editing the script it names needs a new review.
+		if cmds, ok := cmdsafety.Commands(h.Command); ok {
+			args = slices.Clone(args)
+			for _, c := range cmds {
+				args = append(args, c...)
+			}
+		}
+	}
+	for i, arg := range args {
 		if arg == "" || dir == "" {
 			continue
 		}
