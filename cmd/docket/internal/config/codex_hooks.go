@@ -70,13 +70,12 @@ func isCodexHookKey(key []string) bool {
 	return len(key) >= 2 && key[0] == "hooks" && (key[1] == codexStateKey || slices.Contains(codexHookEvents(), key[1]))
 }
 
-// codexProtocolWhy is why Docket does not run a Codex tool hook as one of
-// its own: the two speak different JSON, and the difference decides
-// calls. A Codex guard reading .tool_input.command from Docket's stdin
-// would find nothing and let every command through.
-const codexProtocolWhy = "Codex hands the hook {tool_name, tool_input} and reads exit 2, " +
-	`{"decision":"block"} or hookSpecificOutput.permissionDecision; Docket's hooks get {tool, argv} and answer {"decision":"allow|deny|ask"}, ` +
-	"so run by Docket a Codex guard would not see the command and would let it through; write it as [[hooks.%s]] (docs/cli.md, Hooks)"
+// codexPostWhy is why Docket does not run a Codex PostToolUse hook: it
+// speaks Codex's JSON before a call only (protocol = "codex"), and its own
+// JSON is not Codex's: a Codex hook reading .tool_input and
+// .tool_response would find neither in Docket's {tool, argv, outcome}.
+const codexPostWhy = "Docket tells a hook a call as Codex does only before the call (PreToolUse on Bash); " +
+	"after it, Docket's JSON is not Codex's {tool_input, tool_response}: write it as [[hooks.post_tool]] (docs/cli.md, Hooks)"
 
 // takeCodexHooks removes the Codex hook tables from t, the tree of the
 // file at path whose text is data, and returns their handlers. It never
@@ -147,10 +146,8 @@ func codexWhy(event, typ string) string {
 	switch {
 	case typ != "command":
 		return fmt.Sprintf("Docket runs only command hooks, and this handler's type is %q", typ)
-	case event == "PreToolUse":
-		return fmt.Sprintf(codexProtocolWhy, "pre_tool")
 	case event == "PostToolUse":
-		return "Docket runs a Codex hook before a call only (protocol = \"codex\"); after the call, " + fmt.Sprintf(codexProtocolWhy, "post_tool")
+		return codexPostWhy
 	case event == "PermissionRequest":
 		return "Docket asks for approval itself and has no permission-request hook"
 	}

@@ -225,7 +225,8 @@ func TestCodexHookTablesAreNoErrorWhereDocketReadsThem(t *testing.T) {
 		home := homeWith(t, "model = 'base'\n")
 		writeIn(t, home, "deep.config.toml", "model = 'deep'\n"+hook)
 		c := mustLoad(t, LoadOptions{Home: home, Profile: "deep"})
-		if c.Model != "deep" || len(c.CodexHooks) != 1 || c.CodexHooks[0].File != filepath.Join(home, "deep.config.toml") || c.CodexHooks[0].Line != 2 {
+		if c.Model != "deep" || len(c.CodexHooks) != 1 || c.CodexHooks[0].File != filepath.Join(home, "deep.config.toml") || c.CodexHooks[0].Line != 2 ||
+			c.CodexHooks[0].Translated() || !strings.Contains(c.CodexHooks[0].Why, "write it as [[hooks.post_tool]]") {
 			t.Errorf("model %q Codex hooks %+v", c.Model, c.CodexHooks)
 		}
 	})
