@@ -155,8 +155,8 @@ func codexWhy(event, typ string) string {
 }
 
 // codexGroupLines is, for each Codex event, the line of each of its
-// groups: each [[hooks.EVENT]] header, or the line of hooks.EVENT = [...]
-// for every group of an inline array.
+// groups: each [[hooks.EVENT]] header (or a [hooks.EVENT] table's), or
+// the line of hooks.EVENT = [...] for every group of an inline array.
 func codexGroupLines(data []byte) map[string][]int {
 	out := map[string][]int{}
 	p := &unstable.Parser{}
@@ -165,9 +165,9 @@ func codexGroupLines(data []byte) map[string][]int {
 	for p.NextExpression() {
 		e := p.Expression()
 		switch e.Kind {
-		case unstable.Table:
-			prefix, _ = keyOf(p, e.Key(), nil)
-		case unstable.ArrayTable:
+		case unstable.Table, unstable.ArrayTable:
+			// A [hooks.EVENT] table is no list of groups; its line still
+			// says where it is.
 			var line int
 			prefix, line = keyOf(p, e.Key(), nil)
 			if len(prefix) == 2 && isCodexHookKey(prefix) {

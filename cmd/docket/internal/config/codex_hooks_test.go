@@ -232,6 +232,32 @@ func TestCodexHookTablesAreNoErrorWhereDocketReadsThem(t *testing.T) {
 	})
 }
 
+// TestAMalformedCodexHookTableIsListedNotFatal: a Codex hook table Docket
+// cannot read as groups of handlers still loads, and is listed as not
+// run with why, at its line.
+func TestAMalformedCodexHookTableIsListedNotFatal(t *testing.T) {
+	for _, tc := range []struct {
+		name, text, why string
+		line            int
+	}{
+		{"an event that is a string", "[hooks]\nStop = 'x'\n", "not a list of matcher groups", 2},
+		{"an event that is a table", "[hooks.Stop]\nmatcher = 'x'\n", "not a list of matcher groups", 1},
+		{"a group without handlers", "[[hooks.PreToolUse]]\nmatcher = 'Bash'\n", "no handlers", 1},
+		{"a handler that is not a table", "[[hooks.PreToolUse]]\nmatcher = 'Bash'\nhooks = ['echo hi']\n", `type is ""`, 1},
+		{"a handler without a type", "[[hooks.PreToolUse]]\nmatcher = 'Bash'\nhooks = [{command = 'g'}]\n", `type is ""`, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := mustLoad(t, LoadOptions{Home: homeWith(t, tc.text)})
+			if len(c.CodexHooks) != 1 || c.CodexHooks[0].Translated() || !strings.Contains(c.CodexHooks[0].Why, tc.why) || c.CodexHooks[0].Line != tc.line {
+				t.Fatalf("Codex hooks %+v, want one not run because %q at line %d", c.CodexHooks, tc.why, tc.line)
+			}
+			if len(c.HookReviews) != 0 {
+				t.Errorf("hooks %+v", c.HookReviews)
+			}
+		})
+	}
+}
+
 // TestAProjectsCodexHookRunsOnlyOnceTrusted: a trusted project's
 // .codex/config.toml Codex Bash hook becomes project pre_tool hooks that
 // wait for the user's review like any other; trusted, they run; the
