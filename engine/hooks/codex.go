@@ -29,6 +29,7 @@ type codexInput struct {
 	TranscriptPath *string        `json:"transcript_path"`
 	Cwd            string         `json:"cwd"`
 	HookEventName  string         `json:"hook_event_name"`
+	Model          string         `json:"model"`
 	PermissionMode string         `json:"permission_mode"`
 	ToolName       string         `json:"tool_name"`
 	ToolInput      codexToolInput `json:"tool_input"`
@@ -56,7 +57,7 @@ func codexStdin(c Call) ([]byte, error) {
 		// Codex's name for running without asking.
 		mode = "bypassPermissions"
 	}
-	return json.Marshal(codexInput{SessionID: c.SessionID, TurnID: c.TurnID, Cwd: c.Cwd, HookEventName: "PreToolUse",
+	return json.Marshal(codexInput{SessionID: c.SessionID, TurnID: c.TurnID, Cwd: c.Cwd, HookEventName: "PreToolUse", Model: c.Model,
 		PermissionMode: mode, ToolName: "Bash", ToolInput: codexToolInput{Command: codexCommand(c.Argv)}, ToolUseID: c.CallID})
 }
 

@@ -73,7 +73,7 @@ func TestCodexStdinIsCodexsPreToolUseInput(t *testing.T) {
 		{name: "post_tool is not told", call: Call{Stage: events.HookPostTool, Tool: "shell", Argv: []string{"ls"}}, fails: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tc.call.SessionID, tc.call.CallID, tc.call.Cwd = "s1", "c1", "/w"
+			tc.call.SessionID, tc.call.CallID, tc.call.Cwd, tc.call.Model = "s1", "c1", "/w", "gpt-5.5"
 			b, err := codexStdin(tc.call)
 			if tc.fails {
 				if err == nil {
@@ -87,7 +87,7 @@ func TestCodexStdinIsCodexsPreToolUseInput(t *testing.T) {
 			}
 			ti, _ := in["tool_input"].(map[string]any)
 			if in["hook_event_name"] != "PreToolUse" || in["tool_name"] != "Bash" || ti["command"] != tc.command || in["tool_use_id"] != "c1" ||
-				in["session_id"] != "s1" || in["cwd"] != "/w" || in["permission_mode"] != tc.mode {
+				in["session_id"] != "s1" || in["cwd"] != "/w" || in["permission_mode"] != tc.mode || in["model"] != "gpt-5.5" {
 				t.Errorf("stdin %s", b)
 			}
 			if v, ok := in["transcript_path"]; !ok || v != nil {
