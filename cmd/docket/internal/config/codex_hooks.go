@@ -17,8 +17,8 @@ import (
 // silently: each is kept as a CodexHook, said at start and listed by
 // `docket hooks` (docs/decisions.md, "Codex hooks in a Codex config").
 
-// CodexHook is one handler of a Codex hook table that Docket read but
-// does not run.
+// CodexHook is one handler of a Codex hook table that Docket read: one it
+// runs as its own pre_tool hooks (DocketHooks), or one it does not (Why).
 type CodexHook struct {
 	// File and Line are where its group ([[hooks.EVENT]]) is written.
 	File string

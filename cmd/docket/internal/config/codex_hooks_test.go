@@ -205,6 +205,8 @@ func TestCodexHookTablesAreNoErrorWhereDocketReadsThem(t *testing.T) {
 		errLine            int
 	}{
 		{"hooks alone", hook, "", 0},
+		{"beside Docket hooks spelt in another case", "[[hooks.Pre_Tool]]\ntool = 'shell'\ncommand = ['g']\n" +
+			"[[hooks.PreToolUse]]\nmatcher = 'Bash'\nhooks = [{type = 'command', command = 'c'}]\n", "", 0},
 		{"beside a misspelt key", "modle = 'x'\n" + hook, "modle", 1},
 		{"an event Codex does not have", "[[hooks.PreToolUses]]\nhooks = []\n", "hooks.PreToolUses", 1},
 	} {

@@ -134,18 +134,21 @@ func literals(re *syntax.Regexp) ([]string, bool) {
 	return nil, false
 }
 
-// addPreTool appends hook h to ht's pre_tool list, under the spelling the
-// file already uses for it ([[hooks.Pre_Tool]] decodes as pre_tool).
+// addPreTool appends hook h to ht's pre_tool list. A list spelled in
+// another case ([[hooks.Pre_Tool]], which the decoder reads as pre_tool)
+// is folded into pre_tool first, so that hookOrigins counts every hook
+// of the layer under the one key.
 func addPreTool(ht tree, h tree) {
-	key := "pre_tool"
+	var list []any
 	for _, k := range sortedKeys(ht) {
-		if strings.EqualFold(k, key) {
-			key = k
-			break
+		if !strings.EqualFold(k, "pre_tool") {
+			continue
 		}
+		l, _ := ht[k].([]any)
+		list = append(list, l...)
+		delete(ht, k)
 	}
-	list, _ := ht[key].([]any)
-	ht[key] = append(list, h)
+	ht["pre_tool"] = append(list, h)
 }
 
 func sortedKeys(t tree) []string {

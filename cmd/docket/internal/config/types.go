@@ -64,7 +64,8 @@ type Config struct {
 	// whether it runs (hooktrust.go).
 	HookReviews []HookReview `toml:"-"`
 	// CodexHooks are the Codex hook handlers ([[hooks.PreToolUse]]...)
-	// of the config files read, none of which Docket runs (codex_hooks.go).
+	// of the config files read: those that became Docket hooks, and those
+	// Docket does not run, with why (codex_hooks.go).
 	CodexHooks []CodexHook `toml:"-"`
 	// OTel configures the OpenTelemetry export.
 	OTel OTel `toml:"otel"`
