@@ -205,8 +205,6 @@ func TestCodexHookTablesAreNoErrorWhereDocketReadsThem(t *testing.T) {
 		errLine            int
 	}{
 		{"hooks alone", hook, "", 0},
-		{"beside Docket hooks spelt in another case", "[[hooks.Pre_Tool]]\ntool = 'shell'\ncommand = ['g']\n" +
-			"[[hooks.PreToolUse]]\nmatcher = 'Bash'\nhooks = [{type = 'command', command = 'c'}]\n", "", 0},
 		{"beside a misspelt key", "modle = 'x'\n" + hook, "modle", 1},
 		{"an event Codex does not have", "[[hooks.PreToolUses]]\nhooks = []\n", "hooks.PreToolUses", 1},
 	} {
@@ -223,6 +221,18 @@ func TestCodexHookTablesAreNoErrorWhereDocketReadsThem(t *testing.T) {
 			}
 		})
 	}
+	t.Run("beside Docket hooks spelt in another case", func(t *testing.T) {
+		c := mustLoad(t, LoadOptions{Home: homeWith(t, "[[hooks.Pre_Tool]]\ntool = 'shell'\ncommand = ['g']\n"+
+			"[[hooks.PreToolUse]]\nmatcher = 'Bash'\nhooks = [{type = 'command', command = 'c'}]\n")})
+		var got []string
+		for _, r := range c.HookReviews {
+			got = append(got, r.Name+" "+string(r.Status))
+		}
+		// The Codex hooks wait for review; the user's own runs.
+		if want := []string{"g user", "codex-PreToolUse-1.1-shell new", "codex-PreToolUse-1.1-exec_command new"}; !slices.Equal(got, want) {
+			t.Errorf("reviews %q, want %q", got, want)
+		}
+	})
 	t.Run("profile file", func(t *testing.T) {
 		home := homeWith(t, "model = 'base'\n")
 		writeIn(t, home, "deep.config.toml", "model = 'deep'\n"+hook)
