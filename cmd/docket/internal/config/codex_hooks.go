@@ -70,12 +70,12 @@ func isCodexHookKey(key []string) bool {
 	return len(key) >= 2 && key[0] == "hooks" && (key[1] == codexStateKey || slices.Contains(codexHookEvents(), key[1]))
 }
 
-// codexPostWhy is why Docket does not run a Codex PostToolUse hook: it
-// speaks Codex's JSON before a call only (protocol = "codex"), and its own
-// JSON is not Codex's: a Codex hook reading .tool_input and
-// .tool_response would find neither in Docket's {tool, argv, outcome}.
-const codexPostWhy = "Docket tells a hook a call as Codex does only before the call (PreToolUse on Bash); " +
-	"after it, Docket's JSON is not Codex's {tool_input, tool_response}: write it as [[hooks.post_tool]] (docs/cli.md, Hooks)"
+// codexPostWhy is why Docket does not run a Codex PostToolUse hook: after
+// a call, Codex's answers can stop the turn or replace the output, which a
+// Docket post_tool hook cannot, and no answer can be read as a safe
+// stand-in (before a call, a deny is).
+const codexPostWhy = "after a call, a Codex hook's answer can stop the turn (\"continue\": false) or replace an MCP tool's output " +
+	"(updatedMCPToolOutput), which a Docket post_tool hook cannot; write it as [[hooks.post_tool]] (docs/cli.md, Hooks)"
 
 // takeCodexHooks removes the Codex hook tables from t, the tree of the
 // file at path whose text is data, and returns their handlers. It never
