@@ -32,7 +32,7 @@ type hookVerdict struct {
 func (t *turn) hookCall(cr *callRun, stage events.HookStage) hooks.Call {
 	s := t.s
 	c := hooks.Call{Stage: stage, SessionID: s.cfg.SessionID, TurnID: t.id, CallID: cr.call.ID, Tool: cr.call.Name,
-		ApprovalPolicy: s.decider.Approval().String(), SandboxMode: s.SandboxMode()}
+		ApprovalPolicy: s.decider.Approval().String(), SandboxMode: s.SandboxMode(), Model: s.cfg.Session.Model}
 	if p := cr.prep; p != nil {
 		c.Argv, c.Cwd, c.Paths = p.Command, p.Cwd, p.Paths
 		c.Server, c.MCPTool, c.Arguments = p.Server, p.MCPTool, p.Arguments

@@ -21,7 +21,7 @@ func askHookTrust(a *app, cfg *config.Config) (bool, error) {
 		return false, nil
 	}
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "This project's config has %d hook(s) new or changed since you last trusted them. A hook runs as you on every tool call it matches:\n\n", len(waiting))
+	fmt.Fprintf(&b, "%d hook(s) are new or changed since you last trusted them (a project's hooks, and Codex hooks of a Codex config, run only once trusted). A hook runs as you on every tool call it matches:\n\n", len(waiting))
 	for _, r := range waiting {
 		writeHookDefinition(&b, r)
 		b.WriteString("\n")

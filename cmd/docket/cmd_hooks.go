@@ -40,9 +40,10 @@ func newHooksCmd(a *app) *cobra.Command {
 				return err
 			}
 			if asJSON {
-				return writeHooksJSON(a.stdout, cfg.HookReviews)
+				return writeHooksJSON(a.stdout, cfg.HookReviews, cfg.CodexHooks)
 			}
 			writeHooksList(a.stdout, cfg.HookReviews)
+			writeCodexHooksList(a.stdout, cfg.CodexHooks)
 			return nil
 		},
 	}
@@ -145,7 +146,7 @@ func statusWords(s config.HookStatus) string {
 
 func writeHooksList(w io.Writer, reviews []config.HookReview) {
 	if len(reviews) == 0 {
-		fmt.Fprintln(w, "no hooks are configured")
+		fmt.Fprintln(w, "no Docket hooks are configured")
 		return
 	}
 	for _, r := range reviews {
@@ -178,6 +179,9 @@ func writeHookDefinition(w io.Writer, r config.HookReview) {
 	}
 	sandboxed := h.Sandbox == nil || *h.Sandbox
 	fmt.Fprintf(w, "  on_error     %s\n  sandbox      %v\n", safetext.Line(onError), sandboxed)
+	if h.Protocol != "" {
+		fmt.Fprintf(w, "  protocol     %s\n", safetext.Line(h.Protocol))
+	}
 	if h.TimeoutSec > 0 {
 		fmt.Fprintf(w, "  timeout_sec  %v\n", h.TimeoutSec)
 	}
@@ -187,6 +191,30 @@ func writeHookDefinition(w io.Writer, r config.HookReview) {
 	fmt.Fprintf(w, "  hash         %s\n", r.Hash)
 }
 
+// The statuses of a Codex hook in docket hooks --json: runs as the
+// Docket hooks listed with it, or not at all.
+const (
+	codexRuns   = "codex, runs as Docket hooks"
+	codexNotRun = "codex, not run"
+)
+
+// writeCodexHooksList lists the Codex hooks of the config files read,
+// none of which Docket runs, with why.
+func writeCodexHooksList(w io.Writer, codex []config.CodexHook) {
+	for _, h := range codex {
+		status := "does not run: " + h.Why
+		if h.Translated() {
+			status = "runs as Docket pre_tool hooks " + strings.Join(h.DocketHooks, ", ") + " (listed above; told each call as Codex tells it)"
+		}
+		fmt.Fprintf(w, "Codex %s (group %d, handler %d)\n  %s\n  from %s:%d\n",
+			safetext.Line(h.Event), h.Group, h.Handler, safetext.Line(status), safetext.Line(h.File), h.Line)
+		if h.Matcher != "" {
+			fmt.Fprintf(w, "  matcher: %s\n", safetext.Line(h.Matcher))
+		}
+		fmt.Fprintf(w, "  %s: %s\n", safetext.Line(h.Type), safetext.Line(h.Command))
+	}
+}
+
 // hookJSON is one hook in docket hooks --json.
 type hookJSON struct {
 	Stage    string   `json:"stage"`
@@ -194,17 +222,32 @@ type hookJSON struct {
 	Status   string   `json:"status"`
 	Runs     bool     `json:"runs"`
 	File     string   `json:"file,omitempty"`
+	Line     int      `json:"line,omitempty"`
 	Tool     string   `json:"tool"`
 	Command  []string `json:"command"`
 	Programs []string `json:"programs,omitempty"`
 	Hash     string   `json:"hash,omitempty"`
+	// Why says why a Codex hook does not run; DocketHooks are those it
+	// runs as.
+	Why         string   `json:"why,omitempty"`
+	DocketHooks []string `json:"docket_hooks,omitempty"`
+	// Protocol is "codex" for a hook told calls as Codex tells them.
+	Protocol string `json:"protocol,omitempty"`
 }
 
-func writeHooksJSON(w io.Writer, reviews []config.HookReview) error {
-	out := make([]hookJSON, 0, len(reviews))
+func writeHooksJSON(w io.Writer, reviews []config.HookReview, codex []config.CodexHook) error {
+	out := make([]hookJSON, 0, len(reviews)+len(codex))
 	for _, r := range reviews {
 		out = append(out, hookJSON{Stage: r.Stage, Name: r.Name, Status: string(r.Status), Runs: r.Status.Runs(), File: r.File,
-			Tool: r.Hook.Tool, Command: r.Hook.Command, Programs: r.Programs, Hash: r.Hash})
+			Tool: r.Hook.Tool, Command: r.Hook.Command, Programs: r.Programs, Hash: r.Hash, Protocol: r.Hook.Protocol})
+	}
+	for _, h := range codex {
+		status := codexNotRun
+		if h.Translated() {
+			status = codexRuns
+		}
+		out = append(out, hookJSON{Stage: h.Event, Name: fmt.Sprintf("%s #%d.%d", h.Event, h.Group, h.Handler), Status: status, Runs: h.Translated(),
+			File: h.File, Line: h.Line, Tool: h.Matcher, Command: []string{h.Command}, Why: h.Why, DocketHooks: h.DocketHooks})
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

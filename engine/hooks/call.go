@@ -26,6 +26,9 @@ type Call struct {
 	SandboxMode    string `json:"sandbox_mode,omitempty"`
 	// Outcome is set for post_tool hooks.
 	Outcome *Outcome `json:"outcome,omitempty"`
+	// Model is the session's model, told to a Codex-protocol hook only
+	// (Docket's own stdin is unchanged).
+	Model string `json:"-"`
 }
 
 // Outcome is what a post_tool hook is told of the call's run.

@@ -82,7 +82,13 @@ func (r *Runner) runOne(ctx context.Context, c Call, s Spec) events.HookVerdict 
 		v.Reason = string(c.Stage) + " hook " + v.Name + " failed: " + msg
 		return v
 	}
-	in, err := json.Marshal(c)
+	var in []byte
+	var err error
+	if s.Protocol == ProtocolCodex {
+		in, err = codexStdin(c)
+	} else {
+		in, err = json.Marshal(c)
+	}
 	if err != nil {
 		return fail("could not encode the call: " + err.Error())
 	}
@@ -107,7 +113,14 @@ func (r *Runner) runOne(ctx context.Context, c Call, s Spec) events.HookVerdict 
 		o.Error = err.Error()
 	}
 	v.ExitCode = o.ExitCode
-	d, reason, jerr := judge(c.Stage, o, s.timeout())
+	var d events.HookDecision
+	var reason string
+	var jerr error
+	if s.Protocol == ProtocolCodex {
+		d, reason, jerr = judgeCodex(o, s.timeout())
+	} else {
+		d, reason, jerr = judge(c.Stage, o, s.timeout())
+	}
 	if jerr != nil {
 		return fail(jerr.Error())
 	}

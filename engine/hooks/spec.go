@@ -31,6 +31,9 @@ type Spec struct {
 	// Unsandboxed runs the hook without the sandbox; by default it runs
 	// under a read-only sandbox without network.
 	Unsandboxed bool
+	// Protocol is how the hook is told the call and answers: "" for
+	// Docket's (Call, answer), ProtocolCodex for Codex's PreToolUse.
+	Protocol string
 	// Pins are the paths its command names as they were when the user
 	// trusted it (a project's hook); the hook runs only while they hold,
 	// else it fails (on_error decides) without running.

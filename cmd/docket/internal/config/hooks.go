@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"path"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/docket-engine/docket/engine/hooks"
@@ -29,6 +31,9 @@ type Hook struct {
 	OnError string `toml:"on_error"`
 	// Sandbox, unset or true, runs the hook under a read-only sandbox.
 	Sandbox *bool `toml:"sandbox"`
+	// Protocol is how the hook is told the call and answers: "docket"
+	// (the default) or "codex" (Codex's PreToolUse JSON; shell tools only).
+	Protocol string `toml:"protocol"`
 	// pins are a trusted project hook's files as trusted (hooks.Spec.Pins);
 	// set by the review, never by a config file.
 	pins []hooks.Pin
@@ -36,6 +41,9 @@ type Hook struct {
 
 // onErrorValues are the spellings of on_error.
 func onErrorValues() []string { return []string{"deny", "allow"} }
+
+// protocolValues are the spellings of protocol.
+func protocolValues() []string { return []string{"docket", hooks.ProtocolCodex} }
 
 // checkHooks validates every hook: a tool (name or glob), a command, a
 // known on_error, a sane timeout.
@@ -61,6 +69,13 @@ func checkHooks(c *Config) error {
 			case !(h.TimeoutSec >= 0 && h.TimeoutSec <= maxTimeoutSec) || math.IsNaN(h.TimeoutSec):
 				return src.errorf(key("timeout_sec"), "", "%v is not a number of seconds between 0 and %d", h.TimeoutSec, maxTimeoutSec)
 			}
+			if h.Protocol != "" && !slices.Contains(protocolValues(), h.Protocol) {
+				return src.errorf(key("protocol"), "", "%s", notOneOf(h.Protocol, "protocol", protocolValues()))
+			}
+			if h.Protocol == hooks.ProtocolCodex && (stage.name != "pre_tool" || !slices.Contains(hooks.CodexTools(), h.Tool)) {
+				return src.errorf(key("protocol"), "", "a codex-protocol hook is a pre_tool hook of tool %s (Codex's Bash) in hook %d",
+					strings.Join(hooks.CodexTools(), " or "), i+1)
+			}
 			if _, err := path.Match(h.Tool, ""); err != nil {
 				return src.errorf(key("tool"), "", "%q is not a valid glob: %v", h.Tool, err)
 			}
@@ -81,6 +96,9 @@ func (h HooksConfig) Specs() (pre, post []hooks.Spec) {
 			}
 			s.Unsandboxed = x.Sandbox != nil && !*x.Sandbox
 			s.Pins = x.pins
+			if x.Protocol == hooks.ProtocolCodex {
+				s.Protocol = hooks.ProtocolCodex
+			}
 			out = append(out, s)
 		}
 		return out

@@ -6,12 +6,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/docket-engine/docket/engine/hooks"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/replay/audit"
+	"github.com/docket-engine/docket/states/cmdsafety"
 )
 
 // A trusted project's hooks run as the user, so trusting the project once
@@ -72,7 +74,8 @@ func (r HookReview) String() string {
 }
 
 // hookOrigins returns, for each hook of stage in the merged list, the
-// project file it came from ("" for any other layer). The merge appends a
+// file it came from when it needs the user's review (a project's hook, a
+// Codex hook from any file), else "". The merge appends a
 // layer's list to the lower ones' (addsUp), so the merged list is the
 // layers' lists in order; a total that differs from decoded (a lower
 // layer spelling [Hooks] in another case, which the decoder treats
@@ -84,8 +87,18 @@ func hookOrigins(layers []layer, stage string, decoded int) ([]string, error) {
 		ht, _ := l.tree["hooks"].(tree)
 		list, _ := ht[stage].([]any)
 		src := l.source([]string{"hooks", stage})
-		for range list {
-			if src.Layer == LayerProject {
+		// A Codex hook, from any file, runs only once reviewed, as Codex
+		// runs it only once its [hooks.state] trusts it.
+		codex := map[string]bool{}
+		for _, ch := range l.codexHooks {
+			for _, n := range ch.DocketHooks {
+				codex[n] = true
+			}
+		}
+		for _, e := range list {
+			et, _ := e.(tree)
+			name, _ := et["name"].(string)
+			if src.Layer == LayerProject || codex[name] && src.File != "" {
 				out = append(out, src.File)
 				project = true
 			} else {
@@ -211,9 +224,16 @@ func reviewHooks(cfg *Config, pre, post []string) error {
 	}
 	cfg.Hooks = keep
 	if len(waiting) > 0 {
-		what := fmt.Sprintf("%d project hooks need review and do not run", len(waiting))
+		kind := "project hook"
+		for _, r := range cfg.HookReviews {
+			if !r.Status.Runs() && (cfg.ProjectDir == "" || !events.WithinAny(r.File, []string{cfg.ProjectDir})) {
+				// A Codex hook of the user's own Codex config.
+				kind = "hook"
+			}
+		}
+		what := fmt.Sprintf("%d %ss need review and do not run", len(waiting), kind)
 		if len(waiting) == 1 {
-			what = "1 project hook needs review and does not run"
+			what = "1 " + kind + " needs review and does not run"
 		}
 		cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s: %s; see what runs with `docket hooks`, trust with `docket hooks trust NAME` (or `--all`)",
 			what, strings.Join(waiting, "; ")))
@@ -280,6 +300,9 @@ type hookHashInput struct {
 	OnError    string        `json:"on_error"`
 	Sandbox    *bool         `json:"sandbox"`
 	Files      []hookHashArg `json:"files"`
+	// Protocol is left out when unset, so that the hashes of hooks
+	// trusted before it existed still hold.
+	Protocol string `json:"protocol,omitempty"`
 }
 
 // hookHashArg is an argument naming a path inside the project, and what
@@ -296,9 +319,21 @@ type hookHashArg struct {
 // relative to dir, the session's directory.
 func hookHash(stage string, h Hook, dir string, bounds []string) (string, []hooks.Pin) {
 	in := hookHashInput{Version: 1, Stage: stage, Name: h.Name, Tool: h.Tool, ArgvPrefix: h.ArgvPrefix, Command: h.Command,
-		TimeoutSec: h.TimeoutSec, OnError: h.OnError, Sandbox: h.Sandbox}
+		TimeoutSec: h.TimeoutSec, OnError: h.OnError, Sandbox: h.Sandbox, Protocol: h.Protocol}
 	var pins []hooks.Pin
-	for i, arg := range h.Command {
+	args := h.Command
+	if h.Protocol == hooks.ProtocolCodex {
+		// A Codex hook is one sh -c string ("sh .codex/gate.sh"): the
+		// words of its plain commands are pinned too, numbered after
+		// the argv's, so editing the script it names needs a new review.
+		if cmds, ok := cmdsafety.Commands(h.Command); ok {
+			args = slices.Clone(args)
+			for _, c := range cmds {
+				args = append(args, c...)
+			}
+		}
+	}
+	for i, arg := range args {
 		if arg == "" || dir == "" {
 			continue
 		}

@@ -65,6 +65,9 @@ type layer struct {
 	where  where
 	// notes are what reading the layer's file has to say once.
 	notes []string
+	// codexHooks are the Codex hooks of the layer's file, which Docket
+	// does not run.
+	codexHooks []CodexHook
 }
 
 // Load builds the effective configuration from every layer, validating
@@ -186,6 +189,11 @@ func Load(opts LoadOptions) (*Config, error) {
 		return nil, err
 	}
 	cfg.ProjectAdditions = withRunningHooks(cfg.ProjectAdditions, cfg.HookReviews)
+	for _, l := range layers {
+		cfg.CodexHooks = append(cfg.CodexHooks, l.codexHooks...)
+	}
+	cw, cn := codexHookWarnings(cfg.CodexHooks)
+	cfg.Warnings, cfg.Notes = append(cfg.Warnings, cw...), append(cfg.Notes, cn...)
 	if err := applyCodexExtras(cfg, merged); err != nil {
 		return nil, err
 	}
@@ -280,28 +288,33 @@ type fileLayers struct {
 }
 
 // parseFile decodes a config file strictly into v and returns its tree
-// without the ignored Codex keys, and the warning naming those.
-func parseFile(path string, data []byte, v any) (tree, []string, error) {
+// without the ignored Codex keys, the warning naming those, and the Codex
+// hooks it holds (takeCodexHooks), which are no error.
+func parseFile(path string, data []byte, v any) (tree, []string, []CodexHook, error) {
 	var t tree
 	if err := toml.Unmarshal(data, &t); err != nil {
-		return nil, nil, fileDecodeError(path, err)
+		return nil, nil, nil, fileDecodeError(path, err)
 	}
+	codex := takeCodexHooks(path, data, t)
 	err := toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields().Decode(v)
 	if err == nil {
-		return t, nil, nil
+		return t, nil, codex, nil
 	}
 	sm, ok := asStrictMissing(err)
 	if !ok {
-		return nil, nil, fileDecodeError(path, err)
+		return nil, nil, nil, fileDecodeError(path, err)
+	}
+	if sm, ok = withoutCodexHookErrors(sm); !ok {
+		return t, nil, codex, nil
 	}
 	ignored, errs := unknownKeys(path, t, sm)
 	if len(errs) > 0 {
-		return nil, nil, errs
+		return nil, nil, nil, errs
 	}
 	for _, k := range ignored {
 		removeKey(t, k.key)
 	}
-	return t, []string{ignoredWarning(path, ignored)}, nil
+	return t, []string{ignoredWarning(path, ignored)}, codex, nil
 }
 
 // loadFile reads config.toml (which may be absent) and returns its layer
@@ -327,7 +340,7 @@ func loadFile(path, profile string) (fileLayers, error) {
 		return fileLayers{}, &Error{Source: path, Msg: fmt.Sprintf("cannot read the config file: %v", err), Err: err}
 	}
 	var doc fileDoc
-	t, warnings, err := parseFile(path, data, &doc)
+	t, warnings, codex, err := parseFile(path, data, &doc)
 	if err != nil {
 		return fileLayers{}, err
 	}
@@ -336,7 +349,7 @@ func loadFile(path, profile string) (fileLayers, error) {
 	delete(t, "profiles")
 	delete(t, "profile")
 	w := where{source: path, lines: lines}
-	fileL := layer{tree: t, where: w, source: func(key []string) Source {
+	fileL := layer{tree: t, where: w, codexHooks: codex, source: func(key []string) Source {
 		return Source{Layer: LayerFile, File: path, Line: w.line(key)}
 	}}
 	out := fileLayers{layers: []layer{fileL}, warnings: warnings, profile: profile}
@@ -405,7 +418,7 @@ func loadProjectFile(path string) (*layer, []string, error) {
 		return nil, nil, &Error{Source: path, Msg: fmt.Sprintf("cannot read the project config file: %v", err), Err: err}
 	}
 	var c Config
-	t, warnings, err := parseFile(path, data, &c)
+	t, warnings, codex, err := parseFile(path, data, &c)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -423,7 +436,7 @@ func loadProjectFile(path string) (*layer, []string, error) {
 		return nil, nil, err
 	}
 	foldProjectHookKeys(t)
-	return &layer{tree: t, where: w, source: func(key []string) Source {
+	return &layer{tree: t, where: w, codexHooks: codex, source: func(key []string) Source {
 		return Source{Layer: LayerProject, File: path, Line: w.line(key)}
 	}}, warnings, nil
 }

@@ -52,7 +52,7 @@ func loadProfileFile(configPath, name string) (*layer, error) {
 		return nil, &Error{Source: path, Msg: fmt.Sprintf("cannot read the profile file: %v", err), Err: err}
 	}
 	var c Config
-	t, notes, err := parseFile(path, data, &c)
+	t, notes, codex, err := parseFile(path, data, &c)
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +64,7 @@ func loadProfileFile(configPath, name string) (*layer, error) {
 		}
 	}
 	w := where{source: path, lines: lines}
-	return &layer{tree: t, where: w, notes: notes, source: func(key []string) Source {
+	return &layer{tree: t, where: w, notes: notes, codexHooks: codex, source: func(key []string) Source {
 		return Source{Layer: LayerProfile, File: path, Line: w.line(key), Name: name}
 	}}, nil
 }

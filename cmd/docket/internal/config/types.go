@@ -63,6 +63,10 @@ type Config struct {
 	// HookReviews are every configured hook, with where it came from and
 	// whether it runs (hooktrust.go).
 	HookReviews []HookReview `toml:"-"`
+	// CodexHooks are the Codex hook handlers ([[hooks.PreToolUse]]...)
+	// of the config files read: those that became Docket hooks, and those
+	// Docket does not run, with why (codex_hooks.go).
+	CodexHooks []CodexHook `toml:"-"`
 	// OTel configures the OpenTelemetry export.
 	OTel OTel `toml:"otel"`
 
