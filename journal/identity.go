@@ -50,3 +50,21 @@ func checkFirstRecord(path string, r events.Record) error {
 	}
 	return nil
 }
+
+// firstRecordSessionID is the session id the journal's session_started
+// record gives: "" when that record cannot be read.
+func (j *Journal) firstRecordSessionID() string {
+	var id string
+	_ = j.each(1, 1, func(r events.Record) error { // unreadable: no id, and the caller keeps its own error
+		if r.Kind != events.KindSessionStarted {
+			return nil
+		}
+		if body, err := r.Decode(); err == nil {
+			if s, ok := body.(*events.SessionStarted); ok {
+				id = s.SessionID
+			}
+		}
+		return nil
+	})
+	return id
+}

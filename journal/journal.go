@@ -172,6 +172,12 @@ func open(path, id string, readOnly, create bool, held *os.File) (j *Journal, er
 			return nil, damagedOrForeign(path, err)
 		}
 		if err := checkIdentity(path, id, j.sessionID); err != nil {
+			if j.firstRecordSessionID() == id {
+				// The id is kept twice: the session_started record agrees
+				// with the name, so the meta bucket's copy is damaged; the
+				// file was not replaced.
+				return nil, damagedOrForeign(path, fmt.Errorf("the meta bucket's session id %q is damaged: the file's name and its first record say %s", j.sessionID, id))
+			}
 			return nil, err
 		}
 		if metas[0].Valid != metas[1].Valid {

@@ -2,6 +2,7 @@ package journal
 
 import (
 	"errors"
+	"fmt"
 	"math"
 
 	"github.com/docket-engine/docket/events"
@@ -24,10 +25,18 @@ func Scan(path string, from uint64, fn func(events.Record) error) error {
 		from = 1
 	}
 	next := from
+	// metaAgrees: the journal opened and its meta bucket's copy of the
+	// session id (written when the journal is made) is the name's.
+	metaAgrees := false
 	yield := func(r events.Record) error {
 		// A damaged file read page by page has no meta bucket to say whose
 		// it is; its first record does.
 		if err := checkFirstRecord(path, r); err != nil {
+			if metaAgrees {
+				// The other copy of the id agrees with the name: this
+				// record is damaged, the file not replaced.
+				return callerError{&DamagedError{Path: path, LastGoodSeq: r.Seq - 1, Err: fmt.Errorf("record %d is damaged: %w", r.Seq, err)}}
+			}
 			return callerError{err}
 		}
 		if err := fn(r); err != nil {
@@ -40,6 +49,7 @@ func Scan(path string, from uint64, fn func(events.Record) error) error {
 	var damaged *DamagedError
 	j, err := OpenReadOnly(path)
 	if err == nil {
+		metaAgrees = j.sessionID == idFromPath(path)
 		// Records past the committed seq were never acknowledged (a
 		// commit cut short leaves them in free pages): salvage stops there.
 		limit = j.committedSeq()

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/oauth2"
+
+	"github.com/docket-engine/docket/events/safetext"
 )
 
 // Defaults for `docket login` when no flag says otherwise.
@@ -87,6 +89,10 @@ func (c Config) context(ctx context.Context) context.Context {
 	return context.WithValue(ctx, oauth2.HTTPClient, c.HTTPClient)
 }
 
+// MaxPollInterval bounds the seconds between token polls a server may ask
+// for (its "interval"): longer, and the code expires between two polls.
+const MaxPollInterval = 600
+
 // Device flow outcomes a caller may branch on (errors.Is).
 var (
 	ErrExpiredToken = errors.New("expired_token")
@@ -108,10 +114,10 @@ func (e *DeviceFlowError) Error() string {
 	case "access_denied":
 		msg = "the sign-in was denied at the verification page"
 	default:
-		msg = "the authorization server refused the sign-in (" + e.Code + ")"
+		msg = "the authorization server refused the sign-in (" + safetext.Line(e.Code) + ")"
 	}
 	if e.Description != "" {
-		msg += ": " + e.Description
+		msg += ": " + safetext.Line(e.Description)
 	}
 	return msg
 }
@@ -150,9 +156,16 @@ func Login(ctx context.Context, cfg Config, w io.Writer) (Credentials, error) {
 	if da.DeviceCode == "" || da.UserCode == "" || da.VerificationURI == "" {
 		return Credentials{}, fmt.Errorf("requesting a device code from %s: the answer lacks device_code, user_code or verification_uri", cfg.DeviceAuthURL)
 	}
-	fmt.Fprintf(w, "To sign in, open %s\nand enter the code: %s\n", da.VerificationURI, da.UserCode)
+	if da.Interval < 0 || da.Interval > MaxPollInterval {
+		// The oauth2 package would panic on a non-positive ticker (a
+		// negative interval, or one whose nanoseconds overflow).
+		return Credentials{}, fmt.Errorf("requesting a device code from %s: interval %d s: want 0 to %d seconds between polls", cfg.DeviceAuthURL, da.Interval, MaxPollInterval)
+	}
+	// The server's strings go to a terminal: an escape sequence in them
+	// would rewrite what the user reads (where to sign in, the code).
+	fmt.Fprintf(w, "To sign in, open %s\nand enter the code: %s\n", safetext.Line(da.VerificationURI), safetext.Line(da.UserCode))
 	if da.VerificationURIComplete != "" {
-		fmt.Fprintf(w, "(or open %s)\n", da.VerificationURIComplete)
+		fmt.Fprintf(w, "(or open %s)\n", safetext.Line(da.VerificationURIComplete))
 	}
 	if !da.Expiry.IsZero() {
 		fmt.Fprintf(w, "The code expires in %s.\n", time.Until(da.Expiry).Round(time.Second))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/docket-engine/docket/engine"
 	"github.com/docket-engine/docket/engine/model"
@@ -124,7 +125,11 @@ func agentResultFromOutput(name, output string) engine.AgentResult {
 		why = "it did not run"
 	}
 	if len(why) > 300 {
-		why = why[:300] + "..."
+		n := 300
+		for n > 0 && !utf8.RuneStart(why[n]) {
+			n-- // a cut inside a character would leave bytes that are not text
+		}
+		why = why[:n] + "..."
 	}
 	return engine.AgentResult{Agent: name, Status: engine.AgentFailed, ExitCode: -1, Error: why}
 }

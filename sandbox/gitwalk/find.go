@@ -286,7 +286,8 @@ func Targets(dotGit string) []string {
 }
 
 // firstLineAfter returns the first line of a small file after prefix, ""
-// when the file is missing or does not start with prefix.
+// when the file is missing, does not start with prefix, or the line holds
+// a NUL byte.
 func firstLineAfter(file, prefix string) string {
 	f, err := os.Open(file)
 	if err != nil {
@@ -298,7 +299,9 @@ func firstLineAfter(file, prefix string) string {
 		return ""
 	}
 	v, ok := strings.CutPrefix(sc.Text(), prefix)
-	if !ok {
+	if !ok || strings.IndexByte(v, 0) >= 0 {
+		// A NUL names no file (git cannot follow it either); passed on,
+		// it would make the sandbox's spec invalid for every command.
 		return ""
 	}
 	return strings.TrimSpace(v)

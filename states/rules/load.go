@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
+	"strings"
 	"time"
 
 	"go.starlark.net/resolve"
@@ -164,6 +165,13 @@ func mergeUnique(a, b []string) []string {
 }
 
 func evalFile(src events.RuleSource, set *Set, opts LoadOptions) (*fileRules, error) {
+	if i := strings.IndexByte(src.Text, 0); i >= 0 {
+		// Starlark's scanner reads a NUL as the end of the file: the rules
+		// after it (invisible in most editors) would be dropped silently.
+		line := 1 + strings.Count(src.Text[:i], "\n")
+		col := 1 + i - (strings.LastIndexByte(src.Text[:i], '\n') + 1)
+		return nil, &LoadError{File: src.Path, Line: line, Col: col, Msg: "a NUL byte: a rules file is text, and nothing after it would be read"}
+	}
 	f := &fileRules{path: src.Path, hosts: map[string][]string{}, onRule: opts.onRule}
 	thread := &starlark.Thread{
 		Name:  "rules " + src.Path,

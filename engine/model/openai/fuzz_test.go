@@ -7,7 +7,9 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/docket-engine/docket/engine/model"
 	"github.com/docket-engine/docket/engine/model/openai"
+	"github.com/docket-engine/docket/events"
 )
 
 // bodyTransport answers every request with one fixed event-stream body.
@@ -33,7 +35,8 @@ func fuzzProvider(t *testing.T, wire string, body []byte) *openai.Provider {
 }
 
 // FuzzResponsesStream feeds arbitrary event streams to the Responses reader:
-// it must return a response or an error, never panic or hang.
+// it must return a response or an error, never panic or hang, and a
+// response is journaled and read back as it was.
 func FuzzResponsesStream(f *testing.F) {
 	f.Add([]byte("event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"id\":\"r\",\"output\":[{\"type\":\"message\",\"content\":[{\"type\":\"output_text\",\"text\":\"hi\"}]}]}}\n\n"))
 	f.Add([]byte("data: {\"type\":\"response.output_item.added\",\"output_index\":3,\"item\":{\"type\":\"function_call\",\"id\":\"x\"}}\n\ndata: {\"type\":\"response.function_call_arguments.delta\",\"item_id\":\"x\",\"delta\":\"{\"}\n\ndata: {\"type\":\"response.completed\",\"response\":{}}\n\n"))
@@ -42,7 +45,10 @@ func FuzzResponsesStream(f *testing.F) {
 	f.Add([]byte("data: [DONE]\n\n"))
 	f.Add([]byte("data: {\"type\":\"response.failed\",\"response\":{\"error\":null}}\n\n"))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		_, _ = fuzzProvider(t, openai.WireResponses, body).Respond(context.Background(), baseRequest(), nil)
+		res, err := fuzzProvider(t, openai.WireResponses, body).Respond(context.Background(), baseRequest(), nil)
+		if err == nil {
+			checkJournaled(t, res)
+		}
 	})
 }
 
@@ -52,6 +58,33 @@ func FuzzChatStream(f *testing.F) {
 	f.Add([]byte("data: {\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":5},\"finish_reason\":null}]}\n\n"))
 	f.Add([]byte("data: {\"choices\":[{\"index\":-9223372036854775808,\"delta\":{\"tool_calls\":[{\"index\":-1}]},\"finish_reason\":\"stop\"}]}\n\n"))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		_, _ = fuzzProvider(t, openai.WireChat, body).Respond(context.Background(), baseRequest(), nil)
+		res, err := fuzzProvider(t, openai.WireChat, body).Respond(context.Background(), baseRequest(), nil)
+		if err == nil {
+			checkJournaled(t, res)
+		}
 	})
+}
+
+// checkJournaled fails unless res, as the engine journals it (a
+// model_response record), decodes back the same.
+func checkJournaled(t *testing.T, res model.Response) {
+	t.Helper()
+	rec, err := events.NewRecord(1, 1, "", &events.ModelResponse{TurnID: "t", Request: 1, ResponseID: res.ID, Items: res.Items, Usage: res.Usage})
+	if err != nil {
+		t.Fatalf("the response cannot be journaled: %v", err)
+	}
+	body, err := rec.Decode()
+	if err != nil {
+		t.Fatalf("the journaled response does not decode: %v", err)
+	}
+	got, ok := body.(*events.ModelResponse)
+	if !ok || got.ResponseID != res.ID || len(got.Items) != len(res.Items) {
+		t.Fatalf("the journal changed the response: %+v", body)
+	}
+	for i := range res.Items {
+		a, b := res.Items[i], got.Items[i]
+		if a.Type != b.Type || a.CallID != b.CallID || a.Name != b.Name || a.Arguments != b.Arguments || a.Text != b.Text {
+			t.Fatalf("item %d journaled as %+v, was %+v", i, b, a)
+		}
+	}
 }
