@@ -24,9 +24,11 @@ var ErrAbandoned = errors.New("sandbox: the call was abandoned before its comman
 // may. PerCall prepares nothing early (it waits before starting its
 // helper), and neither does an unsandboxed run. A nil *Gate is open.
 type Gate struct {
-	once    sync.Once
+	mu      sync.Mutex
+	done    bool
+	err     error  // nil: open
+	onOpen  func() // run by the Open that opens it (whenOpen)
 	decided chan struct{}
-	err     error // nil: open
 }
 
 // NewGate returns a closed gate.
@@ -42,10 +44,36 @@ func (g *Gate) Open() { g.decide(nil) }
 func (g *Gate) Abandon() { g.decide(ErrAbandoned) }
 
 func (g *Gate) decide(err error) {
-	g.once.Do(func() {
-		g.err = err
-		close(g.decided)
-	})
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.done {
+		return
+	}
+	g.done, g.err = true, err
+	if err == nil && g.onOpen != nil {
+		g.onOpen()
+	}
+	close(g.decided)
+}
+
+// whenOpen has f run as the gate opens, on the goroutine that opens it
+// (at once, on this one, when it is open already; never when it was
+// abandoned): the launcher's go then costs no wake-up of the goroutine
+// waiting for the gate. f runs before wait returns.
+func (g *Gate) whenOpen(f func()) {
+	if g == nil {
+		f()
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.done {
+		if g.err == nil {
+			f()
+		}
+		return
+	}
+	g.onOpen = f
 }
 
 // wait returns nil once the gate is open, and an error wrapping

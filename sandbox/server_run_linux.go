@@ -192,10 +192,10 @@ func runOnServer(ctx context.Context, req Request, sv *server, spec Spec, env []
 	// round trip through docket.
 	var gateErr error
 	if goW != nil {
-		gateErr = req.Gate.wait(ctx)
-		if gateErr == nil {
+		req.Gate.whenOpen(func() {
 			_, _ = goW.Write([]byte{'g'}) // a server gone meanwhile is told by waitStarted
-		}
+		})
+		gateErr = req.Gate.wait(ctx)
 		_ = goW.Close() // the go given, or end of file: the init never starts the command
 		req.trace.Mark("gate")
 		start = time.Now()
