@@ -1,15 +1,22 @@
 package sandbox
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/sandbox/internal/proto"
 )
 
 // initsAtGate counts the calls of s whose init is confined and reported
@@ -109,5 +116,173 @@ func TestGateHoldsTheCommandUntilItOpens(t *testing.T) {
 				t.Errorf("stub %s left after the call: %v", stub, err)
 			}
 		})
+	}
+}
+
+// gatedParent plays docket for TestDocketKilledAtTheGateRunsNothing: in
+// the workspace args[0] it sends a gated call that would write a marker
+// to the session's server, waits until the call's init is confined at the
+// gate, says "ready" and waits to be killed.
+func gatedParent(args []string) int {
+	exe, err := os.Executable()
+	if err != nil {
+		return fail("%v", err)
+	}
+	w := args[0]
+	s := &Servers{Binary: exe}
+	plan := events.SandboxPlan{Mode: ModeWorkspaceWrite, WritableRoots: []string{w}, ReadOnlySubpaths: []string{filepath.Join(w, ".codex")}}
+	go func() {
+		_, err := Run(context.Background(), Request{Argv: []string{"sh", "-c", "echo ran >> marker"}, Cwd: w, Plan: plan,
+			Timeout: time.Minute, HelperPath: exe, Launcher: s, Gate: NewGate()})
+		fmt.Fprintf(os.Stderr, "the gated call returned before docket was killed: %v\n", err)
+		os.Exit(1)
+	}()
+	for deadline := time.Now().Add(20 * time.Second); initsAtGate(s) == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			return fail("the call's init never reached the gate")
+		}
+	}
+	fmt.Println("ready")
+	select {}
+}
+
+// TestDocketKilledAtTheGateRunsNothing: docket killed (SIGKILL) while a
+// prepared call waits at its gate leaves nothing running and the command
+// never started: the go pipe reaches end of file, the server's thread
+// closes the init's control socket, and the server sees docket's socket
+// close. Each process of the call has the workspace's path in its
+// command line (the server's spec names it). This is the outcome only:
+// an init wrongly given its go would see docket's end of the exit pipe
+// gone and kill the command too (the lifeline), mostly before it wrote;
+// TestServerGivesNoGoAtTheGoPipesEnd checks the server's part alone.
+func TestDocketKilledAtTheGateRunsNothing(t *testing.T) {
+	requireServer(t)
+	w := filepath.Join(t.TempDir(), fmt.Sprintf("gated-%d", time.Now().UnixNano()))
+	if err := os.Mkdir(w, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	parent := exec.Command(testBinary(t), attackArg, "gated-parent", w)
+	out, err := parent.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	parent.Stderr = &stderr
+	if err := parent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || line != "ready\n" {
+		_ = parent.Process.Kill()
+		_ = parent.Wait()
+		t.Fatalf("the parent did not prepare the call: %q %v\n%s", line, err, stderr.String())
+	}
+	// The parent itself has w in its argv: what else has it is the call's.
+	others := func() []string {
+		return slices.DeleteFunc(pidsWith(t, w), func(p string) bool { return p == strconv.Itoa(parent.Process.Pid) })
+	}
+	if len(others()) < 2 {
+		t.Fatalf("the server and the call's init are not both running (pids %v): the test cannot tell whether they go", others())
+	}
+	if err := parent.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = parent.Wait() // killed: the error says so
+	gone := false
+	for range 600 {
+		if len(others()) == 0 {
+			gone = true
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !gone {
+		t.Errorf("processes of the call outlived docket: pids %v", others())
+	}
+	if _, err := os.Stat(filepath.Join(w, "marker")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the command ran after docket was killed at its gate: %v", err)
+	}
+}
+
+// TestServerGivesNoGoAtTheGoPipesEnd: the server's side of the gate
+// alone. A gated command sent by hand, whose go pipe is closed without
+// the go (and whose init nobody kills), never starts: the server's thread
+// closes the init's control socket and the init exits, its exit pipe at
+// end of file with no report. (Run's abandonment also kills the init
+// through its pidfd, which would hide a server that gave the go at end
+// of file.)
+func TestServerGivesNoGoAtTheGoPipesEnd(t *testing.T) {
+	requireServer(t)
+	f := newFixture(t)
+	s := &Servers{Binary: testBinary(t)}
+	t.Cleanup(func() { _ = s.Close() })
+	req := Request{Argv: []string{"sh", "-c", "echo ran >> marker"}, Cwd: f.W, Plan: f.plan(vWW), HelperPath: testBinary(t)}
+	p, err := prepare(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	caps, _, spec, err := helperSetup(req, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, release, err := holdStubs(req, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	sv, err := s.get(req, serverBase(spec, caps.Root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sv.use(-1)
+	var files []*os.File
+	pipe := func() (*os.File, *os.File) {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, r, w)
+		return r, w
+	}
+	defer func() {
+		for _, f := range files {
+			_ = f.Close()
+		}
+	}()
+	stdin, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, stdin)
+	_, outW := pipe()
+	_, errW := pipe()
+	exitR, exitW := pipe()
+	goR, goW := pipe()
+	cmd := proto.ServerCommand{CallSpec: spec.CallSpec, Argv: req.Argv, Env: p.env, Gated: true}
+	id, call, err := sv.send(cmd, []int{int(stdin.Fd()), int(outW.Fd()), int(errW.Fd()), int(exitW.Fd()), int(goR.Fd())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sv.forget(id)
+	for _, f := range []*os.File{outW, errW, exitW, goR} {
+		_ = f.Close() // the server has its copies
+	}
+	m, err := waitStarted(sv, call)
+	if err != nil || m.reply.Kind != proto.ServerStarted {
+		t.Fatalf("the gated command's init did not report started: %v %+v", err, m.reply)
+	}
+	closeFDs(m.fds)
+	// A window in which an init given its go would have run the command.
+	time.Sleep(100 * time.Millisecond)
+	if _, err := os.Stat(filepath.Join(f.W, "marker")); err == nil {
+		t.Fatal("the command ran before its go")
+	}
+	_ = goW.Close() // end of file, no go
+	exit := readExit(exitR)
+	if exit.line != nil || exit.bad != nil {
+		t.Errorf("the init reported %+v (%v), want an exit without a report", exit.line, exit.bad)
+	}
+	if _, err := os.Stat(filepath.Join(f.W, "marker")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the command ran without its go: %v", err)
 	}
 }
