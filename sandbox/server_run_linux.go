@@ -325,9 +325,9 @@ func abandonOnServer(m serverMessage, startErr error, exitR *os.File, finish fun
 		_ = pidfdSignal(m.fds[0], unix.SIGKILL) // an init already gone needs no signal
 		_ = readExit(exitR)                     // end of file: the init is gone
 	}
-	// Otherwise there is no init to wait for: a refusal (the server
-	// closed its copies), or a dead server (whose inits die with the
-	// exit pipe's docket end, closed here).
+	// Otherwise no command can exist: a refusal (the server closed its
+	// copies), or a dead server, whose inits exit at their control
+	// socket's end of file without a go, as on the ungated path.
 	closeFDs(m.fds)
 	_ = exitR.Close() // a read end: nothing to lose
 	finish()
