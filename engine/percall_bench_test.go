@@ -22,24 +22,19 @@ import (
 	"github.com/docket-engine/docket/states/policy"
 )
 
-// serialTrueSession is a session whose scripted model asks for calls
-// sequential `bash -c true` calls, one per response, run for real under
-// mode with the real bbolt journal in a temp home;
-// kept gives the runner the session's kept walk and sandbox servers, as
-// engine/session wires a session (without them each sandboxed call walks
-// the roots and starts a helper of its own).
-func serialTrueSession(b *testing.B, calls int, mode string, kept bool, wrap func(model.Model) model.Model) (*engine.Session, *journal.Journal) {
-	return serialTrueSessionOf(b, calls, mode, kept, false, wrap)
-}
-
 // unpreparedRunner hides its runner's Prepare (engine.Preparer), so that
 // each call is started after its write-ahead commit, as before calls were
 // prepared during it: the benchmark's before, in the same binary.
 type unpreparedRunner struct{ engine.Runner }
 
-// serialTrueSessionOf is serialTrueSession; unprepared runs each call
-// without preparing it during its write-ahead commit.
-func serialTrueSessionOf(b *testing.B, calls int, mode string, kept, unprepared bool, wrap func(model.Model) model.Model) (*engine.Session, *journal.Journal) {
+// serialTrueSession is a session whose scripted model asks for calls
+// sequential `bash -c true` calls, one per response, run for real under
+// mode with the real bbolt journal in a temp home;
+// kept gives the runner the session's kept walk and sandbox servers, as
+// engine/session wires a session (without them each sandboxed call walks
+// the roots and starts a helper of its own); unprepared starts each call
+// only after its write-ahead commit (unpreparedRunner).
+func serialTrueSession(b *testing.B, calls int, mode string, kept, unprepared bool, wrap func(model.Model) model.Model) (*engine.Session, *journal.Journal) {
 	b.Helper()
 	var lines []string
 	for i := 0; i < calls; i++ {
@@ -157,7 +152,7 @@ func BenchmarkSerialCallRatio(b *testing.B) {
 			}
 			defer f.Close()
 			y := &yardstick{f: f}
-			s, j := serialTrueSessionOf(b, b.N, mode, row.kept, row.unprepared, func(m model.Model) model.Model { return yardModel{inner: m, y: y} })
+			s, j := serialTrueSession(b, b.N, mode, row.kept, row.unprepared, func(m model.Model) model.Model { return yardModel{inner: m, y: y} })
 			defer j.Close()
 			start := j.Commits()
 			b.ResetTimer()
