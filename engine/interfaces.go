@@ -220,3 +220,29 @@ type Runner interface {
 	// output while the call runs, never after Run returns.
 	Run(ctx context.Context, req RunRequest) (events.ExecOutcome, error)
 }
+
+// Preparer is a Runner that can prepare a call while the engine makes its
+// write-ahead record durable: the sandbox's set-up for the call (its walk
+// update, its stubs, its confined init) may happen before that record is
+// on disk, the command itself may not. The engine prepares only calls
+// whose record it is about to make durable, after Check.
+type Preparer interface {
+	// Prepare starts preparing the call req describes and returns at once;
+	// ok is false when this call is not prepared early (the engine then
+	// calls Run after the durable append, as for any Runner). It MUST NOT
+	// start the command before the returned PreparedRun's Start.
+	Prepare(ctx context.Context, req RunRequest) (p PreparedRun, ok bool)
+}
+
+// PreparedRun is a call being prepared by a Preparer. Exactly one of
+// Start and Abandon is called, once.
+type PreparedRun interface {
+	// Start lets the command start, the write-ahead record being durable,
+	// and waits for the outcome: Runner.Run's contract, for the ctx given
+	// to Prepare.
+	Start() (events.ExecOutcome, error)
+	// Abandon ends the call without its command ever starting (the
+	// write-ahead record could not be made durable), and returns once
+	// everything it set up is undone.
+	Abandon()
+}

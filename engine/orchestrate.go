@@ -316,17 +316,32 @@ func (t *turn) run(ctx context.Context, cr *callRun, attempt int, sandbox events
 	if err := cr.fire(ctx, ev, cause, reason); err != nil {
 		return callResult{call: cr.call}, err
 	}
-	if _, err := s.rec.appendDurable(cr.call.ID, start); err != nil {
-		return callResult{call: cr.call}, err
-	}
-	s.notify(Notice{Type: NoticeCallStarted, TurnID: t.id, CallID: cr.call.ID, Tool: toolName(cr), Command: cr.prep.Command,
-		Cwd: cr.prep.Cwd, Changes: cr.prep.Changes, Server: cr.prep.Server, MCPTool: cr.prep.MCPTool, Arguments: cr.prep.Arguments})
 	var once sync.Once
 	rr.OnOutput = func(stream string, chunk []byte) {
 		once.Do(func() { s.cfg.Faults.Hit("while_running") })
 		s.notify(Notice{Type: NoticeCallOutput, TurnID: t.id, CallID: cr.call.ID, Stream: stream, Text: string(chunk)})
 	}
-	out, err := s.runner.Run(ctx, rr)
+	// The call's sandbox is prepared while its record is made durable;
+	// its command starts only after (Preparer).
+	var pending PreparedRun
+	if pr, ok := s.runner.(Preparer); ok {
+		pending, _ = pr.Prepare(ctx, rr)
+	}
+	if _, err := s.rec.appendDurable(cr.call.ID, start); err != nil {
+		if pending != nil {
+			pending.Abandon()
+		}
+		return callResult{call: cr.call}, err
+	}
+	s.notify(Notice{Type: NoticeCallStarted, TurnID: t.id, CallID: cr.call.ID, Tool: toolName(cr), Command: cr.prep.Command,
+		Cwd: cr.prep.Cwd, Changes: cr.prep.Changes, Server: cr.prep.Server, MCPTool: cr.prep.MCPTool, Arguments: cr.prep.Arguments})
+	var out events.ExecOutcome
+	var err error
+	if pending != nil {
+		out, err = pending.Start()
+	} else {
+		out, err = s.runner.Run(ctx, rr)
+	}
 	if err != nil && ctx.Err() != nil {
 		cause, why := stopCause(ctx)
 		return t.interrupt(ctx, cr, cause, why+" while it ran; outcome unknown")

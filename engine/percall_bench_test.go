@@ -22,13 +22,19 @@ import (
 	"github.com/docket-engine/docket/states/policy"
 )
 
+// unpreparedRunner hides its runner's Prepare (engine.Preparer), so that
+// each call is started after its write-ahead commit, as before calls were
+// prepared during it: the benchmark's before, in the same binary.
+type unpreparedRunner struct{ engine.Runner }
+
 // serialTrueSession is a session whose scripted model asks for calls
 // sequential `bash -c true` calls, one per response, run for real under
 // mode with the real bbolt journal in a temp home;
 // kept gives the runner the session's kept walk and sandbox servers, as
 // engine/session wires a session (without them each sandboxed call walks
-// the roots and starts a helper of its own).
-func serialTrueSession(b *testing.B, calls int, mode string, kept bool, wrap func(model.Model) model.Model) (*engine.Session, *journal.Journal) {
+// the roots and starts a helper of its own); unprepared starts each call
+// only after its write-ahead commit (unpreparedRunner).
+func serialTrueSession(b *testing.B, calls int, mode string, kept, unprepared bool, wrap func(model.Model) model.Model) (*engine.Session, *journal.Journal) {
 	b.Helper()
 	var lines []string
 	for i := 0; i < calls; i++ {
@@ -62,10 +68,14 @@ func serialTrueSession(b *testing.B, calls int, mode string, kept bool, wrap fun
 		b.Cleanup(func() { _ = servers.Close(); _ = walks.Close() })
 		runner.GitWalks, runner.Launcher = walks, servers
 	}
+	var r engine.Runner = runner
+	if unprepared {
+		r = unpreparedRunner{runner}
+	}
 	s, err := engine.Start(engine.Config{SessionID: "bench", Home: home, Cwd: ws,
 		Session: events.SessionConfig{ApprovalPolicy: "never", SandboxMode: mode},
 		Plan:    workspace.SandboxPlan(policy.SandboxPolicy{Mode: m}, ws, "", false), Model: mm,
-		Approver: &enginetest.ScriptedApprover{}, Runner: runner,
+		Approver: &enginetest.ScriptedApprover{}, Runner: r,
 		Tools: []engine.Tool{engine.ShellTool{}, engine.ApplyPatchTool{}}}, j)
 	if err != nil {
 		b.Fatal(err)
@@ -121,15 +131,18 @@ func (y *yardstick) item() error {
 // The "session" row is workspace-write as a session runs it, with the
 // kept walk and the sandbox servers (issue 26: at most 2× the
 // danger-full-access row); the plain workspace-write row walks and starts
-// a helper per call.
+// a helper per call. The "session-unprepared" row is the session row with
+// each call started only after its write-ahead commit (before issue 26's
+// preparation during it), for an A/B in one binary.
 func BenchmarkSerialCallRatio(b *testing.B) {
 	for _, row := range []struct {
-		name, mode string
-		kept       bool
+		name, mode       string
+		kept, unprepared bool
 	}{
-		{"danger-full-access", "danger-full-access", false},
-		{"workspace-write", "workspace-write", false},
-		{"workspace-write-session", "workspace-write", true},
+		{"danger-full-access", "danger-full-access", false, false},
+		{"workspace-write", "workspace-write", false, false},
+		{"workspace-write-session", "workspace-write", true, false},
+		{"workspace-write-session-unprepared", "workspace-write", true, true},
 	} {
 		mode := row.mode
 		b.Run(row.name, func(b *testing.B) {
@@ -139,7 +152,7 @@ func BenchmarkSerialCallRatio(b *testing.B) {
 			}
 			defer f.Close()
 			y := &yardstick{f: f}
-			s, j := serialTrueSession(b, b.N, mode, row.kept, func(m model.Model) model.Model { return yardModel{inner: m, y: y} })
+			s, j := serialTrueSession(b, b.N, mode, row.kept, row.unprepared, func(m model.Model) model.Model { return yardModel{inner: m, y: y} })
 			defer j.Close()
 			start := j.Commits()
 			b.ResetTimer()

@@ -108,6 +108,47 @@ func (r *ProcessRunner) Check(ctx context.Context, req RunRequest) error {
 
 // Run executes the call described by its write-ahead record.
 func (r *ProcessRunner) Run(ctx context.Context, req RunRequest) (events.ExecOutcome, error) {
+	return r.run(ctx, req, nil)
+}
+
+// Prepare prepares a sandboxed shell or agent call while the engine makes
+// its write-ahead record durable (Preparer): sandbox.Run with a closed
+// gate, in a goroutine of the call's own, sets the call up as far as the
+// launcher can without starting the command. Other calls are not
+// prepared early.
+func (r *ProcessRunner) Prepare(ctx context.Context, req RunRequest) (PreparedRun, bool) {
+	if req.Server != "" || !req.Sandbox.Sandboxed() || (req.Tool != "shell" && req.Tool != AgentToolName) {
+		return nil, false
+	}
+	p := &preparedRun{gate: sandbox.NewGate(), done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		p.out, p.err = r.run(ctx, req, p.gate)
+	}()
+	return p, true
+}
+
+// preparedRun is a call prepared by ProcessRunner.Prepare.
+type preparedRun struct {
+	gate *sandbox.Gate
+	done chan struct{}
+	out  events.ExecOutcome
+	err  error
+}
+
+func (p *preparedRun) Start() (events.ExecOutcome, error) {
+	p.gate.Open()
+	<-p.done
+	return p.out, p.err
+}
+
+func (p *preparedRun) Abandon() {
+	p.gate.Abandon()
+	<-p.done
+}
+
+// run is Run, the command held back by gate until it opens (nil: not held).
+func (r *ProcessRunner) run(ctx context.Context, req RunRequest, gate *sandbox.Gate) (events.ExecOutcome, error) {
 	if req.Server != "" {
 		if r.MCP == nil {
 			return events.ExecOutcome{}, errors.New("no MCP servers are configured")
@@ -121,7 +162,7 @@ func (r *ProcessRunner) Run(ctx context.Context, req RunRequest) (events.ExecOut
 	sr := sandbox.Request{Cwd: req.Cwd, Env: r.Env, KeepSecretEnv: r.KeepSecretEnv, Plan: req.Sandbox,
 		Timeout: time.Duration(req.TimeoutMs) * time.Millisecond, OutputCap: req.OutputCap,
 		OnOutput: req.OnOutput, HelperPath: helper, Caps: r.Caps, StubRecords: r.StubRecords, RecordsCheck: &r.records,
-		GitWalks: r.GitWalks, Launcher: r.Launcher, Bridge: req.Bridge}
+		GitWalks: r.GitWalks, Launcher: r.Launcher, Bridge: req.Bridge, Gate: gate}
 	if req.Sandbox.Sandboxed() {
 		sr.Caps = r.caps()
 	}

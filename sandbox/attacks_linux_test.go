@@ -52,6 +52,7 @@ func attackSayHello(network, addr string) int {
 func attackTable() map[string]func(args []string) int {
 	m := map[string]func(args []string) int{
 		"command-parent": commandParent, // lifeline_linux_test.go
+		"gated-parent":   gatedParent,   // gate_linux_test.go
 		"write":          attackWrite,
 		"append":         attackAppend,
 		"mkdir": func(a []string) int {

@@ -25,6 +25,10 @@ import (
 // namespaces) or a command does not fit one message, so that a call never
 // gets a weaker sandbox for being in a session.
 //
+// A Request's Gate holds the command back: *Servers prepares the call up
+// to its confined init and gives the go when the gate opens, PerCall waits
+// for it before anything else (see Gate).
+//
 // The interface is sealed: its method is unexported, so that no launcher
 // outside this package can be handed a spec it did not check.
 type Launcher interface {

@@ -83,6 +83,10 @@ type Request struct {
 	// Bridge serves the egress proxy for a plan with Egress set; such a
 	// plan without one is refused.
 	Bridge Bridge
+	// Gate, when set, holds the command back until it opens: Run prepares
+	// the call meanwhile (see Gate). Nil starts the command as soon as
+	// the call is ready.
+	Gate *Gate
 
 	// trace records the phases of a sandboxed start when TraceEnv is set.
 	trace *proto.Tracer

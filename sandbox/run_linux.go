@@ -37,11 +37,20 @@ func Run(ctx context.Context, req Request) (events.ExecOutcome, error) {
 	if err != nil {
 		var ce *commandError
 		if errors.As(err, &ce) {
+			// Its message is streamed as the command's output would be:
+			// not before the gate opens.
+			if err := req.Gate.wait(ctx); err != nil {
+				return out, err
+			}
 			return commandFailure(req, ce), nil
 		}
 		return out, err
 	}
 	if !p.plan.Sandboxed() {
+		// Nothing of an unsandboxed run is prepared early.
+		if err := req.Gate.wait(ctx); err != nil {
+			return out, err
+		}
 		out, err := runProcess(ctx, req, launch{path: p.path, args: req.Argv, env: p.env, dir: p.cwd, tree: true})
 		var se *startError
 		if errors.As(err, &se) {
@@ -162,6 +171,11 @@ func runSandboxed(ctx context.Context, req Request, p prepared) (events.ExecOutc
 // fallback is recorded in the outcome.
 func (PerCall) launch(ctx context.Context, c call) (events.ExecOutcome, error) {
 	var out events.ExecOutcome
+	// A helper of the call's own prepares nothing early: it holds its
+	// stubs and starts once the gate is open.
+	if err := c.req.Gate.wait(ctx); err != nil {
+		return out, err
+	}
 	req, p, caps, helper, spec := c.req, c.p, c.caps, c.helper, c.spec
 	plan := p.plan
 	var lastErr error

@@ -153,11 +153,26 @@ func runOnServer(ctx context.Context, req Request, sv *server, spec Spec, env []
 	for _, f := range cgFiles {
 		fds = append(fds, int(f.Fd()))
 	}
+	// A gated call's go travels on a pipe of its own, read by the
+	// server's thread for the init: one byte once the gate opens, end of
+	// file if it is abandoned (or docket dies meanwhile).
+	var goW *os.File
+	if req.Gate != nil {
+		goR, w, err := os.Pipe()
+		if err != nil {
+			return out, fmt.Errorf("go pipe: %w", err)
+		}
+		goW = w
+		defer func() { _ = goW.Close() }() // closed already once the gate decided; this covers the early returns
+		handed = append(handed, goR)
+		fds = append(fds, int(goR.Fd()))
+	}
 	cs := spec.CallSpec
 	// The cgroup files travel as descriptors, and a command of a server
 	// has no RLIMIT_NPROC (its user namespace is the session's).
 	cs.Limits = proto.Limits{CPUSeconds: spec.Limits.CPUSeconds, FileSizeBytes: spec.Limits.FileSizeBytes, Cgroup: spec.Limits.Cgroup}
-	cmd := proto.ServerCommand{CallSpec: cs, Argv: req.Argv, Env: env, Cgroups: len(cgFiles), NoLifeline: proto.LifelineDisabled()}
+	cmd := proto.ServerCommand{CallSpec: cs, Argv: req.Argv, Env: env, Cgroups: len(cgFiles), NoLifeline: proto.LifelineDisabled(),
+		Gated: goW != nil}
 	start := time.Now()
 	req.trace.Mark("spawn.prepare")
 	id, call, err := sv.send(cmd, fds)
@@ -171,6 +186,20 @@ func runOnServer(ctx context.Context, req Request, sv *server, spec Spec, env []
 	}
 	closeHanded()
 	defer sv.forget(id)
+	// The server sets the command up while the gate is closed; the go is
+	// written as soon as it opens (the server's thread reads it after
+	// its started reply), so that the command starts without another
+	// round trip through docket.
+	var gateErr error
+	if goW != nil {
+		req.Gate.whenOpen(func() {
+			_, _ = goW.Write([]byte{'g'}) // a server gone meanwhile is told by waitStarted
+		})
+		gateErr = req.Gate.wait(ctx)
+		_ = goW.Close() // the go given, or end of file: the init never starts the command
+		req.trace.Mark("gate")
+		start = time.Now()
+	}
 
 	col := newCollector(req.outputCap(), req.OnOutput)
 	var readers sync.WaitGroup
@@ -188,6 +217,9 @@ func runOnServer(ctx context.Context, req Request, sv *server, spec Spec, env []
 
 	m, err := waitStarted(sv, call)
 	req.trace.Mark("server.started")
+	if gateErr != nil {
+		return abandonOnServer(m, err, exitR, finish, gateErr)
+	}
 	if err != nil {
 		// The server died before it said the command started, so it never
 		// gave the go: an init it may have cloned exits without running
@@ -281,6 +313,25 @@ func runOnServer(ctx context.Context, req Request, sv *server, spec Spec, env []
 		return out, fmt.Errorf("command cancelled: %w", ctx.Err())
 	}
 	return out, nil
+}
+
+// abandonOnServer ends a gated call whose gate did not open: the server
+// never gave its init the go, so the command never started. The init is
+// killed all the same (it is at most waiting for a go that cannot come),
+// and the call returns only once it is gone, its exit pipe at end of
+// file: the stubs are released after that, by the caller.
+func abandonOnServer(m serverMessage, startErr error, exitR *os.File, finish func(), gateErr error) (events.ExecOutcome, error) {
+	if startErr == nil && m.reply.Kind == proto.ServerStarted && len(m.fds) == 1 {
+		_ = pidfdSignal(m.fds[0], unix.SIGKILL) // an init already gone needs no signal
+		_ = readExit(exitR)                     // end of file: the init is gone
+	}
+	// Otherwise no command can exist: a refusal (the server closed its
+	// copies), or a dead server, whose inits exit at their control
+	// socket's end of file without a go, as on the ungated path.
+	closeFDs(m.fds)
+	_ = exitR.Close() // a read end: nothing to lose
+	finish()
+	return events.ExecOutcome{ExitCode: -1}, gateErr
 }
 
 // serverGoneError is a command that could not be sent: the server is

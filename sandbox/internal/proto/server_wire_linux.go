@@ -22,14 +22,22 @@ type ServerCommand struct {
 	// NoLifeline asks the init not to end the command when docket goes
 	// (LifelineDisabled); a server honours it only in the docketfault build.
 	NoLifeline bool `json:"no_lifeline,omitempty"`
+	// Gated says the command's last descriptor is the read end of a pipe
+	// on which docket gives the go: one byte, once the call's write-ahead
+	// record is durable. The init is set up and confined meanwhile; it is
+	// given its go only after that byte, and end of file without it (the
+	// call abandoned, docket gone) makes it exit with the command never
+	// started.
+	Gated bool `json:"gated,omitempty"`
 }
 
 // Kinds of server replies.
 const (
 	// ServerReady: the session's namespaces are built (first message).
 	ServerReady = "ready"
-	// ServerStarted: the command's init is confined and has its go; a
-	// pidfd for it is attached. Layers are what it enforces.
+	// ServerStarted: the command's init is confined and has its go (for
+	// a gated command: gets it once docket gave it); a pidfd for it is
+	// attached. Layers are what it enforces.
 	ServerStarted = "started"
 	// ServerSetupError: the command (or the server) could not be
 	// confined; the command never started.

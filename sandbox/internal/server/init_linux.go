@@ -36,7 +36,17 @@ func (sv *serverState) run(cmd proto.ServerCommand, fds []int) {
 	if r == nil {
 		r = sv.startInit()
 	}
-	r.jobs <- &initJob{cmd: cmd, spec: spec, fds: fds}
+	r.jobs <- newJob(cmd, spec, fds)
+}
+
+// newJob is a checked command (commandSpec) with its descriptors.
+func newJob(cmd proto.ServerCommand, spec proto.Spec, fds []int) *initJob {
+	job := &initJob{cmd: cmd, spec: spec, fds: fds, goFD: -1}
+	if cmd.Gated {
+		// The go pipe is the thread's to read, never the init's.
+		job.goFD, job.fds = fds[len(fds)-1], fds[:len(fds)-1]
+	}
+	return job
 }
 
 // initJob is one command for an init.
@@ -44,6 +54,35 @@ type initJob struct {
 	cmd  proto.ServerCommand
 	spec proto.Spec
 	fds  []int
+	// goFD is a gated command's go pipe (proto.ServerCommand.Gated); -1
+	// for one that starts at once.
+	goFD int
+}
+
+// close closes what the job still holds.
+func (j *initJob) close() {
+	closeFDs(j.fds)
+	j.fds = nil
+	if j.goFD >= 0 {
+		_ = unix.Close(j.goFD) // a read end: nothing to lose
+		j.goFD = -1
+	}
+}
+
+// awaitGo waits for a gated command's go: true once docket wrote it,
+// false at end of file (the call abandoned, or docket gone).
+func (j *initJob) awaitGo() bool {
+	if j.goFD < 0 {
+		return true
+	}
+	var b [1]byte
+	for {
+		n, err := unix.Read(j.goFD, b[:])
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		return err == nil && n == 1 && b[0] == 'g'
+	}
 }
 
 // readyInit is an init being set up or confined and waiting for its
@@ -132,7 +171,7 @@ func (sv *serverState) initThread(r *readyInit) {
 	defer sv.prepare()
 	defer func() {
 		if job != nil {
-			closeFDs(job.fds)
+			job.close()
 		}
 	}()
 	refuse := func(layer string, err error) {
@@ -214,6 +253,12 @@ func (sv *serverState) initThread(r *readyInit) {
 	}
 	if err := sv.send(proto.ServerReply{Kind: proto.ServerStarted, ID: job.cmd.ID, Layers: sv.layers(spec, in.devpts, st.Done)}, in.pidfd); err != nil {
 		// docket cannot hear of it: no go, and the init exits unstarted.
+		return
+	}
+	// A gated command starts only on docket's go; without it, this
+	// returns and closing the control socket makes the init exit, its
+	// command never started.
+	if !job.awaitGo() {
 		return
 	}
 	// An init already gone is told by the exit pipe and the done.

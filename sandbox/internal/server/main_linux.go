@@ -135,7 +135,11 @@ func (sv *serverState) commandSpec(cmd proto.ServerCommand, nfds int) (proto.Spe
 	s.Server = false
 	s.NS.PID = true
 	s.CallSpec = cmd.CallSpec
-	if nfds != 4+cmd.Cgroups || cmd.Cgroups < 0 || cmd.Cgroups > 4 {
+	want := 4 + cmd.Cgroups
+	if cmd.Gated {
+		want++
+	}
+	if nfds != want || cmd.Cgroups < 0 || cmd.Cgroups > 4 {
 		return s, fmt.Errorf("command %d: %d descriptors for %d cgroup files", cmd.ID, nfds, cmd.Cgroups)
 	}
 	if len(cmd.Argv) == 0 {

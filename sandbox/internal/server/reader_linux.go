@@ -147,7 +147,7 @@ func (sv *serverState) readOwn(role *readRole) *initJob {
 				_ = sv.send(proto.ServerReply{Kind: proto.ServerSetupError, ID: cmd.ID, Layer: "spec", Error: err.Error()})
 				continue
 			}
-			job = &initJob{cmd: cmd, spec: spec, fds: fds}
+			job = newJob(cmd, spec, fds)
 		}
 	}
 	sv.readyMu.Lock()
