@@ -164,6 +164,9 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd string, o wireOpt
 		docMax = -1 // 0 in the configuration leaves AGENTS.md out
 	}
 	env, keepSecrets := commandEnv(cfg)
+	// Hooks run as the user: their environment is the user's layers'
+	// policy, never a project's (config.Config.HookEnvironmentPolicy).
+	hookEnv, hookKeep := cfg.HookEnvironmentPolicy.Build(os.Environ())
 	pre, post := cfg.Hooks.Specs()
 	stderr := a.stderr
 	w.opts = session.Options{
@@ -172,7 +175,7 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd string, o wireOpt
 		Prompt:     prompt.Input{Home: cfg.ConfigHome, ProjectDocMaxBytes: docMax, FallbackFilenames: cfg.ProjectDocFallbackFilenames},
 		Limits:     cfg.Sandbox.Limits(),
 		AdjustPlan: func(plan events.SandboxPlan) (events.SandboxPlan, error) { return adjustPlan(plan, cfg) },
-		PreHooks:   pre, PostHooks: post,
+		PreHooks:   pre, PostHooks: post, HookEnv: hookEnv, HookKeepSecretEnv: hookKeep,
 		Subagents: cfg.Subagents.Enabled || o.subagents, RiskAssessment: cfg.ExperimentalRiskAssessment,
 		Settings: settings(cfg, o), OutputSchema: o.outputSchema, ApprovalTimeout: cfg.ApprovalTimeout(),
 		Faults: faultsFromEnv(), DocketVersion: version, Egress: sessionEgress(cfg),
