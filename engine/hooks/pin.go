@@ -21,7 +21,10 @@ type Pin struct {
 	// State is "file", "missing", "directory" or "other" (a device, a
 	// FIFO, a file that cannot be read: never opened).
 	State string `json:"state"`
-	// SHA256 is the file's content digest, hex, when State is "file".
+	// SHA256 is the file's content digest, hex, when State is "file";
+	// for a "directory", the digest of its tree (treeSHA256): a
+	// directory run as a program (python3 tools/gate) or holding what a
+	// script sources runs whatever is in it.
 	SHA256 string `json:"sha256,omitempty"`
 }
 
@@ -37,7 +40,7 @@ func PinPath(path string) Pin {
 	switch {
 	case err != nil:
 	case fi.IsDir():
-		p.State = "directory"
+		p.State, p.SHA256 = "directory", treeSHA256(target)
 	case fi.Mode().IsRegular():
 		if sum, err := fileSHA256(target); err == nil {
 			p.State, p.SHA256 = "file", sum

@@ -179,7 +179,7 @@ func reviewHooks(cfg *Config, pre, post []string) error {
 				if n := seen[r.File+"\x00"+r.Name]; n > 1 {
 					r.Name = fmt.Sprintf("%s #%d", r.Name, n)
 				}
-				r.Hash, r.Pins = hookHash(st.name, h, dir, bounds)
+				r.Hash, r.Pins = hookHash(st.name, h, r.File, dir, bounds)
 				r.Programs = programs(r.Pins)
 			} else {
 				r.Name = hookLabel(h)
@@ -315,22 +315,34 @@ type hookHashArg struct {
 }
 
 // hookHash hashes a project hook (hookHashInput) and returns the pins of
-// the paths its command names within bounds (hookBound). Arguments are resolved as the hook runs them:
-// relative to dir, the session's directory.
-func hookHash(stage string, h Hook, dir string, bounds []string) (string, []hooks.Pin) {
+// the paths its command names within bounds (hookBound). Arguments are
+// resolved as the hook runs them: relative to dir, the session's
+// directory. The words of a shell wrapper's script (sh -c "cd .docket &&
+// sh gate.sh") count as arguments, and the directory of the config file
+// that defines the hook (file's .docket or .codex) is pinned whole as
+// argument -1: a script there may be named after a cd, through a
+// variable, or sourced by the script the hook names, none of which an
+// argument shows.
+func hookHash(stage string, h Hook, file, dir string, bounds []string) (string, []hooks.Pin) {
 	in := hookHashInput{Version: 1, Stage: stage, Name: h.Name, Tool: h.Tool, ArgvPrefix: h.ArgvPrefix, Command: h.Command,
 		TimeoutSec: h.TimeoutSec, OnError: h.OnError, Sandbox: h.Sandbox, Protocol: h.Protocol}
 	var pins []hooks.Pin
 	args := h.Command
-	if h.Protocol == hooks.ProtocolCodex {
-		// A Codex hook is one sh -c string ("sh .codex/gate.sh"): the
-		// words of its plain commands are pinned too, numbered after
-		// the argv's, so editing the script it names needs a new review.
-		if cmds, ok := cmdsafety.Commands(h.Command); ok {
-			args = slices.Clone(args)
-			for _, c := range cmds {
-				args = append(args, c...)
-			}
+	// A Codex hook is one sh -c string ("sh .codex/gate.sh"), and a
+	// Docket hook may be one too: the words of its plain commands are
+	// pinned, numbered after the argv's, so editing the script it names
+	// needs a new review. An argv that is no wrapper is left as it is.
+	if cmds, ok := cmdsafety.Commands(h.Command); ok && (len(cmds) != 1 || !slices.Equal(cmds[0], h.Command)) {
+		args = slices.Clone(args)
+		for _, c := range cmds {
+			args = append(args, c...)
+		}
+	}
+	if file != "" && dir != "" {
+		if cd := filepath.Dir(file); events.WithinAny(cd, bounds) {
+			pin := hooks.PinPath(cd)
+			pins = append(pins, pin)
+			in.Files = append(in.Files, hookHashArg{Arg: -1, Target: pin.Target, State: pin.State, SHA256: pin.SHA256})
 		}
 	}
 	for i, arg := range args {
