@@ -12,6 +12,7 @@ import (
 
 	"github.com/docket-engine/docket/engine/hooks"
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/events/safetext"
 	"github.com/docket-engine/docket/replay/audit"
 	"github.com/docket-engine/docket/states/cmdsafety"
 )
@@ -64,11 +65,15 @@ type HookReview struct {
 	Status   HookStatus
 }
 
-// String names the hook for people: stage, name and file.
+// String names the hook for people: stage, name and file, on one line.
+// The name and the file are the project's text: a newline or an escape in
+// them is written as its escape (safetext.Line), so that in the start
+// warning, or the session record the audit splits into one hook a line,
+// the name cannot forge a line or an entry of its own.
 func (r HookReview) String() string {
-	s := r.Stage + " " + r.Name
+	s := r.Stage + " " + safetext.Line(r.Name)
 	if r.File != "" {
-		s += " (from " + r.File + ")"
+		s += " (from " + safetext.Line(r.File) + ")"
 	}
 	return s
 }
