@@ -188,6 +188,13 @@ func writeHookDefinition(w io.Writer, r config.HookReview) {
 	for _, p := range r.Programs {
 		fmt.Fprintf(w, "  program file %s (its content is part of the trust)\n", safetext.Line(p))
 	}
+	for _, p := range r.Pins {
+		if p.State == "directory" {
+			// The config's own directory, or a directory argument: what
+			// runs from it may be any file in it.
+			fmt.Fprintf(w, "  directory    %s (every file under it is part of the trust)\n", safetext.Line(p.Path))
+		}
+	}
 	fmt.Fprintf(w, "  hash         %s\n", r.Hash)
 }
 

@@ -85,7 +85,8 @@ func TestProjectHooksRunOnlyOnceTrusted(t *testing.T) {
 	}
 
 	tr := hooksCmd("trust", "gate")
-	if !strings.Contains(tr.stdout, "command      sh .docket/gate.sh") || !strings.Contains(tr.stdout, "program file "+gate) {
+	if !strings.Contains(tr.stdout, "command      sh .docket/gate.sh") || !strings.Contains(tr.stdout, "program file "+gate) ||
+		!strings.Contains(tr.stdout, "directory    "+filepath.Dir(gate)+" (every file under it") {
 		t.Errorf("docket hooks trust does not show the definition and its program file:\n%s", tr.stdout)
 	}
 	r, jpath = exec()
