@@ -189,9 +189,9 @@ func writeHookDefinition(w io.Writer, r config.HookReview) {
 		fmt.Fprintf(w, "  program file %s (its content is part of the trust)\n", safetext.Line(p))
 	}
 	for _, p := range r.Pins {
-		if p.State == "directory" {
-			// The config's own directory, or a directory argument: what
-			// runs from it may be any file in it.
+		if p.Tree {
+			// The config's own directory: what runs from it may be any
+			// file in it.
 			fmt.Fprintf(w, "  directory    %s (every file under it is part of the trust)\n", safetext.Line(p.Path))
 		}
 	}

@@ -22,10 +22,13 @@ type Pin struct {
 	// FIFO, a file that cannot be read: never opened).
 	State string `json:"state"`
 	// SHA256 is the file's content digest, hex, when State is "file";
-	// for a "directory", the digest of its tree (treeSHA256): a
-	// directory run as a program (python3 tools/gate) or holding what a
-	// script sources runs whatever is in it.
+	// for a directory pinned whole (Tree), the digest of its tree
+	// (treeSHA256).
 	SHA256 string `json:"sha256,omitempty"`
+	// Tree marks a directory pinned with everything under it (PinTree):
+	// the directory of a project's config, whose scripts a hook may run
+	// in ways no argument shows (after a cd, sourced).
+	Tree bool `json:"tree,omitempty"`
 }
 
 // PinPath reads what is at path now.
@@ -40,7 +43,7 @@ func PinPath(path string) Pin {
 	switch {
 	case err != nil:
 	case fi.IsDir():
-		p.State, p.SHA256 = "directory", treeSHA256(target)
+		p.State = "directory"
 	case fi.Mode().IsRegular():
 		if sum, err := fileSHA256(target); err == nil {
 			p.State, p.SHA256 = "file", sum
@@ -49,10 +52,27 @@ func PinPath(path string) Pin {
 	return p
 }
 
+// PinTree reads what is at path now and, for a directory, everything
+// under it (treeSHA256). A directory argument is pinned by PinPath alone:
+// a hook's arguments name directories it reads (eslint src), which the
+// session's commands change, so covering their trees would stop the hook.
+func PinTree(path string) Pin {
+	p := PinPath(path)
+	p.Tree = true
+	if p.State == "directory" {
+		p.SHA256 = treeSHA256(p.Target)
+	}
+	return p
+}
+
 // changedPin returns what no longer holds of pins, or "" when all do.
 func changedPin(pins []Pin) string {
 	for _, want := range pins {
-		if got := PinPath(want.Path); got != want {
+		got := PinPath(want.Path)
+		if want.Tree {
+			got = PinTree(want.Path)
+		}
+		if got != want {
 			return fmt.Sprintf("%s changed since the hook was trusted (now %s), so the hook did not run; review it again with docket hooks", want.Path, got.State)
 		}
 	}

@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 )
 
-// A directory's pin covers every entry under it, so that what a trusted
-// hook runs from it (a package run as a program, a file its script
-// sources, a script named after a cd) cannot change without a new review.
+// A tree pin (PinTree) covers every entry under a directory, so that what
+// a trusted hook runs from it (a file its script sources, a script named
+// after a cd) cannot change without a new review.
 // The walk is bounded: past treeContentBudget bytes a file counts by its
 // size and modification time instead of its content, and past
 // treeEntryLimit entries the walk stops, the digest saying so.

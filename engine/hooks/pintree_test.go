@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestADirectoryPinCoversItsTree: a pinned directory no longer holds once
+// TestADirectoryPinCoversItsTree: a directory pinned whole no longer holds once
 // anything under it changes, a FIFO in it is never opened (the pin
 // returns), and an unchanged tree still holds.
 func TestADirectoryPinCoversItsTree(t *testing.T) {
@@ -42,7 +42,7 @@ func TestADirectoryPinCoversItsTree(t *testing.T) {
 			if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			pins := []Pin{PinPath(dir)}
+			pins := []Pin{PinTree(dir)}
 			if pins[0].State != "directory" || pins[0].SHA256 == "" {
 				t.Fatalf("pin %+v, want a directory with its tree's digest", pins[0])
 			}
@@ -61,5 +61,17 @@ func mkdir(t *testing.T, p string) {
 	t.Helper()
 	if err := os.MkdirAll(p, 0o755); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestADirectoryArgumentIsNotPinnedWhole: a directory a hook's argument
+// names (eslint src) is pinned as a directory, not its tree: the
+// session's commands edit it, and the hook must still run.
+func TestADirectoryArgumentIsNotPinnedWhole(t *testing.T) {
+	dir := t.TempDir()
+	pins := []Pin{PinPath(dir)}
+	write(t, filepath.Join(dir, "main.go"), "package main\n")
+	if msg := changedPin(pins); msg != "" {
+		t.Errorf("an edit inside a directory argument stops the hook: %s", msg)
 	}
 }

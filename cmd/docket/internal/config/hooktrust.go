@@ -345,9 +345,9 @@ func hookHash(stage string, h Hook, file, dir string, bounds []string) (string, 
 	}
 	if file != "" && dir != "" {
 		if cd := filepath.Dir(file); events.WithinAny(cd, bounds) {
-			pin := hooks.PinPath(cd)
+			pin := hooks.PinTree(cd)
 			pins = append(pins, pin)
-			in.Files = append(in.Files, hookHashArg{Arg: -1, Target: pin.Target, State: pin.State, SHA256: pin.SHA256})
+			in.Files = append(in.Files, hookHashArg{Arg: -1, Target: pin.Target, State: "tree", SHA256: pin.SHA256})
 		}
 	}
 	for i, arg := range args {

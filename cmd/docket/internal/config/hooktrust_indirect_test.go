@@ -8,9 +8,8 @@ import (
 
 // TestAProgramNamedIndirectlyNeedsReviewAgain: a project hook whose
 // program is not a plain argument (named inside a sh -c string, after a
-// cd, sourced by the script, a directory run as a program, a Codex hook's
-// command string) still waits for review once a later commit edits that
-// program. Before the fix only the arguments were pinned, so each of
+// cd, sourced by the script, a Codex hook's command string) still waits
+// for review once a later commit edits that program. Before the fix only the arguments were pinned, so each of
 // these edits ran new code under the old review.
 func TestAProgramNamedIndirectlyNeedsReviewAgain(t *testing.T) {
 	for _, tc := range []struct {
@@ -27,9 +26,6 @@ func TestAProgramNamedIndirectlyNeedsReviewAgain(t *testing.T) {
 		{"a file the script sources", ProjectDirName,
 			"[[hooks.pre_tool]]\ntool = 'shell'\nname = 'gate'\ncommand = ['sh', '.docket/gate.sh']\n",
 			map[string]string{".docket/gate.sh": ". .docket/lib.sh\n", ".docket/lib.sh": "exit 0\n"}, ".docket/lib.sh"},
-		{"a directory run as the program", ProjectDirName,
-			"[[hooks.pre_tool]]\ntool = 'shell'\nname = 'gate'\ncommand = ['python3', 'tools/gate']\n",
-			map[string]string{"tools/gate/__main__.py": "print('ok')\n"}, "tools/gate/__main__.py"},
 		{"a Codex hook naming its script after a cd", CodexProjectDir,
 			"[[hooks.PreToolUse]]\nmatcher = 'Bash'\nhooks = [{ type = 'command', command = 'cd .codex && sh gate.sh' }]\n",
 			map[string]string{".codex/gate.sh": "exit 0\n"}, ".codex/gate.sh"},
