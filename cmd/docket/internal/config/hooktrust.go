@@ -167,7 +167,7 @@ func foldProjectHookKeys(t tree) {
 func reviewHooks(cfg *Config, pre, post []string) error {
 	var reviews []HookReview
 	project := false
-	dir, bounds := hookBound(cfg.ProjectDir)
+	dir, bounds := hookBound(cfg)
 	for _, st := range []struct {
 		name    string
 		list    []Hook
@@ -374,8 +374,14 @@ func hookHash(stage string, h Hook, file, dir string, bounds []string) (string, 
 
 // hookBound is the directories a project hook's program files are pinned
 // within: the project's git root, else its directory, canonical, and the
-// directory as given (an absolute argument may be spelled either way).
-func hookBound(dir string) (cdir string, bounds []string) {
+// directory as given (an absolute argument may be spelled either way);
+// and every place the model's sandboxed commands may write (/tmp, $TMPDIR,
+// the configured writable roots, whatever the sandbox mode now, since
+// /permissions can switch it), where a program the user reviewed could be
+// rewritten before it runs. Programs elsewhere (/usr/bin/python3) are left
+// out: a system update would otherwise ask for a review.
+func hookBound(cfg *Config) (cdir string, bounds []string) {
+	dir := cfg.ProjectDir
 	if dir == "" {
 		return "", nil
 	}
@@ -384,7 +390,18 @@ func hookBound(dir string) (cdir string, bounds []string) {
 	if g := gitRoot(cdir); g != "" {
 		root = g
 	}
-	return cdir, []string{root, filepath.Clean(dir)}
+	bounds = []string{root, filepath.Clean(dir)}
+	writable := append([]string{"/tmp", cfg.Tmpdir}, cfg.SandboxWorkspaceWrite.WritableRoots...)
+	for _, w := range writable {
+		if w == "" {
+			continue
+		}
+		if !filepath.IsAbs(w) {
+			w = filepath.Join(cdir, w)
+		}
+		bounds = append(bounds, filepath.Clean(w), canonical(w))
+	}
+	return cdir, bounds
 }
 
 // programs are the pinned paths that are files, for people.
