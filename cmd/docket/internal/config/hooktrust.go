@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -163,8 +164,9 @@ func foldProjectHookKeys(t tree) {
 
 // reviewHooks sorts cfg's hooks into those that run and those that wait
 // for the user's review, reading the trust file only when a project layer
-// set hooks. origins are hookOrigins' per stage.
-func reviewHooks(cfg *Config, pre, post []string) error {
+// set hooks. origins are hookOrigins' per stage; pathEnv is the PATH the
+// hooks run with.
+func reviewHooks(cfg *Config, pre, post []string, pathEnv string) error {
 	var reviews []HookReview
 	project := false
 	dir, bounds := hookBound(cfg)
@@ -184,7 +186,7 @@ func reviewHooks(cfg *Config, pre, post []string) error {
 				if n := seen[r.File+"\x00"+r.Name]; n > 1 {
 					r.Name = fmt.Sprintf("%s #%d", r.Name, n)
 				}
-				r.Hash, r.Pins = hookHash(st.name, h, r.File, dir, bounds)
+				r.Hash, r.Pins = hookHash(st.name, h, r.File, dir, bounds, pathEnv)
 				r.Programs = programs(r.Pins)
 			} else {
 				r.Name = hookLabel(h)
@@ -313,7 +315,11 @@ type hookHashInput struct {
 // hookHashArg is an argument naming a path inside the project, and what
 // is there (hooks.Pin).
 type hookHashArg struct {
-	Arg    int    `json:"arg"`
+	Arg int `json:"arg"`
+	// Via is "PATH" for a place PATH looks for a bare program name, at
+	// Path; "" for the argument itself.
+	Via    string `json:"via,omitempty"`
+	Path   string `json:"path,omitempty"`
 	Target string `json:"target,omitempty"`
 	State  string `json:"state"`
 	SHA256 string `json:"sha256,omitempty"`
@@ -328,11 +334,18 @@ type hookHashArg struct {
 // argument -1: a script there may be named after a cd, through a
 // variable, or sourced by the script the hook names, none of which an
 // argument shows.
-func hookHash(stage string, h Hook, file, dir string, bounds []string) (string, []hooks.Pin) {
+//
+// A bare program name (argv[0], a wrapper command's first word) is run as
+// PATH finds it: each place PATH would look, up to the one it finds,
+// within bounds, is pinned (Arg as the word's, Via "PATH"), so that
+// neither an edit of the program nor a new one in an earlier entry runs
+// unreviewed.
+func hookHash(stage string, h Hook, file, dir string, bounds []string, pathEnv string) (string, []hooks.Pin) {
 	in := hookHashInput{Version: 1, Stage: stage, Name: h.Name, Tool: h.Tool, ArgvPrefix: h.ArgvPrefix, Command: h.Command,
 		TimeoutSec: h.TimeoutSec, OnError: h.OnError, Sandbox: h.Sandbox, Protocol: h.Protocol}
 	var pins []hooks.Pin
 	args := h.Command
+	programs := map[int]bool{0: true}
 	// A Codex hook is one sh -c string ("sh .codex/gate.sh"), and a
 	// Docket hook may be one too: the words of its plain commands are
 	// pinned, numbered after the argv's, so editing the script it names
@@ -340,6 +353,7 @@ func hookHash(stage string, h Hook, file, dir string, bounds []string) (string, 
 	if cmds, ok := cmdsafety.Commands(h.Command); ok && (len(cmds) != 1 || !slices.Equal(cmds[0], h.Command)) {
 		args = slices.Clone(args)
 		for _, c := range cmds {
+			programs[len(args)] = true
 			args = append(args, c...)
 		}
 	}
@@ -365,6 +379,21 @@ func hookHash(stage string, h Hook, file, dir string, bounds []string) (string, 
 		pin := hooks.PinPath(p)
 		pins = append(pins, pin)
 		in.Files = append(in.Files, hookHashArg{Arg: i, Target: pin.Target, State: pin.State, SHA256: pin.SHA256})
+	}
+	for i, arg := range args {
+		if !programs[i] || arg == "" || strings.Contains(arg, "/") || dir == "" {
+			continue
+		}
+		for _, p := range pathCandidates(arg, pathEnv, dir) {
+			pin := hooks.PinPath(p)
+			if events.WithinAny(p, bounds) {
+				pins = append(pins, pin)
+				in.Files = append(in.Files, hookHashArg{Arg: i, Via: "PATH", Path: p, Target: pin.Target, State: pin.State, SHA256: pin.SHA256})
+			}
+			if pin.State == "file" && executable(pin.Target) {
+				break
+			}
+		}
 	}
 	// Marshal cannot fail on these types.
 	b, _ := json.Marshal(in)
@@ -413,4 +442,28 @@ func programs(pins []hooks.Pin) []string {
 		}
 	}
 	return out
+}
+
+// pathCandidates are the places, in order, where PATH would look for a
+// bare program name: relative entries (and an empty one, the current
+// directory) against dir, the session's directory, as the hook runs.
+func pathCandidates(name, pathEnv, dir string) []string {
+	var out []string
+	for _, d := range filepath.SplitList(pathEnv) {
+		if d == "" {
+			d = "."
+		}
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(dir, d)
+		}
+		out = append(out, filepath.Clean(filepath.Join(d, name)))
+	}
+	return out
+}
+
+// executable reports whether path is a file with an execute bit, as PATH
+// lookup wants.
+func executable(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
 }

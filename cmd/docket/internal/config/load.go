@@ -192,7 +192,13 @@ func Load(opts LoadOptions) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := reviewHooks(cfg, pre, post); err != nil {
+	// The PATH hooks run with (Config.HookEnvironmentPolicy), to pin a
+	// bare program name as it is found.
+	hookPath, ok := cfg.HookEnvironmentPolicy.Set["PATH"]
+	if !ok {
+		hookPath = env("PATH")
+	}
+	if err := reviewHooks(cfg, pre, post, hookPath); err != nil {
 		return nil, err
 	}
 	cfg.ProjectAdditions = withRunningHooks(cfg.ProjectAdditions, cfg.HookReviews)
