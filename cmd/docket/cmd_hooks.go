@@ -11,6 +11,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/docket-engine/docket/cmd/docket/internal/config"
+	"github.com/docket-engine/docket/engine/hooks"
+	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/events/safetext"
 )
 
@@ -186,7 +188,13 @@ func writeHookDefinition(w io.Writer, r config.HookReview) {
 		fmt.Fprintf(w, "  timeout_sec  %v\n", h.TimeoutSec)
 	}
 	for _, p := range r.Programs {
-		fmt.Fprintf(w, "  program file %s (its content is part of the trust)\n", safetext.Line(p))
+		note := "its content is part of the trust"
+		if !underTreePin(r.Pins, p) {
+			// Checked before each run, but a command of the session
+			// running alongside can change it between check and run.
+			note += "; outside .docket/.codex the session's commands may write it: keep hook code there"
+		}
+		fmt.Fprintf(w, "  program file %s (%s)\n", safetext.Line(p), note)
 	}
 	for _, p := range r.Pins {
 		if p.Tree {
@@ -259,4 +267,15 @@ func writeHooksJSON(w io.Writer, reviews []config.HookReview, codex []config.Cod
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
+}
+
+// underTreePin reports whether path lies in a directory pinned whole (the
+// hook's config directory, read-only to the sandbox).
+func underTreePin(pins []hooks.Pin, path string) bool {
+	for _, p := range pins {
+		if p.Tree && (events.WithinAny(path, []string{p.Path}) || p.Target != "" && events.WithinAny(path, []string{p.Target})) {
+			return true
+		}
+	}
+	return false
 }
