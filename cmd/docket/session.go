@@ -359,6 +359,11 @@ func mcpOptions(cfg *config.Config, cwd string) mcp.Options {
 			return events.SandboxPlan{}, err
 		}
 		plan = ws.ProtectHome(plan, cfg.CodexHome)
+		// A trusted project hook's program files stay as trusted: no command
+		// of the session may rewrite one between its check and its run.
+		for _, f := range cfg.HookProgramFiles() {
+			plan = ws.ProtectHome(plan, f)
+		}
 		// A server lives for the session: a CPU-time budget per process
 		// would end it after enough requests, not when it runs away.
 		plan.Limits.MaxCPUSeconds = 0
@@ -381,6 +386,11 @@ func sessionPlan(cfg *config.Config, sc events.SessionConfig, cwd string) (event
 // network through the egress proxy; the paths the profile hides.
 func adjustPlan(plan events.SandboxPlan, cfg *config.Config) (events.SandboxPlan, error) {
 	plan = ws.ProtectHome(plan, cfg.CodexHome)
+	// A trusted project hook's program files stay as trusted: no command
+	// of the session may rewrite one between its check and its run.
+	for _, f := range cfg.HookProgramFiles() {
+		plan = ws.ProtectHome(plan, f)
+	}
 	if r := cfg.PermissionProfile; r != nil && cfg.Egress && plan.Sandboxed() {
 		plan.LocalBinding = r.Network.AllowLocalBinding
 	}

@@ -433,6 +433,27 @@ func hookBound(cfg *Config) (cdir string, bounds []string) {
 	return cdir, bounds
 }
 
+// HookProgramFiles are the files the trusted project hooks' pins cover,
+// as named and as resolved: the session keeps them read-only to its
+// sandboxed commands, since the check before each run cannot close the
+// window between that check and the run against a command running
+// alongside. The config directories, pinned whole, are read-only already.
+func (c *Config) HookProgramFiles() []string {
+	var out []string
+	for _, r := range c.HookReviews {
+		if r.Status != HookTrusted {
+			continue
+		}
+		for _, p := range r.Pins {
+			if p.State == "file" && !p.Tree {
+				out = append(out, p.Path, p.Target)
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 // programs are the pinned paths that are files, for people.
 func programs(pins []hooks.Pin) []string {
 	var out []string
