@@ -190,9 +190,9 @@ func writeHookDefinition(w io.Writer, r config.HookReview) {
 	for _, p := range r.Programs {
 		note := "its content is part of the trust"
 		if !underTreePin(r.Pins, p) {
-			// Checked before each run, but a command of the session
-			// running alongside can change it between check and run.
-			note += "; outside .docket/.codex the session's commands may write it: keep hook code there"
+			// A sandboxed session keeps it read-only while trusted
+			// (adjustPlan); an unsandboxed one can write it.
+			note += "; outside .docket/.codex, so while trusted a sandboxed session makes it read-only to its commands"
 		}
 		fmt.Fprintf(w, "  program file %s (%s)\n", safetext.Line(p), note)
 	}

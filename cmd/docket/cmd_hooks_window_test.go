@@ -10,9 +10,9 @@ import (
 )
 
 // TestTheReviewNamesProgramsTheSessionCanWrite: a program file outside
-// the hook's config directory (read-only to the sandbox) can be changed
-// by a command of the session between the check before a run and the
-// run; the review says so, and says nothing of one inside.
+// the hook's config directory (read-only to the sandbox) is in the
+// workspace; the review says that, trusted, it becomes read-only to a
+// sandboxed session's commands, and says nothing of one inside.
 func TestTheReviewNamesProgramsTheSessionCanWrite(t *testing.T) {
 	for _, tc := range []struct {
 		program string
@@ -23,7 +23,7 @@ func TestTheReviewNamesProgramsTheSessionCanWrite(t *testing.T) {
 			Pins: []hooks.Pin{{Path: "/p/.docket", Target: "/p/.docket", State: "directory", Tree: true}}}
 		var b bytes.Buffer
 		writeHookDefinition(&b, r)
-		if got := strings.Contains(b.String(), "the session's commands may write it"); got != tc.warned {
+		if got := strings.Contains(b.String(), "a sandboxed session makes it read-only"); got != tc.warned {
 			t.Errorf("%s: warned %t, want %t:\n%s", tc.program, got, tc.warned, b.String())
 		}
 	}
