@@ -22,10 +22,12 @@ func TestADirectoryPinCoversItsTree(t *testing.T) {
 			if err := os.Remove(link); err != nil {
 				t.Fatal(err)
 			}
-			if err := os.Symlink("/etc", link); err != nil {
+			mkdir(t, filepath.Join(dir, "other"))
+			if err := os.Symlink("other", link); err != nil {
 				t.Fatal(err)
 			}
 		}},
+		{"a file reached through the link", func(t *testing.T, dir string) { write(t, filepath.Join(dir, "lib", "__main__.py"), "evil\n") }},
 		{"a file removed", func(t *testing.T, dir string) {
 			if err := os.Remove(filepath.Join(dir, "pkg", "__main__.py")); err != nil {
 				t.Fatal(err)
@@ -73,5 +75,19 @@ func TestADirectoryArgumentIsNotPinnedWhole(t *testing.T) {
 	write(t, filepath.Join(dir, "main.go"), "package main\n")
 	if msg := changedPin(pins); msg != "" {
 		t.Errorf("an edit inside a directory argument stops the hook: %s", msg)
+	}
+}
+
+// TestATreePinEndsOnALinkLoop: a link back into the tree is recorded and
+// not walked again, so the pin returns and holds.
+func TestATreePinEndsOnALinkLoop(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "gate.sh"), "exit 0\n")
+	if err := os.Symlink(".", filepath.Join(dir, "loop")); err != nil {
+		t.Fatal(err)
+	}
+	pins := []Pin{PinTree(dir)}
+	if msg := changedPin(pins); msg != "" {
+		t.Errorf("a tree with a link loop does not hold: %s", msg)
 	}
 }
