@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // Pin is what a path a hook's command names was when the user trusted the
@@ -80,7 +81,9 @@ func changedPin(pins []Pin) string {
 }
 
 func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
+	// Non-blocking: a file swapped for a FIFO after its type was read
+	// must not hang the review or the run.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return "", err
 	}

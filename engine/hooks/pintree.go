@@ -112,6 +112,11 @@ func (w *treeWalk) walk(dir, prefix string) bool {
 // the content budget is spent.
 func (w *treeWalk) file(e *treeEntry, path string, fi fs.FileInfo) {
 	e.Size = fi.Size()
+	if e.Size == 0 {
+		// Nothing to read, and a link may lead to /proc, whose files
+		// say 0 and some of which block a reader.
+		return
+	}
 	if w.budget -= fi.Size(); w.budget < 0 {
 		e.MTime = fi.ModTime().UnixNano()
 		return
