@@ -11,6 +11,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/docket-engine/docket/cmd/docket/internal/config"
+	"github.com/docket-engine/docket/engine/hooks"
+	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/events/safetext"
 )
 
@@ -186,7 +188,20 @@ func writeHookDefinition(w io.Writer, r config.HookReview) {
 		fmt.Fprintf(w, "  timeout_sec  %v\n", h.TimeoutSec)
 	}
 	for _, p := range r.Programs {
-		fmt.Fprintf(w, "  program file %s (its content is part of the trust)\n", safetext.Line(p))
+		note := "its content is part of the trust"
+		if !underTreePin(r.Pins, p) {
+			// A sandboxed session keeps it read-only while trusted
+			// (adjustPlan); an unsandboxed one can write it.
+			note += "; outside .docket/.codex, so while trusted a sandboxed session makes it read-only to its commands"
+		}
+		fmt.Fprintf(w, "  program file %s (%s)\n", safetext.Line(p), note)
+	}
+	for _, p := range r.Pins {
+		if p.Tree {
+			// The config's own directory: what runs from it may be any
+			// file in it.
+			fmt.Fprintf(w, "  directory    %s (every file under it is part of the trust)\n", safetext.Line(p.Path))
+		}
 	}
 	fmt.Fprintf(w, "  hash         %s\n", r.Hash)
 }
@@ -252,4 +267,15 @@ func writeHooksJSON(w io.Writer, reviews []config.HookReview, codex []config.Cod
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
+}
+
+// underTreePin reports whether path lies in a directory pinned whole (the
+// hook's config directory, read-only to the sandbox).
+func underTreePin(pins []hooks.Pin, path string) bool {
+	for _, p := range pins {
+		if p.Tree && (events.WithinAny(path, []string{p.Path}) || p.Target != "" && events.WithinAny(path, []string{p.Target})) {
+			return true
+		}
+	}
+	return false
 }

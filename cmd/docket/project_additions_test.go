@@ -56,7 +56,7 @@ func TestProjectAdditionsReachStderrAndTheSessionRecord(t *testing.T) {
 
 // TestAProjectCannotRewriteItsOwnAdditionsWarning: an MCP server's name
 // is the project's text; one holding a carriage return and an erase-line
-// sequence reaches the warning (the attack's input), and stderr shows it
+// sequence reaches the configuration (the attack's input), and stderr shows it
 // escaped, so the line naming the server stays on the terminal.
 func TestAProjectCannotRewriteItsOwnAdditionsWarning(t *testing.T) {
 	home, ws := t.TempDir(), t.TempDir()
@@ -74,8 +74,8 @@ func TestAProjectCannotRewriteItsOwnAdditionsWarning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(strings.Join(cfg.Warnings, "\n"), "\r\x1b[2K") {
-		t.Fatalf("the attack's input did not reach the warnings: %q", cfg.Warnings)
+	if len(cfg.ProjectAdditions) != 1 || !strings.Contains(cfg.ProjectAdditions[0].Name, "\r\x1b[2K") {
+		t.Fatalf("the attack's input did not reach the configuration: %+v", cfg.ProjectAdditions)
 	}
 	var stderr bytes.Buffer
 	printWarnings(&stderr, cfg)

@@ -164,6 +164,9 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd string, o wireOpt
 		docMax = -1 // 0 in the configuration leaves AGENTS.md out
 	}
 	env, keepSecrets := commandEnv(cfg)
+	// Hooks run as the user: their environment is the user's layers'
+	// policy, never a project's (config.Config.HookEnvironmentPolicy).
+	hookEnv, hookKeep := cfg.HookEnvironmentPolicy.Build(os.Environ())
 	pre, post := cfg.Hooks.Specs()
 	stderr := a.stderr
 	w.opts = session.Options{
@@ -172,7 +175,7 @@ func wire(ctx context.Context, a *app, cfg *config.Config, cwd string, o wireOpt
 		Prompt:     prompt.Input{Home: cfg.ConfigHome, ProjectDocMaxBytes: docMax, FallbackFilenames: cfg.ProjectDocFallbackFilenames},
 		Limits:     cfg.Sandbox.Limits(),
 		AdjustPlan: func(plan events.SandboxPlan) (events.SandboxPlan, error) { return adjustPlan(plan, cfg) },
-		PreHooks:   pre, PostHooks: post,
+		PreHooks:   pre, PostHooks: post, HookEnv: hookEnv, HookKeepSecretEnv: hookKeep,
 		Subagents: cfg.Subagents.Enabled || o.subagents, RiskAssessment: cfg.ExperimentalRiskAssessment,
 		Settings: settings(cfg, o), OutputSchema: o.outputSchema, ApprovalTimeout: cfg.ApprovalTimeout(),
 		Faults: faultsFromEnv(), DocketVersion: version, Egress: sessionEgress(cfg),
@@ -356,6 +359,11 @@ func mcpOptions(cfg *config.Config, cwd string) mcp.Options {
 			return events.SandboxPlan{}, err
 		}
 		plan = ws.ProtectHome(plan, cfg.CodexHome)
+		// A trusted project hook's program files stay as trusted: no command
+		// of the session may rewrite one between its check and its run.
+		for _, f := range cfg.HookProgramFiles() {
+			plan = ws.ProtectHome(plan, f)
+		}
 		// A server lives for the session: a CPU-time budget per process
 		// would end it after enough requests, not when it runs away.
 		plan.Limits.MaxCPUSeconds = 0
@@ -378,6 +386,11 @@ func sessionPlan(cfg *config.Config, sc events.SessionConfig, cwd string) (event
 // network through the egress proxy; the paths the profile hides.
 func adjustPlan(plan events.SandboxPlan, cfg *config.Config) (events.SandboxPlan, error) {
 	plan = ws.ProtectHome(plan, cfg.CodexHome)
+	// A trusted project hook's program files stay as trusted: no command
+	// of the session may rewrite one between its check and its run.
+	for _, f := range cfg.HookProgramFiles() {
+		plan = ws.ProtectHome(plan, f)
+	}
 	if r := cfg.PermissionProfile; r != nil && cfg.Egress && plan.Sandboxed() {
 		plan.LocalBinding = r.Network.AllowLocalBinding
 	}

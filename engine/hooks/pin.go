@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // Pin is what a path a hook's command names was when the user trusted the
@@ -21,8 +22,14 @@ type Pin struct {
 	// State is "file", "missing", "directory" or "other" (a device, a
 	// FIFO, a file that cannot be read: never opened).
 	State string `json:"state"`
-	// SHA256 is the file's content digest, hex, when State is "file".
+	// SHA256 is the file's content digest, hex, when State is "file";
+	// for a directory pinned whole (Tree), the digest of its tree
+	// (treeSHA256).
 	SHA256 string `json:"sha256,omitempty"`
+	// Tree marks a directory pinned with everything under it (PinTree):
+	// the directory of a project's config, whose scripts a hook may run
+	// in ways no argument shows (after a cd, sourced).
+	Tree bool `json:"tree,omitempty"`
 }
 
 // PinPath reads what is at path now.
@@ -46,10 +53,27 @@ func PinPath(path string) Pin {
 	return p
 }
 
+// PinTree reads what is at path now and, for a directory, everything
+// under it (treeSHA256). A directory argument is pinned by PinPath alone:
+// a hook's arguments name directories it reads (eslint src), which the
+// session's commands change, so covering their trees would stop the hook.
+func PinTree(path string) Pin {
+	p := PinPath(path)
+	p.Tree = true
+	if p.State == "directory" {
+		p.SHA256 = treeSHA256(p.Target)
+	}
+	return p
+}
+
 // changedPin returns what no longer holds of pins, or "" when all do.
 func changedPin(pins []Pin) string {
 	for _, want := range pins {
-		if got := PinPath(want.Path); got != want {
+		got := PinPath(want.Path)
+		if want.Tree {
+			got = PinTree(want.Path)
+		}
+		if got != want {
 			return fmt.Sprintf("%s changed since the hook was trusted (now %s), so the hook did not run; review it again with docket hooks", want.Path, got.State)
 		}
 	}
@@ -57,7 +81,9 @@ func changedPin(pins []Pin) string {
 }
 
 func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
+	// Non-blocking: a file swapped for a FIFO after its type was read
+	// must not hang the review or the run.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return "", err
 	}

@@ -75,6 +75,12 @@ type Options struct {
 	// KeepSecretEnv.
 	Env           []string
 	KeepSecretEnv bool
+	// HookEnv and HookKeepSecretEnv are the hooks' environment, as Env
+	// is the commands'; nil HookEnv uses Env. They differ when a
+	// project's config shaped Env: a hook runs as the user, so the
+	// project must not choose its PATH or BASH_ENV.
+	HookEnv           []string
+	HookKeepSecretEnv bool
 	// AgentEnv is each external agent's own environment for its run_agent
 	// calls (see engine.ProcessRunner.AgentEnv).
 	AgentEnv map[string][]string

@@ -82,6 +82,9 @@ func (s *Session) wire(ctx context.Context, o *Options, cwd string) (engine.Conf
 	cfg.Tools = tools
 	if len(o.PreHooks)+len(o.PostHooks) > 0 {
 		h := &hooks.Runner{Pre: o.PreHooks, Post: o.PostHooks, Cwd: cwd, Env: o.Env, KeepSecretEnv: o.KeepSecretEnv, StubRecords: records}
+		if o.HookEnv != nil {
+			h.Env, h.KeepSecretEnv = o.HookEnv, o.HookKeepSecretEnv
+		}
 		if hooksBase != nil {
 			h.HelperPath, h.Caps, h.Launcher, h.GitWalks = hooksBase.HelperPath, hooksBase.Caps, hooksBase.Launcher, hooksBase.GitWalks
 		}

@@ -85,7 +85,8 @@ func TestProjectHooksRunOnlyOnceTrusted(t *testing.T) {
 	}
 
 	tr := hooksCmd("trust", "gate")
-	if !strings.Contains(tr.stdout, "command      sh .docket/gate.sh") || !strings.Contains(tr.stdout, "program file "+gate) {
+	if !strings.Contains(tr.stdout, "command      sh .docket/gate.sh") || !strings.Contains(tr.stdout, "program file "+gate) ||
+		!strings.Contains(tr.stdout, "directory    "+filepath.Dir(gate)+" (every file under it") {
 		t.Errorf("docket hooks trust does not show the definition and its program file:\n%s", tr.stdout)
 	}
 	r, jpath = exec()
@@ -169,8 +170,8 @@ func sessionID(t *testing.T, path string) string {
 
 // TestATrustedHooksScriptRewrittenInTheSessionDoesNotRun: a trusted
 // project hook whose script lies in the workspace (outside the read-only
-// .docket) is pinned to the script as trusted. A command of the session
-// rewrites the script; the user's own hook, which runs the same script
+// .docket) is pinned to the script as trusted. A command of an
+// unsandboxed session rewrites the script; the user's own hook, which runs the same script
 // unpinned, runs the new text (the attack works without the pin), and the
 // project's hook does not run it: its verdict is a failure naming the
 // change, and on_error (deny) stops the call.
@@ -194,7 +195,10 @@ func TestATrustedHooksScriptRewrittenInTheSessionDoesNotRun(t *testing.T) {
 	script := writeScript(t, `{"output":[{"type":"function_call","call_id":"rewrite","name":"shell","arguments":`+string(args)+`}]}`,
 		`{"output":[{"type":"function_call","call_id":"next","name":"shell","arguments":{"command":["touch","next-ran"]}}]}`,
 		`{"output":[{"type":"message","content":"done"}]}`)
-	r := docket(t, nil, "exec", "--skip-git-repo-check", "--home", home, "-C", ws, "-a", "never", "-s", "workspace-write", "--model-script", script, "go")
+	// Unsandboxed: under workspace-write the session keeps a trusted hook's
+	// program read-only (TestASessionCannotRewriteATrustedHooksProgram),
+	// and the pin is what is left when nothing is sandboxed.
+	r := docket(t, nil, "exec", "--skip-git-repo-check", "--home", home, "-C", ws, "-a", "never", "-s", "danger-full-access", "--model-script", script, "go")
 	if r.code != 0 {
 		t.Fatalf("exec: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/docket-engine/docket/engine/hooks"
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/events/safetext"
 	"github.com/docket-engine/docket/replay/audit"
 	"github.com/docket-engine/docket/states/cmdsafety"
 )
@@ -64,11 +66,15 @@ type HookReview struct {
 	Status   HookStatus
 }
 
-// String names the hook for people: stage, name and file.
+// String names the hook for people: stage, name and file, on one line.
+// The name and the file are the project's text: a newline or an escape in
+// them is written as its escape (safetext.Line), so that in the start
+// warning, or the session record the audit splits into one hook a line,
+// the name cannot forge a line or an entry of its own.
 func (r HookReview) String() string {
-	s := r.Stage + " " + r.Name
+	s := r.Stage + " " + safetext.Line(r.Name)
 	if r.File != "" {
-		s += " (from " + r.File + ")"
+		s += " (from " + safetext.Line(r.File) + ")"
 	}
 	return s
 }
@@ -158,11 +164,12 @@ func foldProjectHookKeys(t tree) {
 
 // reviewHooks sorts cfg's hooks into those that run and those that wait
 // for the user's review, reading the trust file only when a project layer
-// set hooks. origins are hookOrigins' per stage.
-func reviewHooks(cfg *Config, pre, post []string) error {
+// set hooks. origins are hookOrigins' per stage; pathEnv is the PATH the
+// hooks run with.
+func reviewHooks(cfg *Config, pre, post []string, pathEnv string) error {
 	var reviews []HookReview
 	project := false
-	dir, bounds := hookBound(cfg.ProjectDir)
+	dir, bounds := hookBound(cfg)
 	for _, st := range []struct {
 		name    string
 		list    []Hook
@@ -179,7 +186,7 @@ func reviewHooks(cfg *Config, pre, post []string) error {
 				if n := seen[r.File+"\x00"+r.Name]; n > 1 {
 					r.Name = fmt.Sprintf("%s #%d", r.Name, n)
 				}
-				r.Hash, r.Pins = hookHash(st.name, h, dir, bounds)
+				r.Hash, r.Pins = hookHash(st.name, h, r.File, dir, bounds, pathEnv)
 				r.Programs = programs(r.Pins)
 			} else {
 				r.Name = hookLabel(h)
@@ -308,29 +315,53 @@ type hookHashInput struct {
 // hookHashArg is an argument naming a path inside the project, and what
 // is there (hooks.Pin).
 type hookHashArg struct {
-	Arg    int    `json:"arg"`
+	Arg int `json:"arg"`
+	// Via is "PATH" for a place PATH looks for a bare program name, at
+	// Path; "" for the argument itself.
+	Via    string `json:"via,omitempty"`
+	Path   string `json:"path,omitempty"`
 	Target string `json:"target,omitempty"`
 	State  string `json:"state"`
 	SHA256 string `json:"sha256,omitempty"`
 }
 
 // hookHash hashes a project hook (hookHashInput) and returns the pins of
-// the paths its command names within bounds (hookBound). Arguments are resolved as the hook runs them:
-// relative to dir, the session's directory.
-func hookHash(stage string, h Hook, dir string, bounds []string) (string, []hooks.Pin) {
+// the paths its command names within bounds (hookBound). Arguments are
+// resolved as the hook runs them: relative to dir, the session's
+// directory. The words of a shell wrapper's script (sh -c "cd .docket &&
+// sh gate.sh") count as arguments, and the directory of the config file
+// that defines the hook (file's .docket or .codex) is pinned whole as
+// argument -1: a script there may be named after a cd, through a
+// variable, or sourced by the script the hook names, none of which an
+// argument shows.
+//
+// A bare program name (argv[0], a wrapper command's first word) is run as
+// PATH finds it: each place PATH would look, up to the one it finds,
+// within bounds, is pinned (Arg as the word's, Via "PATH"), so that
+// neither an edit of the program nor a new one in an earlier entry runs
+// unreviewed.
+func hookHash(stage string, h Hook, file, dir string, bounds []string, pathEnv string) (string, []hooks.Pin) {
 	in := hookHashInput{Version: 1, Stage: stage, Name: h.Name, Tool: h.Tool, ArgvPrefix: h.ArgvPrefix, Command: h.Command,
 		TimeoutSec: h.TimeoutSec, OnError: h.OnError, Sandbox: h.Sandbox, Protocol: h.Protocol}
 	var pins []hooks.Pin
 	args := h.Command
-	if h.Protocol == hooks.ProtocolCodex {
-		// A Codex hook is one sh -c string ("sh .codex/gate.sh"): the
-		// words of its plain commands are pinned too, numbered after
-		// the argv's, so editing the script it names needs a new review.
-		if cmds, ok := cmdsafety.Commands(h.Command); ok {
-			args = slices.Clone(args)
-			for _, c := range cmds {
-				args = append(args, c...)
-			}
+	programs := map[int]bool{0: true}
+	// A Codex hook is one sh -c string ("sh .codex/gate.sh"), and a
+	// Docket hook may be one too: the words of its plain commands are
+	// pinned, numbered after the argv's, so editing the script it names
+	// needs a new review. An argv that is no wrapper is left as it is.
+	if cmds, ok := cmdsafety.Commands(h.Command); ok && (len(cmds) != 1 || !slices.Equal(cmds[0], h.Command)) {
+		args = slices.Clone(args)
+		for _, c := range cmds {
+			programs[len(args)] = true
+			args = append(args, c...)
+		}
+	}
+	if file != "" && dir != "" {
+		if cd := filepath.Dir(file); events.WithinAny(cd, bounds) {
+			pin := hooks.PinTree(cd)
+			pins = append(pins, pin)
+			in.Files = append(in.Files, hookHashArg{Arg: -1, Target: pin.Target, State: "tree", SHA256: pin.SHA256})
 		}
 	}
 	for i, arg := range args {
@@ -349,6 +380,21 @@ func hookHash(stage string, h Hook, dir string, bounds []string) (string, []hook
 		pins = append(pins, pin)
 		in.Files = append(in.Files, hookHashArg{Arg: i, Target: pin.Target, State: pin.State, SHA256: pin.SHA256})
 	}
+	for i, arg := range args {
+		if !programs[i] || arg == "" || strings.Contains(arg, "/") || dir == "" {
+			continue
+		}
+		for _, p := range pathCandidates(arg, pathEnv, dir) {
+			pin := hooks.PinPath(p)
+			if events.WithinAny(p, bounds) {
+				pins = append(pins, pin)
+				in.Files = append(in.Files, hookHashArg{Arg: i, Via: "PATH", Path: p, Target: pin.Target, State: pin.State, SHA256: pin.SHA256})
+			}
+			if pin.State == "file" && executable(pin.Target) {
+				break
+			}
+		}
+	}
 	// Marshal cannot fail on these types.
 	b, _ := json.Marshal(in)
 	sum := sha256.Sum256(b)
@@ -357,8 +403,14 @@ func hookHash(stage string, h Hook, dir string, bounds []string) (string, []hook
 
 // hookBound is the directories a project hook's program files are pinned
 // within: the project's git root, else its directory, canonical, and the
-// directory as given (an absolute argument may be spelled either way).
-func hookBound(dir string) (cdir string, bounds []string) {
+// directory as given (an absolute argument may be spelled either way);
+// and every place the model's sandboxed commands may write (/tmp, $TMPDIR,
+// the configured writable roots, whatever the sandbox mode now, since
+// /permissions can switch it), where a program the user reviewed could be
+// rewritten before it runs. Programs elsewhere (/usr/bin/python3) are left
+// out: a system update would otherwise ask for a review.
+func hookBound(cfg *Config) (cdir string, bounds []string) {
+	dir := cfg.ProjectDir
 	if dir == "" {
 		return "", nil
 	}
@@ -367,7 +419,39 @@ func hookBound(dir string) (cdir string, bounds []string) {
 	if g := gitRoot(cdir); g != "" {
 		root = g
 	}
-	return cdir, []string{root, filepath.Clean(dir)}
+	bounds = []string{root, filepath.Clean(dir)}
+	writable := append([]string{"/tmp", cfg.Tmpdir}, cfg.SandboxWorkspaceWrite.WritableRoots...)
+	for _, w := range writable {
+		if w == "" {
+			continue
+		}
+		if !filepath.IsAbs(w) {
+			w = filepath.Join(cdir, w)
+		}
+		bounds = append(bounds, filepath.Clean(w), canonical(w))
+	}
+	return cdir, bounds
+}
+
+// HookProgramFiles are the files the trusted project hooks' pins cover,
+// as named and as resolved: the session keeps them read-only to its
+// sandboxed commands, since the check before each run cannot close the
+// window between that check and the run against a command running
+// alongside. The config directories, pinned whole, are read-only already.
+func (c *Config) HookProgramFiles() []string {
+	var out []string
+	for _, r := range c.HookReviews {
+		if r.Status != HookTrusted {
+			continue
+		}
+		for _, p := range r.Pins {
+			if p.State == "file" && !p.Tree {
+				out = append(out, p.Path, p.Target)
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // programs are the pinned paths that are files, for people.
@@ -379,4 +463,28 @@ func programs(pins []hooks.Pin) []string {
 		}
 	}
 	return out
+}
+
+// pathCandidates are the places, in order, where PATH would look for a
+// bare program name: relative entries (and an empty one, the current
+// directory) against dir, the session's directory, as the hook runs.
+func pathCandidates(name, pathEnv, dir string) []string {
+	var out []string
+	for _, d := range filepath.SplitList(pathEnv) {
+		if d == "" {
+			d = "."
+		}
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(dir, d)
+		}
+		out = append(out, filepath.Clean(filepath.Join(d, name)))
+	}
+	return out
+}
+
+// executable reports whether path is a file with an execute bit, as PATH
+// lookup wants.
+func executable(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
 }

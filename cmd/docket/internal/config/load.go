@@ -123,6 +123,12 @@ func Load(opts LoadOptions) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
+	var userEnv struct {
+		P ShellEnvPolicy `toml:"shell_environment_policy"`
+	}
+	if err := decodeTree(merged, &userEnv); err != nil {
+		return nil, &Error{Source: "merged configuration", Key: "shell_environment_policy", Msg: err.Error(), Err: err}
+	}
 	if opts.Cwd != "" {
 		var projects map[string]Project
 		if pt, ok := merged["projects"].(tree); ok {
@@ -174,6 +180,7 @@ func Load(opts LoadOptions) (*Config, error) {
 	if err := decodeTree(merged, cfg); err != nil {
 		return nil, &Error{Source: "merged configuration", Msg: err.Error(), Err: err}
 	}
+	cfg.HookEnvironmentPolicy = userEnv.P
 	if err := checkMerged(cfg); err != nil {
 		return nil, err
 	}
@@ -185,7 +192,13 @@ func Load(opts LoadOptions) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := reviewHooks(cfg, pre, post); err != nil {
+	// The PATH hooks run with (Config.HookEnvironmentPolicy), to pin a
+	// bare program name as it is found.
+	hookPath, ok := cfg.HookEnvironmentPolicy.Set["PATH"]
+	if !ok {
+		hookPath = env("PATH")
+	}
+	if err := reviewHooks(cfg, pre, post, hookPath); err != nil {
 		return nil, err
 	}
 	cfg.ProjectAdditions = withRunningHooks(cfg.ProjectAdditions, cfg.HookReviews)

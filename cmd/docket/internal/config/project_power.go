@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/events/safetext"
 )
 
 // A trusted project's config (.codex/config.toml, .docket/config.toml) is
@@ -99,7 +100,9 @@ func (a ProjectAddition) String() string {
 	case "agent":
 		what = "agent CLI"
 	}
-	return fmt.Sprintf("%s %s (from %s)", what, a.Name, a.File)
+	// The name and file are the project's text: one line each, escaped
+	// (see HookReview.String).
+	return fmt.Sprintf("%s %s (from %s)", what, safetext.Line(a.Name), safetext.Line(a.File))
 }
 
 // projectAdditions lists the hooks, MCP servers, notify program and agent

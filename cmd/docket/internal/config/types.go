@@ -33,12 +33,18 @@ type Config struct {
 	Subagents                  SubagentOptions          `toml:"subagents"`
 
 	// Codex keys Docket implements (see docs/decisions.md, "Codex config").
-	ModelReasoningEffort   string             `toml:"model_reasoning_effort"`
-	ModelReasoningSummary  string             `toml:"model_reasoning_summary"`
-	ModelVerbosity         string             `toml:"model_verbosity"`
-	Notify                 []string           `toml:"notify"`
-	ShellEnvironmentPolicy ShellEnvPolicy     `toml:"shell_environment_policy"`
-	Projects               map[string]Project `toml:"projects"`
+	ModelReasoningEffort   string         `toml:"model_reasoning_effort"`
+	ModelReasoningSummary  string         `toml:"model_reasoning_summary"`
+	ModelVerbosity         string         `toml:"model_verbosity"`
+	Notify                 []string       `toml:"notify"`
+	ShellEnvironmentPolicy ShellEnvPolicy `toml:"shell_environment_policy"`
+	// HookEnvironmentPolicy is shell_environment_policy as the user's own
+	// layers set it, a project's left out: hooks run as the user, often
+	// outside the sandbox, so a project must not choose their PATH (which
+	// program a hook's bare name runs) or BASH_ENV, LD_PRELOAD and the
+	// like (code run before the hook's own).
+	HookEnvironmentPolicy ShellEnvPolicy     `toml:"-"`
+	Projects              map[string]Project `toml:"projects"`
 	// ModelContextWindow overrides the model's context window in tokens
 	// (0: Docket's table of known models); ModelAutoCompactTokenLimit is
 	// the context size at which the conversation is compacted
