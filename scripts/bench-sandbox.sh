@@ -49,6 +49,16 @@ while getopts "o:n:b:g:" opt; do
 done
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# Empty directories already at /tmp's protected names (a killed run's stubs
+# that no record names) are bound as they are instead of made and removed
+# per call: every workspace-write row then skips that work and reads
+# cheaper than on a clean machine (found 2026-11-28: four such stubs had
+# flattered the session row by about 0.2x bubblewrap for hours).
+for name in .git .docket .agents .codex; do
+	if [[ -d "/tmp/$name" ]] && [[ -z "$(ls -A "/tmp/$name" 2>/dev/null)" ]]; then
+		echo "bench-sandbox: warning: /tmp/$name already exists (empty): the workspace-write rows will not make or remove that stub and read cheaper than on a clean /tmp" >&2
+	fi
+done
 work="$(mktemp -d)"
 # The installs live outside /tmp: /tmp is a writable root of workspace-write,
 # and docket binaries under a writable root cost extra binds (and are not
