@@ -14,6 +14,7 @@ import (
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/sandbox"
 	"github.com/docket-engine/docket/sandbox/gitwalk"
+	"github.com/docket-engine/docket/sandbox/stubs"
 )
 
 // MCPCaller runs MCP tool calls for the runner.
@@ -51,6 +52,16 @@ type ProcessRunner struct {
 	// under the writable roots between calls (gitwalk.Cache); its owner
 	// closes it at the end of the session.
 	GitWalks *gitwalk.Cache
+	// TempStubs, when set, keeps the stubs of the protected names directly
+	// in the TempRoots (/tmp/.git and the like) from one call to the next
+	// (sandbox.Request.StubsIn); every other stub is made and removed per
+	// call. Its owner closes it at the end of the session, which removes
+	// them. Without TempRoots it is not used.
+	TempStubs *stubs.Keeper
+	// TempRoots are the session's shared temporary roots (/tmp and
+	// $TMPDIR, resolved), never its workspace or another root it was
+	// given.
+	TempRoots []string
 	// Launcher starts the sandboxed calls: the session's sandbox servers
 	// (a *sandbox.Servers, whose owner closes it at the end of the
 	// session), or nil for a helper per call (sandbox.PerCall).
@@ -165,6 +176,9 @@ func (r *ProcessRunner) run(ctx context.Context, req RunRequest, gate *sandbox.G
 		GitWalks: r.GitWalks, Launcher: r.Launcher, Bridge: req.Bridge, Gate: gate}
 	if req.Sandbox.Sandboxed() {
 		sr.Caps = r.caps()
+		if r.TempStubs != nil && len(r.TempRoots) > 0 {
+			sr.Stubs, sr.StubsIn = r.TempStubs, r.TempRoots
+		}
 	}
 	switch req.Tool {
 	case ExecCommandName:

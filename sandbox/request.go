@@ -59,9 +59,16 @@ type Request struct {
 	Caps *Capabilities
 	// Stubs, when set, keeps the stubs (empty read-only directories) made
 	// for missing protected paths (see package stubs) until its Close,
-	// instead of making and removing them on every run. A long-lived caller
-	// can keep one per session; the engine does not yet.
+	// instead of making and removing them on every run: all of them, or,
+	// when StubsIn is set, only those directly in one of its directories.
 	Stubs *stubs.Keeper
+	// StubsIn, when set, limits Stubs to the protected paths directly in
+	// one of these directories (DIR/.git, not DIR/sub/.git); the others
+	// are made and removed per run. A session passes its shared temporary
+	// roots (/tmp, $TMPDIR): an empty read-only .git left there between
+	// calls is in nobody's way, whereas one left in the workspace would be
+	// in the way of the user's own `git init`.
+	StubsIn []string
 	// StubRecords, when set, is a directory no sandboxed command can write
 	// (docket keeps it under $DOCKET_HOME) where each stub made for this
 	// run is recorded until it is removed, so that stubs.RemoveLeft can

@@ -442,17 +442,20 @@ func holdStubs(req Request, spec Spec) (Spec, func(), error) {
 			toHold = append(toHold, p)
 		}
 	}
+	perCall, kept := splitKept(req, toHold)
 	var keep []string
-	var err error
-	switch {
-	case len(toHold) == 0:
-	case req.Stubs != nil:
-		keep, err = req.Stubs.Hold(toHold, spec.Writable, req.StubRecords)
-	default:
-		keep, release, err = stubs.Hold(toHold, spec.Writable, req.StubRecords)
+	if len(kept) > 0 {
+		var err error
+		if keep, err = req.Stubs.Hold(kept, spec.Writable, req.StubRecords); err != nil {
+			return spec, func() {}, fmt.Errorf("sandbox: %w", err)
+		}
 	}
-	if err != nil {
-		return spec, func() {}, fmt.Errorf("sandbox: %w", err)
+	if len(perCall) > 0 {
+		held, rel, err := stubs.Hold(perCall, spec.Writable, req.StubRecords)
+		if err != nil {
+			return spec, func() {}, fmt.Errorf("sandbox: %w", err)
+		}
+		keep, release = append(keep, held...), rel
 	}
 	// A fresh slice: the caller retries with the original list.
 	var protected []string
@@ -469,6 +472,25 @@ func holdStubs(req Request, spec Spec) (Spec, func(), error) {
 	}
 	spec.Protected, spec.Scanned = protected, scanned
 	return spec, release, nil
+}
+
+// splitKept divides the paths to hold into those made and removed for
+// this run and those req.Stubs keeps (see Request.StubsIn).
+func splitKept(req Request, paths []string) (perCall, kept []string) {
+	switch {
+	case req.Stubs == nil:
+		return paths, nil
+	case len(req.StubsIn) == 0:
+		return nil, paths
+	}
+	for _, p := range paths {
+		if slices.Contains(req.StubsIn, filepath.Dir(p)) {
+			kept = append(kept, p)
+		} else {
+			perCall = append(perCall, p)
+		}
+	}
+	return perCall, kept
 }
 
 // cloneAttrs turns a namespace setup into clone flags and id maps.

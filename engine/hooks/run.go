@@ -9,6 +9,7 @@ import (
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/sandbox"
 	"github.com/docket-engine/docket/sandbox/gitwalk"
+	"github.com/docket-engine/docket/sandbox/stubs"
 )
 
 // outputCap bounds what is kept of a hook's stdout and stderr.
@@ -28,6 +29,10 @@ type Runner struct {
 	// servers. Nil means a helper per hook and a walk per run.
 	Launcher sandbox.Launcher
 	GitWalks *gitwalk.Cache
+	// Stubs and StubsIn are the session's kept stubs of its temporary
+	// roots (see sandbox.Request); nil makes and removes them per hook.
+	Stubs   *stubs.Keeper
+	StubsIn []string
 	// StubRecords is where the stubs a sandboxed hook needs are recorded
 	// (see sandbox.Request), so a killed docket's are removed at the next
 	// start; empty records nothing.
@@ -101,7 +106,7 @@ func (r *Runner) runOne(ctx context.Context, c Call, s Spec) events.HookVerdict 
 	start := time.Now()
 	o, err := sandbox.Run(ctx, sandbox.Request{Argv: s.Command, Cwd: r.Cwd, Env: r.Env, KeepSecretEnv: r.KeepSecretEnv,
 		Plan: plan, Timeout: s.timeout(), OutputCap: outputCap, HelperPath: r.HelperPath, Caps: r.Caps, Stdin: in,
-		Launcher: r.Launcher, GitWalks: r.GitWalks, StubRecords: r.StubRecords})
+		Launcher: r.Launcher, GitWalks: r.GitWalks, StubRecords: r.StubRecords, Stubs: r.Stubs, StubsIn: r.StubsIn})
 	v.DurationNs = time.Since(start).Nanoseconds()
 	var ue *sandbox.UnavailableError
 	switch {

@@ -118,6 +118,30 @@ func TestLoadDocsWithoutGitWalksToTheFilesystemRoot(t *testing.T) {
 	}
 }
 
+// TestLoadDocsPassesASandboxStub: an empty 0555 .git (the stub a session
+// keeps in /tmp) marks no project root; the walk goes on upwards.
+func TestLoadDocsPassesASandboxStub(t *testing.T) {
+	root := t.TempDir()
+	write(t, filepath.Join(root, "AGENTS.md"), "top")
+	write(t, filepath.Join(root, "a", "AGENTS.md"), "mid")
+	stub := filepath.Join(root, "a", ".git")
+	if err := os.Mkdir(stub, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.Chmod(stub, 0o755) })
+	cwd := filepath.Join(root, "a", "b")
+	if err := os.MkdirAll(cwd, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	docs, err := prompt.LoadDocs("", cwd, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(docs) < 2 || docs[len(docs)-2].Text != "top" || docs[len(docs)-1].Text != "mid" {
+		t.Errorf("docs %v, want ...top, mid (the stub is no root)", docPaths(docs))
+	}
+}
+
 func TestLoadDocsCap(t *testing.T) {
 	for _, tc := range []struct {
 		name      string

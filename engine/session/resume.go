@@ -114,7 +114,7 @@ func (s *Session) resume(ctx context.Context, configure func(Recorded) (Options,
 	if err := Preflight(o.Model); err != nil {
 		return err
 	}
-	cfg, err := s.wire(ctx, &o, ss.Cwd)
+	cfg, err := s.wire(ctx, &o, ss.Cwd, sharedTempRoots(ss.Config, ss.Cwd))
 	if err != nil {
 		return err
 	}

@@ -92,7 +92,7 @@ func Open(ctx context.Context, o Options) (*Session, error) {
 		instr = res.Instructions
 	}
 	s := &Session{}
-	cfg, err := s.wire(ctx, &o, cwd)
+	cfg, err := s.wire(ctx, &o, cwd, sharedTempRoots(p, cwd))
 	if err != nil {
 		return nil, errors.Join(err, s.finish())
 	}

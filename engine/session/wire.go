@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/docket-engine/docket/engine"
 	"github.com/docket-engine/docket/engine/hooks"
 	"github.com/docket-engine/docket/engine/mcp"
 	"github.com/docket-engine/docket/engine/model/script"
 	"github.com/docket-engine/docket/engine/uexec"
+	ws "github.com/docket-engine/docket/engine/workspace"
+	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/sandbox"
 	"github.com/docket-engine/docket/sandbox/gitwalk"
 	"github.com/docket-engine/docket/sandbox/stubs"
@@ -20,7 +23,8 @@ import (
 // wire builds what runs the session's calls: the runner with its sandbox
 // servers, walk cache and process table, the MCP servers, the hooks, the
 // subagents' host and the risk assessor. What it starts, Close stops.
-func (s *Session) wire(ctx context.Context, o *Options, cwd string) (engine.Config, error) {
+// tmp are the session's shared temporary roots (sharedTempRoots).
+func (s *Session) wire(ctx context.Context, o *Options, cwd string, tmp []string) (engine.Config, error) {
 	tools := o.Tools
 	if tools == nil {
 		tools = engine.DefaultTools()
@@ -38,7 +42,7 @@ func (s *Session) wire(ctx context.Context, o *Options, cwd string) (engine.Conf
 	var hooksBase *engine.ProcessRunner
 	cfg.Runner = o.Runner
 	if cfg.Runner == nil {
-		pr, err := s.processRunner(o, records)
+		pr, err := s.processRunner(o, records, tmp)
 		if err != nil {
 			return cfg, err
 		}
@@ -87,6 +91,9 @@ func (s *Session) wire(ctx context.Context, o *Options, cwd string) (engine.Conf
 		}
 		if hooksBase != nil {
 			h.HelperPath, h.Caps, h.Launcher, h.GitWalks = hooksBase.HelperPath, hooksBase.Caps, hooksBase.Launcher, hooksBase.GitWalks
+			if len(hooksBase.TempRoots) > 0 {
+				h.Stubs, h.StubsIn = hooksBase.TempStubs, hooksBase.TempRoots
+			}
 		}
 		cfg.Hooks = h
 	}
@@ -96,7 +103,11 @@ func (s *Session) wire(ctx context.Context, o *Options, cwd string) (engine.Conf
 // processRunner is the default runner: sandboxed processes on the
 // session's sandbox servers, with one walk for git directories per session
 // and a table of long-lived processes (exec_command).
-func (s *Session) processRunner(o *Options, records string) (*engine.ProcessRunner, error) {
+// The stubs of the shared temporary roots (/tmp/.git and the like) are
+// kept for the session rather than made and removed on every call: they
+// are removed when the session ends (after the servers that bind them),
+// and a killed docket's by the next start, through their records.
+func (s *Session) processRunner(o *Options, records string, tmp []string) (*engine.ProcessRunner, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("find this program's binary: %w", err)
@@ -113,12 +124,44 @@ func (s *Session) processRunner(o *Options, records string) (*engine.ProcessRunn
 	// mount layout are built once, each command gets its own PID
 	// namespace, Landlock domain and seccomp filter (sandbox.Servers).
 	servers := &sandbox.Servers{Binary: exe}
-	s.onClose(func() error { return errors.Join(servers.Close(), walks.Close()) })
+	kept := &stubs.Keeper{}
+	s.onClose(func() error { return errors.Join(servers.Close(), walks.Close(), kept.Close()) })
 	// The session's long-lived processes (exec_command): they end with it.
 	procs := &uexec.Table{}
 	s.onClose(procs.Close)
 	return &engine.ProcessRunner{HelperPath: helper, DocketPath: exe, Caps: &caps, StubRecords: records,
-		GitWalks: walks, Launcher: servers, Processes: procs, Env: o.Env, KeepSecretEnv: o.KeepSecretEnv, AgentEnv: o.AgentEnv}, nil
+		GitWalks: walks, TempStubs: kept, TempRoots: tmp, Launcher: servers, Processes: procs, Env: o.Env, KeepSecretEnv: o.KeepSecretEnv, AgentEnv: o.AgentEnv}, nil
+}
+
+// sharedTempRoots are the temporary roots a workspace-write plan of the
+// session may add, shared with every other program: /tmp and $TMPDIR as
+// recorded (absolute only), resolved as the plan resolves them. A
+// temporary root that is also the workspace or a configured writable
+// root is left out: its stubs are that root's, made and removed per call.
+// Whether the plan of a call has the root writable at all is the plan's
+// business: a stub is only made in a writable root.
+func sharedTempRoots(p events.SessionConfig, cwd string) []string {
+	cands := []string{"/tmp"}
+	if filepath.IsAbs(p.TmpdirEnv) {
+		cands = append(cands, p.TmpdirEnv)
+	}
+	others := []string{ws.RealPath(cwd)}
+	for _, r := range p.WritableRoots {
+		if r == "" {
+			continue
+		}
+		if !filepath.IsAbs(r) {
+			r = filepath.Join(cwd, r)
+		}
+		others = append(others, ws.RealPath(r))
+	}
+	var out []string
+	for _, c := range cands {
+		if r := ws.RealPath(c); !slices.Contains(others, r) && !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // removeLeftStubs removes the stubs a killed process left (in any

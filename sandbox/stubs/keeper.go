@@ -20,9 +20,9 @@ import (
 // creates each once rather than once per call (creating and
 // removing a directory is a journaled metadata update on most file systems).
 // The zero value is ready; Close releases them, removing those no other run
-// or process holds. Safe for concurrent use. Library API: the engine does
-// not keep one per session yet (each call holds and releases its own), so
-// deadcode lists Close as unreachable from the binaries.
+// or process holds. Safe for concurrent use. A session keeps one for the
+// stubs of its shared temporary roots only (/tmp, $TMPDIR:
+// sandbox.Request.StubsIn); a workspace's stubs are held per call.
 type Keeper struct {
 	mu   sync.Mutex
 	held map[string]heldPath // by protected path as the plan gives it

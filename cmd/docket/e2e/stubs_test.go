@@ -84,12 +84,15 @@ func TestStubsNeverRemoveTheUsersEmptyReadOnlyDirectories(t *testing.T) {
 // binary: the stubs it made there (the root's .git, and the lean helper's
 // name beside the binary) and in the workspace are removed by the resume,
 // from records kept where an older docket kept them ($DOCKET_HOME/placeholders).
+// So are those of its $TMPDIR, which a session keeps from call to call
+// rather than per call: the killed docket never removed them.
 func TestStubsLeftByAKilledDocketRemovedOnResume(t *testing.T) {
-	home, ws, extra := t.TempDir(), t.TempDir(), t.TempDir()
+	home, ws, extra, tmpd := t.TempDir(), t.TempDir(), t.TempDir(), t.TempDir()
 	t.Cleanup(func() {
 		_ = os.WriteFile(filepath.Join(ws, "go"), nil, 0o644)
 		loosen(ws)
 		loosen(extra)
+		loosen(tmpd)
 	})
 	// docket installed under a writable root: its lean helper's name
 	// beside it gets a stub, so that no command can plant one there.
@@ -102,7 +105,7 @@ func TestStubsLeftByAKilledDocketRemovedOnResume(t *testing.T) {
 	script := shellScript(t, fmt.Sprintf(`: %s; echo up > started; while [ ! -e go ]; do sleep 0.05; done`, token))
 	cmd := exec.Command(bin, "exec", "--skip-git-repo-check", "--home", home, "-C", ws, "--add-dir", extra, "-a", "never", "-s", "workspace-write",
 		"--model-script", script, "go")
-	cmd.Env = append(os.Environ(), "DOCKET_CRASH_AT=")
+	cmd.Env = append(os.Environ(), "DOCKET_CRASH_AT=", "TMPDIR="+tmpd)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
@@ -120,7 +123,8 @@ func TestStubsLeftByAKilledDocketRemovedOnResume(t *testing.T) {
 	if !waitFor(func() bool { return len(processesWith(t, token)) == 0 }) {
 		t.Fatal("the command outlived docket")
 	}
-	stubs := []string{filepath.Join(ws, ".git"), filepath.Join(extra, ".git"), filepath.Join(extra, ".docket"), filepath.Join(extra, "bin", "docket-sandbox-helper")}
+	stubs := []string{filepath.Join(ws, ".git"), filepath.Join(extra, ".git"), filepath.Join(extra, ".docket"), filepath.Join(extra, "bin", "docket-sandbox-helper"),
+		filepath.Join(tmpd, ".git"), filepath.Join(tmpd, ".codex")}
 	for _, d := range stubs {
 		fi, err := os.Lstat(d)
 		if err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o555 {

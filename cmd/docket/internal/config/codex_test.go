@@ -284,6 +284,38 @@ func TestProjectTrustDecidesWhetherTheProjectConfigLoads(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a sandbox stub above is no git root", func(t *testing.T) {
+		// A session keeps an empty 0555 .git in /tmp while it runs: a
+		// project below it is not that directory's project. Trusting the
+		// stub's directory trusts nothing below it.
+		above := t.TempDir()
+		stub := filepath.Join(above, ".git")
+		if err := os.Mkdir(stub, 0o555); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = os.Chmod(stub, 0o755) })
+		proj := filepath.Join(above, "proj")
+		if err := os.MkdirAll(filepath.Join(proj, ProjectDirName), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(proj, ProjectDirName, FileName), []byte("model = 'project-model'\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c := mustLoad(t, LoadOptions{Home: homeWith(t, "[projects.'"+above+"']\ntrust_level = 'trusted'\n"), Cwd: proj})
+		if c.Trust.Trusted() || c.Model == "project-model" {
+			t.Errorf("a stub .git made %s the project's root: trust %+v, model %q", above, c.Trust, c.Model)
+		}
+		// The same directory with something in its .git is a repository.
+		if err := os.Chmod(stub, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(stub, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if c := mustLoad(t, LoadOptions{Home: homeWith(t, "[projects.'"+above+"']\ntrust_level = 'trusted'\n"), Cwd: proj}); !c.Trust.Trusted() {
+			t.Errorf("a real .git above: trust %+v, want trusted by its git root", c.Trust)
+		}
+	})
 	t.Run("a project cannot trust anything", func(t *testing.T) {
 		dir := t.TempDir()
 		if err := os.Mkdir(filepath.Join(dir, ProjectDirName), 0o755); err != nil {
