@@ -19,6 +19,7 @@ import (
 	"github.com/docket-engine/docket/journal"
 	"github.com/docket-engine/docket/sandbox"
 	"github.com/docket-engine/docket/sandbox/gitwalk"
+	"github.com/docket-engine/docket/sandbox/stubs"
 	"github.com/docket-engine/docket/states/policy"
 )
 
@@ -64,9 +65,12 @@ func serialTrueSession(b *testing.B, calls int, mode string, kept, unprepared bo
 	caps := sandbox.Probe()
 	runner := &engine.ProcessRunner{HelperPath: exe, Caps: &caps}
 	if kept {
-		walks, servers := &gitwalk.Cache{}, &sandbox.Servers{Binary: exe}
-		b.Cleanup(func() { _ = servers.Close(); _ = walks.Close() })
+		walks, servers, kept := &gitwalk.Cache{}, &sandbox.Servers{Binary: exe}, &stubs.Keeper{}
+		b.Cleanup(func() { _ = servers.Close(); _ = walks.Close(); _ = kept.Close() })
 		runner.GitWalks, runner.Launcher = walks, servers
+		// As engine/session: the stubs directly in the temporary root are
+		// the session's, those of the workspace (below it) the call's.
+		runner.TempStubs, runner.TempRoots = kept, []string{realTempDir(b)}
 	}
 	var r engine.Runner = runner
 	if unprepared {
@@ -164,6 +168,10 @@ func BenchmarkSerialCallRatio(b *testing.B) {
 			if err != nil || res.Status != events.TurnCompleted {
 				b.Fatalf("turn: %v %+v", err, res)
 			}
+			// A call the sandbox refused is quick: count only calls that ran.
+			if ran := ranClean(b, j); ran != b.N {
+				b.Fatalf("%d of %d calls ran and exited 0", ran, b.N)
+			}
 			perCall := float64(total-y.spent) / float64(b.N) / 1e6
 			perItem := float64(y.spent) / float64(y.n) / 1e6
 			b.ReportMetric(perCall, "ms/call")
@@ -186,4 +194,34 @@ func warnLeftStubs(b *testing.B) {
 			b.Logf("warning: %s already exists (empty): the sandboxed rows will not make or remove that stub and read cheaper than on a clean machine", p)
 		}
 	}
+}
+
+// realTempDir is os.TempDir resolved, as a session's plan resolves its
+// temporary roots.
+func realTempDir(b *testing.B) string {
+	d, err := filepath.EvalSymlinks(os.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	return d
+}
+
+// ranClean counts the journal's outcomes of commands that ran and exited 0
+// with no sandbox error.
+func ranClean(b *testing.B, j *journal.Journal) int {
+	recs, err := j.All()
+	if err != nil {
+		b.Fatal(err)
+	}
+	n := 0
+	for _, r := range recs {
+		body, err := r.Decode()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if o, ok := body.(*events.ExecOutcome); ok && o.ExitCode == 0 && o.SandboxError == "" && o.Error == "" {
+			n++
+		}
+	}
+	return n
 }

@@ -25,6 +25,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -36,6 +37,7 @@ import (
 	"github.com/docket-engine/docket/sandbox"
 	"github.com/docket-engine/docket/sandbox/gitwalk"
 	"github.com/docket-engine/docket/sandbox/helper"
+	"github.com/docket-engine/docket/sandbox/stubs"
 	"github.com/docket-engine/docket/states/policy"
 	"golang.org/x/sys/unix"
 )
@@ -117,7 +119,10 @@ func run() error {
 		o.workspace = d
 	}
 	truebin := "/bin/true"
-	cands, err := candidates(o, truebin)
+	// The session row keeps its temporary roots' stubs until the run ends.
+	keep := &stubs.Keeper{}
+	defer func() { _ = keep.Close() }()
+	cands, err := candidates(o, truebin, keep)
 	if err != nil {
 		return err
 	}
@@ -207,7 +212,7 @@ func fillTmp(n int) (string, error) {
 }
 
 // candidates lists what is timed, bare first and bubblewrap second.
-func candidates(o options, truebin string) ([]*candidate, error) {
+func candidates(o options, truebin string, keep *stubs.Keeper) ([]*candidate, error) {
 	devnull, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
 	if err != nil {
 		return nil, err
@@ -240,7 +245,7 @@ func candidates(o options, truebin string) ([]*candidate, error) {
 			sub(prefix+"docket sandbox (read-only)", inst.docket, "sandbox", "-C", o.workspace, "--", truebin),
 			sub(prefix+"docket sandbox -s workspace-write", inst.docket, "sandbox", "-s", "workspace-write", "-C", o.workspace, "--", truebin))
 	}
-	inproc, err := inProcess(o, truebin)
+	inproc, err := inProcess(o, truebin, keep)
 	if err != nil {
 		return nil, err
 	}
@@ -278,7 +283,11 @@ func enginePlan(dir string) events.SandboxPlan {
 
 // inProcess is the engine's path: sandbox.Run with the machine probed once
 // and the lean helper, as engine.ProcessRunner calls it.
-func inProcess(o options, truebin string) ([]*candidate, error) {
+//
+// keep holds the stubs of the temporary roots across the session row's
+// calls, as a session does (engine/session: sharedTempRoots); its owner
+// closes it, which removes them.
+func inProcess(o options, truebin string, keep *stubs.Keeper) ([]*candidate, error) {
 	caps := sandbox.Probe()
 	plan := enginePlan(o.workspace)
 	if err := caps.Check(plan); err != nil {
@@ -305,11 +314,35 @@ func inProcess(o options, truebin string) ([]*candidate, error) {
 	served := req
 	served.GitWalks = &gitwalk.Cache{}
 	served.Launcher = &sandbox.Servers{}
+	served.Stubs, served.StubsIn = keep, tempRoots(o.workspace)
+	if home, err := os.UserHomeDir(); err == nil {
+		// Docket's own records: a benchmark killed midway leaves kept
+		// stubs the next docket start removes.
+		served.StubRecords = filepath.Join(home, ".docket", "stubs")
+	}
 	return []*candidate{
 		{name: "in-process sandbox.Run, workspace-write, walk per call", cmd: desc + ", a fresh walk for git directories on every call", run: func() error { return call(req) }},
 		{name: "in-process sandbox.Run, workspace-write, session walk cache", cmd: desc + ", Request.GitWalks kept across calls", run: func() error { return call(session) }},
-		{name: "in-process sandbox.Run, workspace-write, session walk cache and sandbox server", cmd: desc + ", Request.GitWalks and Request.Launcher (sandbox.Servers) kept across calls", run: func() error { return call(served) }},
+		{name: "in-process sandbox.Run, workspace-write, session walk cache and sandbox server", cmd: desc + ", Request.GitWalks, Request.Launcher (sandbox.Servers) and the temporary roots' stubs kept across calls", run: func() error { return call(served) }},
 	}, nil
+}
+
+// tempRoots are /tmp and an absolute $TMPDIR, resolved, but for the
+// workspace itself: the roots whose stubs a session keeps.
+func tempRoots(workspace string) []string {
+	var out []string
+	ws, _ := filepath.EvalSymlinks(workspace)
+	for _, c := range []string{"/tmp", os.Getenv("TMPDIR")} {
+		if !filepath.IsAbs(c) {
+			continue
+		}
+		r, err := filepath.EvalSymlinks(c)
+		if err != nil || r == ws || slices.Contains(out, r) {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // spawn runs argv with every stream on /dev/null and fails unless it exits 0.
@@ -462,7 +495,9 @@ func phases(w io.Writer, o options, truebin string) error {
 		return err
 	}
 	defer func() { _ = os.Unsetenv(sandbox.TraceEnv) }()
-	inproc, err := inProcess(o, truebin)
+	keep := &stubs.Keeper{}
+	defer func() { _ = keep.Close() }()
+	inproc, err := inProcess(o, truebin, keep)
 	if err != nil {
 		return err
 	}
