@@ -17,6 +17,9 @@ import (
 // protected path has something to bind read-only over.
 const Mode = 0o555
 
+// makeMode is the mode a stub is made with, until it is marked.
+const makeMode = 0o700
+
 // Landlock cannot refuse the creation of one name in a writable directory,
 // and a mount needs an existing mount point. So for a protected path that
 // does not exist (say <root>/.git in a fresh directory), the parent creates
@@ -28,10 +31,12 @@ const Mode = 0o555
 // Runs sharing a stub hold a shared flock on it; the last one out
 // (the one that gets the exclusive lock) removes it if it is still an
 // empty stub that docket made, so the directory does not outlive
-// the runs. Docket made it when this run's mkdir did, or when a record
-// another run wrote under records names this very directory (device,
-// inode, birth); a directory found existing and recorded nowhere is the
-// user's, whatever it looks like, and is never removed.
+// the runs. Docket made it when this run's mkdir did, when it carries
+// docket's mark naming this very directory (mark_linux.go: whichever
+// DOCKET_HOME the maker had), or when a record another run wrote under
+// records names it (device, inode, birth); a directory found existing,
+// unmarked and recorded nowhere is the user's, whatever it looks like,
+// and is never removed.
 
 // Hold is the package's Hold without the release: the locks stay until
 // Close.
@@ -126,7 +131,10 @@ func holdAt(p string, roots []string, records string, madeList *[]string, depth 
 	}
 	for attempt := 0; attempt < 5; attempt++ {
 		made := false
-		err := unix.Mkdir(p, Mode)
+		// Made writable to its owner, so that the mark can be set (a user
+		// attribute needs write permission: only CAP_DAC_OVERRIDE skips
+		// that), then made Mode below, before the stub is bound.
+		err := unix.Mkdir(p, makeMode)
 		if err != nil && !errors.Is(err, unix.EEXIST) {
 			if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.EACCES) || errors.Is(err, unix.EROFS) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.EPERM) {
 				return heldPath{}, false, nil
@@ -186,11 +194,13 @@ func holdAt(p string, roots []string, records string, madeList *[]string, depth 
 			_ = f.Close() // not our stub any more: a directory fd, read-only: nothing to flush, and Linux frees the fd even when close fails
 			continue
 		}
-		// mkdir applies the umask, and the mode is the stub's mark: set it
-		// only when the umask took bits away (with the usual 022 it did
-		// not, and a chmod is a journaled metadata update).
-		if made && fi.Mode().Perm() != Mode {
-			_ = unix.Fchmod(fd, Mode)
+		// Mark it as docket's before anyone binds it (read-only: then no
+		// command can change the mark), then give it the stub's mode.
+		if made {
+			mark(fd)
+			if fi.Mode().Perm() != Mode {
+				_ = unix.Fchmod(fd, Mode)
+			}
 		}
 		// With made set the record is the caller's, dropped by the caller.
 		return heldPath{path: p, f: f, made: made, records: records, ownRecord: made && madeList == nil}, true, nil
@@ -223,7 +233,7 @@ func holdLinkTarget(p string, roots []string, records string, made *[]string, de
 
 // releaseStub drops the lock and removes the directory if no other
 // run holds it, it is still an empty stub and docket made it (this
-// run, or another whose record names it).
+// run; or another, whose mark on the directory or record names it).
 func releaseStub(h heldPath) {
 	removed := false
 	defer func() {
@@ -252,8 +262,8 @@ func releaseStub(h heldPath) {
 	if names, err := h.f.Readdirnames(1); len(names) > 0 || !errors.Is(err, io.EOF) {
 		return
 	}
-	if !h.made && !recordedAnywhere(h.records, h.f) {
-		return // found existing and recorded by no docket: the user's
+	if !h.made && !markedAsItself(fd) && !recordedAnywhere(h.records, h.f) {
+		return // found existing, unmarked and recorded by no docket: the user's
 	}
 	if unix.Rmdir(h.path) == nil {
 		removed = true

@@ -6,7 +6,8 @@
 // directory, so the sandbox binds a stub read-only for the call.
 //
 // Docket only ever removes a stub it made and knows it made: this run's
-// mkdir made it, or a record under the records directory (which no
+// mkdir made it, or docket's mark on the directory (set before it is
+// bound read-only) or a record under the records directory (which no
 // sandboxed command can write) names that very directory. An empty 0555
 // directory is no proof: the user, or a command, can make one.
 package stubs
