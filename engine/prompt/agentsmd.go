@@ -3,6 +3,7 @@ package prompt
 import (
 	"errors"
 	"fmt"
+	"github.com/docket-engine/docket/sandbox/stubs"
 	"io"
 	"io/fs"
 	"os"
@@ -103,7 +104,7 @@ func projectDirs(cwd string) ([]string, error) {
 	var chain []string // cwd first, up to the root
 	for d := abs; ; {
 		chain = append(chain, d)
-		if fi, err := os.Lstat(filepath.Join(d, ".git")); err == nil && !isStub(filepath.Join(d, ".git"), fi) {
+		if fi, err := os.Lstat(filepath.Join(d, ".git")); err == nil && !stubs.LooksLikeStub(filepath.Join(d, ".git"), fi) {
 			break
 		}
 		parent := filepath.Dir(d)
@@ -116,22 +117,6 @@ func projectDirs(cwd string) ([]string, error) {
 		chain[i], chain[j] = chain[j], chain[i]
 	}
 	return chain, nil
-}
-
-// isStub reports whether the .git at p is an empty directory of mode 0555,
-// as the sandbox's stubs are: a session keeps one in /tmp while it runs,
-// and git takes no empty .git for a repository, so it marks no project root.
-func isStub(p string, fi os.FileInfo) bool {
-	if !fi.IsDir() || fi.Mode().Perm() != 0o555 {
-		return false
-	}
-	f, err := os.Open(p)
-	if err != nil {
-		return false
-	}
-	defer func() { _ = f.Close() }() // a directory opened for reading: nothing to flush
-	names, _ := f.Readdirnames(1)
-	return len(names) == 0
 }
 
 // readCapped reads at most max bytes of a regular file, cut back to a whole

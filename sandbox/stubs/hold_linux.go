@@ -13,10 +13,6 @@ import (
 	"github.com/docket-engine/docket/events"
 )
 
-// Mode marks an empty directory docket created so that a missing
-// protected path has something to bind read-only over.
-const Mode = 0o555
-
 // makeMode is the mode a stub is made with, until it is marked.
 const makeMode = 0o700
 

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"github.com/docket-engine/docket/sandbox/stubs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,30 +67,13 @@ func canonical(p string) string {
 // gitRoot returns the nearest directory at or above dir holding .git, or "".
 func gitRoot(dir string) string {
 	for d := dir; ; d = filepath.Dir(d) {
-		if fi, err := os.Lstat(filepath.Join(d, ".git")); err == nil && !isStub(filepath.Join(d, ".git"), fi) {
+		if fi, err := os.Lstat(filepath.Join(d, ".git")); err == nil && !stubs.LooksLikeStub(filepath.Join(d, ".git"), fi) {
 			return d
 		}
 		if filepath.Dir(d) == d {
 			return ""
 		}
 	}
-}
-
-// isStub reports whether the .git at p looks like a sandbox stub: an empty
-// directory of mode 0555. A session keeps one in /tmp while it runs
-// (docs/sandbox.md), and git itself takes no empty .git for a repository,
-// so it must not make /tmp the root of every project below it.
-func isStub(p string, fi os.FileInfo) bool {
-	if !fi.IsDir() || fi.Mode().Perm() != 0o555 {
-		return false
-	}
-	f, err := os.Open(p)
-	if err != nil {
-		return false
-	}
-	defer func() { _ = f.Close() }() // a directory opened for reading: nothing to flush
-	names, _ := f.Readdirnames(1)
-	return len(names) == 0
 }
 
 // projectFiles lists the project's files a trusted project loads that
