@@ -14,6 +14,7 @@ import (
 	"github.com/docket-engine/docket/engine/enginetest"
 	"github.com/docket-engine/docket/engine/model"
 	"github.com/docket-engine/docket/engine/model/script"
+	"github.com/docket-engine/docket/engine/uexec"
 	"github.com/docket-engine/docket/engine/workspace"
 	"github.com/docket-engine/docket/events"
 	"github.com/docket-engine/docket/journal"
@@ -35,10 +36,16 @@ type unpreparedRunner struct{ engine.Runner }
 // engine/session wires a session (without them each sandboxed call walks
 // the roots and starts a helper of its own); unprepared starts each call
 // only after its write-ahead commit (unpreparedRunner).
-func serialTrueSession(b *testing.B, calls int, mode string, kept, unprepared bool, wrap func(model.Model) model.Model) (*engine.Session, *journal.Journal) {
+func serialTrueSession(b *testing.B, calls int, mode string, kept, unprepared bool, tool string, wrap func(model.Model) model.Model) (*engine.Session, *journal.Journal) {
 	b.Helper()
 	var lines []string
 	for i := 0; i < calls; i++ {
+		if tool == engine.ExecCommandName {
+			// What Codex 0.171's models call; not a login shell, so that
+			// the row compares with shell's `bash -c true`.
+			lines = append(lines, fmt.Sprintf(`{"output":[{"type":"function_call","call_id":"c%d","name":"exec_command","arguments":{"cmd":"true","shell":"bash","login":false,"yield_time_ms":30000}}]}`, i))
+			continue
+		}
 		lines = append(lines, fmt.Sprintf(`{"output":[{"type":"function_call","call_id":"c%d","name":"shell","arguments":{"command":["bash","-c","true"]}}]}`, i))
 	}
 	lines = append(lines, `{"output":[{"type":"message","content":"done"}]}`)
@@ -63,7 +70,9 @@ func serialTrueSession(b *testing.B, calls int, mode string, kept, unprepared bo
 	// Probed once, as the CLI does (cmd/docket/session.go): a nil Caps
 	// would probe on every call.
 	caps := sandbox.Probe()
-	runner := &engine.ProcessRunner{HelperPath: exe, Caps: &caps}
+	procs := &uexec.Table{}
+	b.Cleanup(func() { _ = procs.Close() })
+	runner := &engine.ProcessRunner{HelperPath: exe, Caps: &caps, Processes: procs}
 	if kept {
 		walks, servers, kept := &gitwalk.Cache{}, &sandbox.Servers{Binary: exe}, &stubs.Keeper{}
 		b.Cleanup(func() { _ = servers.Close(); _ = walks.Close(); _ = kept.Close() })
@@ -80,7 +89,7 @@ func serialTrueSession(b *testing.B, calls int, mode string, kept, unprepared bo
 		Session: events.SessionConfig{ApprovalPolicy: "never", SandboxMode: mode},
 		Plan:    workspace.SandboxPlan(policy.SandboxPolicy{Mode: m}, ws, "", false), Model: mm,
 		Approver: &enginetest.ScriptedApprover{}, Runner: r,
-		Tools: []engine.Tool{engine.ShellTool{}, engine.ApplyPatchTool{}}}, j)
+		Tools: []engine.Tool{engine.ShellTool{}, engine.ApplyPatchTool{}, engine.ExecCommandTool{}, engine.WriteStdinTool{}}}, j)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -143,11 +152,17 @@ func BenchmarkSerialCallRatio(b *testing.B) {
 	for _, row := range []struct {
 		name, mode       string
 		kept, unprepared bool
+		tool             string
 	}{
-		{"danger-full-access", "danger-full-access", false, false},
-		{"workspace-write", "workspace-write", false, false},
-		{"workspace-write-session", "workspace-write", true, false},
-		{"workspace-write-session-unprepared", "workspace-write", true, true},
+		{"danger-full-access", "danger-full-access", false, false, "shell"},
+		{"workspace-write", "workspace-write", false, false, "shell"},
+		{"workspace-write-session", "workspace-write", true, false, "shell"},
+		{"workspace-write-session-unprepared", "workspace-write", true, true, "shell"},
+		// exec_command, the one command tool Codex 0.171's models get:
+		// each call a process on the session's table that exits within
+		// its yield.
+		{"exec_command/danger-full-access", "danger-full-access", false, false, engine.ExecCommandName},
+		{"exec_command/workspace-write-session", "workspace-write", true, false, engine.ExecCommandName},
 	} {
 		mode := row.mode
 		b.Run(row.name, func(b *testing.B) {
@@ -157,7 +172,7 @@ func BenchmarkSerialCallRatio(b *testing.B) {
 			}
 			defer f.Close()
 			y := &yardstick{f: f}
-			s, j := serialTrueSession(b, b.N, mode, row.kept, row.unprepared, func(m model.Model) model.Model { return yardModel{inner: m, y: y} })
+			s, j := serialTrueSession(b, b.N, mode, row.kept, row.unprepared, row.tool, func(m model.Model) model.Model { return yardModel{inner: m, y: y} })
 			defer j.Close()
 			start := j.Commits()
 			b.ResetTimer()
