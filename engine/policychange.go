@@ -44,7 +44,7 @@ func (s *Session) SetApprovalPolicy(name string, source events.DecisionSource) e
 			return fmt.Errorf("engine: approval policy: the model's message: %w", err)
 		}
 	}
-	return s.applyPolicyChange(ap, events.PolicyChanged{ApprovalPolicy: ap.String(), Previous: prev.String(), Source: source, Message: msg}, nil)
+	return s.applyPolicyChange(ap, events.PolicyChanged{ApprovalPolicy: ap.String(), Previous: prev.String(), Source: source, Message: msg})
 }
 
 // ReplayPolicyChange applies a recorded policy_changed record (verify and
@@ -58,15 +58,16 @@ func (s *Session) ReplayPolicyChange(rec events.PolicyChanged) error {
 		return fmt.Errorf("engine: approval policy: %w", err)
 	}
 	return s.applyPolicyChange(ap, events.PolicyChanged{ApprovalPolicy: ap.String(), Previous: s.decider.Approval().String(),
-		Source: rec.Source, Message: rec.Message, Permissions: rec.Permissions}, nil)
+		Source: rec.Source, Message: rec.Message, Permissions: rec.Permissions})
 }
 
 // applyPolicyChange journals the change durably, then applies it: the
-// approval policy, and the sandbox of a permission profile switch.
-func (s *Session) applyPolicyChange(ap policy.ApprovalPolicy, rec events.PolicyChanged, eg *Egress) error {
+// approval policy, and the sandbox of a permission profile switch (a
+// recorded one: its proxy is the one its record stands for).
+func (s *Session) applyPolicyChange(ap policy.ApprovalPolicy, rec events.PolicyChanged) error {
 	// A switch is checked before it is journaled: a record that
 	// resume could not put back is never written.
-	sw, err := s.sandboxChange(rec.Permissions, eg)
+	sw, err := s.sandboxChange(rec.Permissions, nil)
 	if err != nil {
 		return err
 	}

@@ -3,12 +3,13 @@ package prompt
 import (
 	"errors"
 	"fmt"
-	"github.com/docket-engine/docket/sandbox/stubs"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"unicode/utf8"
+
+	"github.com/docket-engine/docket/sandbox/stubs"
 )
 
 // DocFileName is the instruction file looked for in each directory.

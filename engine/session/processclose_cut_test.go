@@ -74,16 +74,7 @@ func TestACloseCutShortVerifiesAndLeavesTheEndUnknown(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real sandboxed processes")
 	}
-	dir := t.TempDir()
-	work, home := filepath.Join(dir, "work"), filepath.Join(dir, "home")
-	if err := os.MkdirAll(work, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	token := fmt.Sprintf("%d.%d", os.Getpid(), time.Now().UnixNano()%1e6)
-	call := func(id, n string) string {
-		return `{"output":[{"type":"function_call","call_id":"` + id + `","name":"exec_command","arguments":{"cmd":"sleep 30` + n + token + `","yield_time_ms":250}}]}`
-	}
-	script := call("c1", "1") + "\n" + call("c2", "2") + "\n" + `{"output":[{"type":"message","content":"started"}]}` + "\n"
+	work, home, token, script := twoSleepsSetup(t)
 	fault := &breakAtSecondEnd{}
 	s, err := session.Open(context.Background(), session.Options{Workspace: work, Home: home, Model: scripted(t, script),
 		Rules: []events.RuleSource{}, Policy: events.SessionConfig{ApprovalPolicy: "never", SandboxMode: "workspace-write"},
@@ -189,6 +180,24 @@ func copyWithout(t *testing.T, path string, id int) string {
 	return j.Path()
 }
 
+// twoSleepsSetup makes a workspace and a home and a model script that
+// starts two long exec_command processes, c1 and c2, whose command lines
+// hold token (to find them among the machine's processes).
+func twoSleepsSetup(t *testing.T) (work, home, token, script string) {
+	t.Helper()
+	dir := t.TempDir()
+	work, home = filepath.Join(dir, "work"), filepath.Join(dir, "home")
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	token = fmt.Sprintf("%d.%d", os.Getpid(), time.Now().UnixNano()%1e6)
+	call := func(id, n string) string {
+		return `{"output":[{"type":"function_call","call_id":"` + id + `","name":"exec_command","arguments":{"cmd":"sleep 30` + n + token + `","yield_time_ms":250}}]}`
+	}
+	script = call("c1", "1") + "\n" + call("c2", "2") + "\n" + `{"output":[{"type":"message","content":"started"}]}` + "\n"
+	return work, home, token, script
+}
+
 // TestAVerifiedCloseMayStopShortButNotSkip: a close records the ends of
 // its processes in order. A journal missing the last end (the close cut
 // short) verifies; one missing the first end but holding the second (no
@@ -197,16 +206,7 @@ func TestAVerifiedCloseMayStopShortButNotSkip(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real sandboxed processes")
 	}
-	dir := t.TempDir()
-	work, home := filepath.Join(dir, "work"), filepath.Join(dir, "home")
-	if err := os.MkdirAll(work, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	token := fmt.Sprintf("%d.%d", os.Getpid(), time.Now().UnixNano()%1e6)
-	call := func(id, n string) string {
-		return `{"output":[{"type":"function_call","call_id":"` + id + `","name":"exec_command","arguments":{"cmd":"sleep 30` + n + token + `","yield_time_ms":250}}]}`
-	}
-	script := call("c1", "1") + "\n" + call("c2", "2") + "\n" + `{"output":[{"type":"message","content":"started"}]}` + "\n"
+	work, home, _, script := twoSleepsSetup(t)
 	s, err := session.Open(context.Background(), session.Options{Workspace: work, Home: home, Model: scripted(t, script),
 		Rules: []events.RuleSource{}, Policy: events.SessionConfig{ApprovalPolicy: "never", SandboxMode: "workspace-write"}})
 	if err != nil {
