@@ -15,21 +15,7 @@ import (
 // at session start and kept among the session record's settings; a hook
 // the user has not trusted is said and kept as not run.
 func TestProjectAdditionsReachStderrAndTheSessionRecord(t *testing.T) {
-	home, ws := t.TempDir(), t.TempDir()
-	if err := os.WriteFile(filepath.Join(home, config.FileName), []byte("[projects.'"+ws+"']\ntrust_level = 'trusted'\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(ws, config.ProjectDirName), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(ws, config.ProjectDirName, config.FileName)
-	if err := os.WriteFile(file, []byte("[mcp_servers.helper]\ncommand = './mcp'\n[[hooks.pre_tool]]\ntool = '*'\nname = 'gate'\ncommand = ['./gate']\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := config.Load(config.LoadOptions{Home: home, Cwd: ws})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, file := loadTrustedProject(t, "[mcp_servers.helper]\ncommand = './mcp'\n[[hooks.pre_tool]]\ntool = '*'\nname = 'gate'\ncommand = ['./gate']\n")
 	var stderr bytes.Buffer
 	printWarnings(&stderr, cfg)
 	recorded := map[string]string{}
@@ -59,21 +45,7 @@ func TestProjectAdditionsReachStderrAndTheSessionRecord(t *testing.T) {
 // sequence reaches the configuration (the attack's input), and stderr shows it
 // escaped, so the line naming the server stays on the terminal.
 func TestAProjectCannotRewriteItsOwnAdditionsWarning(t *testing.T) {
-	home, ws := t.TempDir(), t.TempDir()
-	if err := os.WriteFile(filepath.Join(home, config.FileName), []byte("[projects.'"+ws+"']\ntrust_level = 'trusted'\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(ws, config.ProjectDirName), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(ws, config.ProjectDirName, config.FileName)
-	if err := os.WriteFile(file, []byte("[mcp_servers.\"helper\\r\\u001b[2K\"]\ncommand = './mcp'\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := config.Load(config.LoadOptions{Home: home, Cwd: ws})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, _ := loadTrustedProject(t, "[mcp_servers.\"helper\\r\\u001b[2K\"]\ncommand = './mcp'\n")
 	if len(cfg.ProjectAdditions) != 1 || !strings.Contains(cfg.ProjectAdditions[0].Name, "\r\x1b[2K") {
 		t.Fatalf("the attack's input did not reach the configuration: %+v", cfg.ProjectAdditions)
 	}
@@ -85,4 +57,26 @@ func TestAProjectCannotRewriteItsOwnAdditionsWarning(t *testing.T) {
 	if !strings.Contains(stderr.String(), "MCP server helper") {
 		t.Errorf("stderr does not name the server:\n%s", stderr.String())
 	}
+}
+
+// loadTrustedProject loads the configuration of a fresh workspace the
+// user trusts, whose project config file (returned) holds projectConfig.
+func loadTrustedProject(t *testing.T, projectConfig string) (*config.Config, string) {
+	t.Helper()
+	home, ws := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, config.FileName), []byte("[projects.'"+ws+"']\ntrust_level = 'trusted'\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(ws, config.ProjectDirName), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(ws, config.ProjectDirName, config.FileName)
+	if err := os.WriteFile(file, []byte(projectConfig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(config.LoadOptions{Home: home, Cwd: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg, file
 }

@@ -358,12 +358,7 @@ func mcpOptions(cfg *config.Config, cwd string) mcp.Options {
 		if err != nil {
 			return events.SandboxPlan{}, err
 		}
-		plan = ws.ProtectHome(plan, cfg.CodexHome)
-		// A trusted project hook's program files stay as trusted: no command
-		// of the session may rewrite one between its check and its run.
-		for _, f := range cfg.HookProgramFiles() {
-			plan = ws.ProtectHome(plan, f)
-		}
+		plan = protectConfigFiles(plan, cfg)
 		// A server lives for the session: a CPU-time budget per process
 		// would end it after enough requests, not when it runs away.
 		plan.Limits.MaxCPUSeconds = 0
@@ -379,18 +374,24 @@ func sessionPlan(cfg *config.Config, sc events.SessionConfig, cwd string) (event
 	return session.BuildPlan(sc, cwd, cfg.Home, cfg.Sandbox.Limits(), adjust, sessionEgress(cfg) != nil)
 }
 
+// protectConfigFiles keeps read-only in plan the Codex home read in place
+// of Docket's and a trusted project hook's program files: no command of
+// the session may rewrite one between its check and its run.
+func protectConfigFiles(plan events.SandboxPlan, cfg *config.Config) events.SandboxPlan {
+	plan = ws.ProtectHome(plan, cfg.CodexHome)
+	for _, f := range cfg.HookProgramFiles() {
+		plan = ws.ProtectHome(plan, f)
+	}
+	return plan
+}
+
 // adjustPlan is what the configuration adds to a session's plan
 // (session.Options.AdjustPlan, and a /permissions switch): the Codex home
 // read in place of Docket's, which holds the config and rules in force,
 // as protected as Docket's own; the profile's allow_local_binding for a
 // network through the egress proxy; the paths the profile hides.
 func adjustPlan(plan events.SandboxPlan, cfg *config.Config) (events.SandboxPlan, error) {
-	plan = ws.ProtectHome(plan, cfg.CodexHome)
-	// A trusted project hook's program files stay as trusted: no command
-	// of the session may rewrite one between its check and its run.
-	for _, f := range cfg.HookProgramFiles() {
-		plan = ws.ProtectHome(plan, f)
-	}
+	plan = protectConfigFiles(plan, cfg)
 	if r := cfg.PermissionProfile; r != nil && cfg.Egress && plan.Sandboxed() {
 		plan.LocalBinding = r.Network.AllowLocalBinding
 	}

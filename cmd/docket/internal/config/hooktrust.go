@@ -169,7 +169,10 @@ func foldProjectHookKeys(t tree) {
 func reviewHooks(cfg *Config, pre, post []string, pathEnv string) error {
 	var reviews []HookReview
 	project := false
-	dir, bounds := hookBound(cfg)
+	// The bounds (a walk up for the git root) are found at the first
+	// project hook: a start without one needs none of it.
+	var dir string
+	var bounds []string
 	for _, st := range []struct {
 		name    string
 		list    []Hook
@@ -179,6 +182,9 @@ func reviewHooks(cfg *Config, pre, post []string, pathEnv string) error {
 		for i, h := range st.list {
 			r := HookReview{Stage: st.name, Hook: h, Status: HookUser}
 			if i < len(st.origins) && st.origins[i] != "" {
+				if !project {
+					dir, bounds = hookBound(cfg)
+				}
 				project = true
 				r.File = st.origins[i]
 				r.Name = hookLabel(h)
