@@ -185,18 +185,16 @@ func holdAt(p string, roots []string, records string, madeList *[]string, depth 
 			return heldPath{}, false, fmt.Errorf("locking %s: %w", p, err)
 		}
 		// The last holder may have removed it while we waited for the lock.
-		same, fi := sameFile(f, p)
-		if !same {
+		if same, _ := sameFile(f, p); !same {
 			_ = f.Close() // not our stub any more: a directory fd, read-only: nothing to flush, and Linux frees the fd even when close fails
 			continue
 		}
 		// Mark it as docket's before anyone binds it (read-only: then no
-		// command can change the mark), then give it the stub's mode.
+		// command can change the mark), then give it the stub's mode: it
+		// was made makeMode, never Mode, so the chmod is always due.
 		if made {
 			mark(fd)
-			if fi.Mode().Perm() != Mode {
-				_ = unix.Fchmod(fd, Mode)
-			}
+			_ = unix.Fchmod(fd, Mode)
 		}
 		// With made set the record is the caller's, dropped by the caller.
 		return heldPath{path: p, f: f, made: made, records: records, ownRecord: made && madeList == nil}, true, nil

@@ -34,6 +34,7 @@ import (
 
 	ws "github.com/docket-engine/docket/engine/workspace"
 	"github.com/docket-engine/docket/events"
+	"github.com/docket-engine/docket/internal/realpath"
 	"github.com/docket-engine/docket/sandbox"
 	"github.com/docket-engine/docket/sandbox/gitwalk"
 	"github.com/docket-engine/docket/sandbox/helper"
@@ -331,13 +332,13 @@ func inProcess(o options, truebin string, keep *stubs.Keeper) ([]*candidate, err
 // workspace itself: the roots whose stubs a session keeps.
 func tempRoots(workspace string) []string {
 	var out []string
-	ws, _ := filepath.EvalSymlinks(workspace)
+	ws := realpath.Resolve(workspace)
 	for _, c := range []string{"/tmp", os.Getenv("TMPDIR")} {
 		if !filepath.IsAbs(c) {
 			continue
 		}
-		r, err := filepath.EvalSymlinks(c)
-		if err != nil || r == ws || slices.Contains(out, r) {
+		r := realpath.Resolve(c)
+		if r == ws || slices.Contains(out, r) {
 			continue
 		}
 		out = append(out, r)
